@@ -1,0 +1,104 @@
+"""The `agent-evals` command: portal, run, cleanup.
+
+Each subcommand imports its implementation lazily, so `agent-evals --help` is fast
+and a broken optional part does not break the others.
+"""
+
+from __future__ import annotations
+
+import argparse
+import logging
+import sys
+from pathlib import Path
+
+
+def _portal_serve(args: argparse.Namespace) -> int:
+    from agent_evals.portal.server import serve
+
+    return serve(
+        host=args.host,
+        port=args.port,
+        data_dir=args.data_dir,
+        settings_file=args.settings,
+        public_url=args.public_url,
+    )
+
+
+def _portal_reset(args: argparse.Namespace) -> int:
+    from agent_evals.portal.server import reset
+
+    return reset(data_dir=args.data_dir)
+
+
+def _run(args: argparse.Namespace, extra: list[str]) -> int:
+    from agent_evals.runner.run import run
+
+    return run(suite=args.suite, replay=args.replay, record=args.record, promptfoo_args=extra)
+
+
+def _cleanup(args: argparse.Namespace) -> int:
+    from agent_evals.cleanup import cleanup_command
+
+    return cleanup_command(portal_url=args.portal_url, data_dir=args.data_dir, eval_id=args.eval_id)
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="agent-evals", description=__doc__.splitlines()[0])
+    parser.add_argument("-v", "--verbose", action="store_true", help="log at DEBUG level")
+    sub = parser.add_subparsers(dest="command", required=True)
+
+    portal = sub.add_parser("portal", help="the portal backend (MCP tools over the git test repository)")
+    portal_sub = portal.add_subparsers(dest="portal_command", required=True)
+    serve = portal_sub.add_parser("serve", help="serve the portal (MCP at /mcp, REST at /api)")
+    serve.add_argument("--host", default="127.0.0.1", help="bind address (default: loopback only)")
+    serve.add_argument("--port", type=int, default=8400, help="port (default 8400; 0 picks a free one)")
+    serve.add_argument("--data-dir", type=Path, default=None, help="test repository and PR database")
+    serve.add_argument("--settings", type=Path, default=None, help="customer settings file (YAML or JSON)")
+    serve.add_argument("--public-url", default=None, help="base URL used in PR links (default: from host/port)")
+    serve.set_defaults(handler=_portal_serve)
+    reset = portal_sub.add_parser("reset", help="re-create the test repository from the seed data")
+    reset.add_argument("--data-dir", type=Path, default=None)
+    reset.set_defaults(handler=_portal_reset)
+
+    run = sub.add_parser(
+        "run",
+        help="run a suite (or all) through promptfoo; unknown flags go to `promptfoo eval`",
+        description="Run evaluation suites. Any flag not listed here is passed to `promptfoo eval`.",
+    )
+    run.add_argument("suite", help="suite name (a folder under evals/) or 'all'")
+    run.add_argument(
+        "--replay",
+        nargs="?",
+        const="golden",
+        default=None,
+        metavar="DIR",
+        help="replay recorded conversations (default: each suite's golden/ folder); no model needed",
+    )
+    run.add_argument("--record", default=None, metavar="DIR", help="record every conversation as a cassette")
+    run.set_defaults(handler=_run, passthrough=True)
+
+    cleanup = sub.add_parser("cleanup", help="abandon every active PR created by eval runs")
+    cleanup.add_argument("--portal-url", default=None, help="a running portal (default: $PORTAL_URL)")
+    cleanup.add_argument("--data-dir", type=Path, default=None, help="or the portal's data dir, offline")
+    cleanup.add_argument("--eval-id", default=None, help="only the PRs of this eval run")
+    cleanup.set_defaults(handler=_cleanup)
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = build_parser()
+    args, extra = parser.parse_known_args(argv)
+    if extra and not getattr(args, "passthrough", False):
+        parser.error(f"unrecognized arguments: {' '.join(extra)}")
+    logging.basicConfig(
+        level=logging.DEBUG if args.verbose else logging.INFO,
+        format="%(levelname)s %(name)s: %(message)s",
+        stream=sys.stderr,
+    )
+    if getattr(args, "passthrough", False):
+        return args.handler(args, extra)
+    return args.handler(args)
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,1 @@
+"""Chat models: the protocol (`types`), the OpenAI-backed implementations and replay."""

@@ -1,0 +1,31 @@
+"""Where the project's files live.
+
+The package is installed editable (``pip install -e .``), so the project root is
+two levels above this package; ``AGENT_EVALS_HOME`` overrides it.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+
+def project_root() -> Path:
+    override = os.environ.get("AGENT_EVALS_HOME")
+    if override:
+        return Path(override).resolve()
+    return Path(__file__).resolve().parents[2]
+
+
+def default_data_dir() -> Path:
+    """The portal's data dir (test repository and PR database), git-ignored."""
+    return project_root() / "data" / "portal"
+
+
+def agent_config_dir() -> Path:
+    """The folder holding ``<name>/agent.yaml`` for every agent."""
+    return project_root() / "agent_config" / "agents"
+
+
+def evals_dir() -> Path:
+    return project_root() / "evals"
