@@ -1,1 +1,62 @@
-"""Chat models: the protocol (`types`), the OpenAI-backed implementations and replay."""
+"""Chat models: the protocol (`types`), the OpenAI-backed implementations and replay.
+
+Importing this package is cheap: the ``openai`` SDK is imported on the first call.
+
+* :func:`chat_model` — the model for a role, chosen from the environment (``settings``);
+* :class:`OpenAIChatModel` — Azure OpenAI / OpenAI / OpenAI-compatible (``openai_chat``);
+* :class:`Endpoint` — where and how to connect (``endpoint``);
+* :class:`RetryPolicy` — bounded retries with backoff (``retry``);
+* :class:`PriceTable` — cost per call (``pricing``).
+
+Errors: :class:`LLMError` when no answer could be had (after retries);
+:class:`LLMConfigError` (a subclass) when the settings are missing or wrong.
+"""
+
+from agent_evals.llm.endpoint import Endpoint, EndpointKind, Secret
+from agent_evals.llm.openai_chat import OpenAIChatModel
+from agent_evals.llm.pricing import ModelPrice, PriceTable
+from agent_evals.llm.retry import RetryPolicy
+from agent_evals.llm.settings import (
+    LLMSettings,
+    chat_model,
+    describe_llm_settings,
+    llm_configured,
+    load_settings,
+    resolve_model,
+)
+from agent_evals.llm.types import (
+    ChatModel,
+    ChatResponse,
+    LLMConfigError,
+    LLMError,
+    Message,
+    Role,
+    ToolCallRequest,
+    ToolSpec,
+    Usage,
+)
+
+__all__ = [
+    "ChatModel",
+    "ChatResponse",
+    "Endpoint",
+    "EndpointKind",
+    "LLMConfigError",
+    "LLMError",
+    "LLMSettings",
+    "Message",
+    "ModelPrice",
+    "OpenAIChatModel",
+    "PriceTable",
+    "RetryPolicy",
+    "Role",
+    "Secret",
+    "ToolCallRequest",
+    "ToolSpec",
+    "Usage",
+    "chat_model",
+    "describe_llm_settings",
+    "llm_configured",
+    "load_settings",
+    "resolve_model",
+]
