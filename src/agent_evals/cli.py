@@ -36,6 +36,12 @@ def _run(args: argparse.Namespace, extra: list[str]) -> int:
     return run(suite=args.suite, replay=args.replay, record=args.record, promptfoo_args=extra)
 
 
+def _view(args: argparse.Namespace, extra: list[str]) -> int:
+    from agent_evals.runner.run import view
+
+    return view(extra)
+
+
 def _cleanup(args: argparse.Namespace) -> int:
     from agent_evals.cleanup import cleanup_command
 
@@ -76,6 +82,9 @@ def build_parser() -> argparse.ArgumentParser:
     )
     run.add_argument("--record", default=None, metavar="DIR", help="record every conversation as a cassette")
     run.set_defaults(handler=_run, passthrough=True)
+
+    viewer = sub.add_parser("view", help="open the Promptfoo viewer on this project's results")
+    viewer.set_defaults(handler=_view, passthrough=True)
 
     cleanup = sub.add_parser("cleanup", help="abandon every active PR created by eval runs")
     cleanup.add_argument("--portal-url", default=None, help="a running portal (default: $PORTAL_URL)")

@@ -1,0 +1,133 @@
+"""Agent configurations: ``agent_config/agents/<name>/agent.yaml`` plus instructions.
+
+```yaml
+description: Turns a developer's request into a spoke configuration pull request.
+model: gpt-4.1            # model or Azure deployment; AGENT_MODEL or an override wins
+temperature: 0.2
+instructions: instructions.md   # relative to the agent's folder
+tools: [list_spokes, get_spoke, ...]   # the portal MCP tools this agent may call
+max_tool_rounds: 12       # model replies with tool calls per user turn, at most
+```
+"""
+
+from __future__ import annotations
+
+import hashlib
+import re
+from dataclasses import dataclass
+from pathlib import Path
+
+import yaml
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
+
+from agent_evals.paths import agent_config_dir
+
+_AGENT_NAME = re.compile(r"^[a-z0-9][a-z0-9_-]{0,63}$")
+
+
+class AgentConfigError(ValueError):
+    """An agent name, configuration file or override is wrong; the message says what."""
+
+
+class AgentFile(BaseModel):
+    """The schema of ``agent.yaml``."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    description: str = Field(min_length=1)
+    model: str = Field(min_length=1)
+    temperature: float | None = Field(default=None, ge=0.0, le=2.0)
+    instructions: str = Field(min_length=1)
+    tools: list[str] = Field(min_length=1)
+    max_tool_rounds: int = Field(default=10, ge=1, le=50)
+
+
+@dataclass(frozen=True)
+class AgentConfig:
+    """A resolved agent configuration, overrides applied."""
+
+    name: str
+    description: str
+    model: str
+    temperature: float | None
+    instructions: str
+    instructions_file: Path
+    tools: tuple[str, ...]
+    max_tool_rounds: int
+
+    @property
+    def instructions_sha256(self) -> str:
+        return hashlib.sha256(self.instructions.encode("utf-8")).hexdigest()
+
+
+def available_agents(config_dir: Path | None = None) -> list[str]:
+    root = config_dir or agent_config_dir()
+    if not root.is_dir():
+        return []
+    return sorted(p.name for p in root.iterdir() if (p / "agent.yaml").is_file())
+
+
+def load_agent_config(
+    name: str,
+    *,
+    config_dir: Path | None = None,
+    instructions_file: str | Path | None = None,
+    model: str | None = None,
+    temperature: float | None = None,
+    max_tool_rounds: int | None = None,
+) -> AgentConfig:
+    """Read ``<config_dir>/<name>/agent.yaml`` and apply the overrides.
+
+    ``instructions_file`` may be absolute or relative to the working directory;
+    the file named in ``agent.yaml`` is relative to the agent's folder.
+    """
+    root = config_dir or agent_config_dir()
+    if not isinstance(name, str) or not _AGENT_NAME.match(name):
+        raise AgentConfigError(f"invalid agent name {name!r}: use lower-case letters, digits, '-' or '_'")
+    folder = root / name
+    path = folder / "agent.yaml"
+    if not path.is_file():
+        known = ", ".join(available_agents(root)) or "none"
+        raise AgentConfigError(f"unknown agent {name!r}: no {path} (agents: {known})")
+    try:
+        raw = yaml.safe_load(path.read_text(encoding="utf-8"))
+    except yaml.YAMLError as exc:
+        raise AgentConfigError(f"{path} is not valid YAML: {exc}") from exc
+    try:
+        spec = AgentFile.model_validate(raw)
+    except ValidationError as exc:
+        raise AgentConfigError(f"{path} is invalid: {_pydantic_errors(exc)}") from exc
+
+    chosen = Path(instructions_file) if instructions_file is not None else folder / spec.instructions
+    instructions = _read_instructions(chosen)
+    if temperature is not None and not 0.0 <= float(temperature) <= 2.0:
+        raise AgentConfigError(f"temperature override {temperature!r} is out of range 0..2")
+    if max_tool_rounds is not None and not 1 <= int(max_tool_rounds) <= 50:
+        raise AgentConfigError(f"max_tool_rounds override {max_tool_rounds!r} is out of range 1..50")
+    return AgentConfig(
+        name=name,
+        description=spec.description,
+        model=model or spec.model,
+        temperature=float(temperature) if temperature is not None else spec.temperature,
+        instructions=instructions,
+        instructions_file=chosen.resolve(),
+        tools=tuple(spec.tools),
+        max_tool_rounds=int(max_tool_rounds) if max_tool_rounds is not None else spec.max_tool_rounds,
+    )
+
+
+def _read_instructions(path: Path) -> str:
+    if not path.is_file():
+        raise AgentConfigError(f"instructions file {path} does not exist")
+    text = path.read_text(encoding="utf-8").strip()
+    if not text:
+        raise AgentConfigError(f"instructions file {path} is empty")
+    return text
+
+
+def _pydantic_errors(exc: ValidationError) -> str:
+    parts = []
+    for err in exc.errors():
+        where = ".".join(str(p) for p in err["loc"]) or "(top level)"
+        parts.append(f"{where}: {err['msg']}")
+    return "; ".join(parts)

@@ -1,0 +1,166 @@
+"""Abandon the pull requests evaluation runs created, so the test repository doesn't fill up.
+
+Three levels, from narrow to wide:
+
+- :func:`cleanup_test` — after each test (the ``afterEach`` hook): the PRs in the
+  row's metadata, any PR URL of this portal in its output, and any PR the portal
+  recorded with the row's trace id (so a provider that errored after creating one
+  is covered too).
+- :func:`cleanup_run` — after the run (``afterAll`` hook, and the runner once
+  Promptfoo has exited, also after Ctrl-C): every active PR with the run's eval id.
+- :func:`cleanup_all_eval_prs` — ``agent-evals cleanup``: every active PR created
+  by any eval run (a PR with an eval id); PRs people made are never touched.
+
+A failed abandon is retried, then reported; cleanup never raises into the eval.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import time
+from collections.abc import Callable, Iterable, Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from agent_evals.portal_api import PortalAPI, PortalError, PortalNotFound, find_pull_request_urls
+
+log = logging.getLogger(__name__)
+
+RUN_ID_ENV = "AGENT_EVALS_RUN_ID"
+RETRY_DELAYS_S = (0.2, 0.5, 1.0)
+
+
+@dataclass
+class CleanupReport:
+    abandoned: list[int] = field(default_factory=list)
+    already_closed: list[int] = field(default_factory=list)
+    failed: dict[int, str] = field(default_factory=dict)
+    error: str | None = None  # the portal could not be asked at all
+
+    def as_dict(self) -> dict[str, Any]:
+        out: dict[str, Any] = {"abandoned": self.abandoned, "already_closed": self.already_closed}
+        if self.failed:
+            out["failed"] = {str(k): v for k, v in self.failed.items()}
+        if self.error:
+            out["error"] = self.error
+        return out
+
+    def summary(self) -> str:
+        parts = [f"abandoned {len(self.abandoned)} PR(s)"]
+        if self.failed:
+            parts.append(f"{len(self.failed)} failed: " + "; ".join(f"#{k}: {v}" for k, v in self.failed.items()))
+        if self.error:
+            parts.append(f"error: {self.error}")
+        return ", ".join(parts)
+
+
+def run_id(promptfoo_eval_id: str | None = None) -> str | None:
+    """The id a run's PRs carry: the runner's ``AGENT_EVALS_RUN_ID``, else Promptfoo's eval id."""
+    return os.environ.get(RUN_ID_ENV) or promptfoo_eval_id
+
+
+def abandon(
+    api: PortalAPI, ids: Iterable[int], *, sleep: Callable[[float], None] = time.sleep
+) -> CleanupReport:
+    """Abandon each PR, retrying transient failures; completed PRs are left alone."""
+    report = CleanupReport()
+    for pr_id in dict.fromkeys(int(i) for i in ids):
+        _abandon_one(api, pr_id, report, sleep)
+    return report
+
+
+def _abandon_one(api: PortalAPI, pr_id: int, report: CleanupReport, sleep: Callable[[float], None]) -> None:
+    last = ""
+    for attempt, delay in enumerate((0.0, *RETRY_DELAYS_S)):
+        if delay:
+            sleep(delay)
+        try:
+            pr = api.abandon_pull_request(pr_id)
+        except PortalNotFound:
+            report.failed[pr_id] = "no such pull request"
+            return
+        except PortalError as exc:
+            if exc.status == 409:  # completed: not ours to undo
+                report.already_closed.append(pr_id)
+                return
+            last = str(exc)
+            log.info("abandon PR #%d failed (attempt %d): %s", pr_id, attempt + 1, exc)
+            continue
+        (report.abandoned if pr.get("status") == "abandoned" else report.already_closed).append(pr_id)
+        return
+    report.failed[pr_id] = last
+
+
+def pull_request_ids_of_row(result: Mapping[str, Any], base_url: str) -> list[int]:
+    """PR ids named by one Promptfoo result row: metadata ``pull_requests`` and URLs in the output."""
+    ids: list[int] = []
+    response = result.get("response") or {}
+    for metadata in (response.get("metadata") or {}, result.get("metadata") or {}):
+        for pr in metadata.get("pull_requests") or ():
+            if isinstance(pr, Mapping) and isinstance(pr.get("id"), int):
+                ids.append(pr["id"])
+    output = response.get("output")
+    if isinstance(output, str):
+        ids.extend(find_pull_request_urls(output, base_url))
+    return list(dict.fromkeys(ids))
+
+
+def trace_of_row(result: Mapping[str, Any]) -> Mapping[str, Any]:
+    response = result.get("response") or {}
+    for metadata in (response.get("metadata") or {}, result.get("metadata") or {}):
+        trace = metadata.get("trace")
+        if isinstance(trace, Mapping):
+            return trace
+    return {}
+
+
+def cleanup_test(result: Mapping[str, Any], api: PortalAPI | None = None) -> CleanupReport:
+    """Abandon every PR one test row created (see the module docstring)."""
+    try:
+        api = api or PortalAPI.from_env()
+        ids = pull_request_ids_of_row(result, api.base_url)
+        test_id = trace_of_row(result).get("test_id")
+        if test_id:
+            ids += [pr["id"] for pr in api.list_pull_requests(status="active", test_id=str(test_id))]
+    except PortalError as exc:
+        return CleanupReport(error=str(exc))
+    return abandon(api, ids)
+
+
+def cleanup_run(eval_id: str, api: PortalAPI | None = None) -> CleanupReport:
+    """Abandon every active PR created with this eval id."""
+    try:
+        api = api or PortalAPI.from_env()
+        ids = [pr["id"] for pr in api.list_pull_requests(status="active", eval_id=eval_id)]
+    except PortalError as exc:
+        return CleanupReport(error=str(exc))
+    return abandon(api, ids)
+
+
+def cleanup_all_eval_prs(api: PortalAPI) -> CleanupReport:
+    """Abandon every active PR that an eval run created (it has an eval id); others are untouched."""
+    try:
+        ids = [pr["id"] for pr in api.list_pull_requests(status="active") if pr.get("eval_id")]
+    except PortalError as exc:
+        return CleanupReport(error=str(exc))
+    return abandon(api, ids)
+
+
+def cleanup_command(portal_url: str | None, data_dir: Path | None, eval_id: str | None) -> int:
+    """``agent-evals cleanup``: against a running portal, or a portal started on ``data_dir``."""
+    url = portal_url or (None if data_dir else os.environ.get("PORTAL_URL"))
+    if url:
+        return _cleanup_and_report(PortalAPI(url, token=os.environ.get("PORTAL_TOKEN")), eval_id)
+    from agent_evals.portal.process import PortalProcess
+
+    with PortalProcess(data_dir=data_dir) as portal:
+        return _cleanup_and_report(PortalAPI(portal.url, token=portal.token), eval_id)
+
+
+def _cleanup_and_report(api: PortalAPI, eval_id: str | None) -> int:
+    report = cleanup_run(eval_id, api) if eval_id else cleanup_all_eval_prs(api)
+    log.info("cleanup at %s: %s", api.base_url, report.summary())
+    print(f"cleanup: {report.summary()}")
+    return 1 if report.failed or report.error else 0

@@ -1,0 +1,157 @@
+"""The provider's configuration: the provider's ``config`` merged with the test's ``vars``.
+
+```yaml
+providers:
+  - id: file://../../providers/agent.py
+    label: spoke
+    config:
+      agent: spoke                  # agent_config/agents/<agent>
+      factory: mypkg.agents:create_agent   # optional: your own agent factory
+      instructions_file: alt.md     # optional overrides, for comparison runs
+      model: gpt-4o
+      temperature: 0.0
+      mode: conversation            # or single_turn: the prompt is the one user message
+      max_turns: 15
+      user_model: gpt-4.1-mini      # optional, else USER_MODEL
+      record: cassettes/            # or AGENT_EVALS_RECORD_DIR
+      replay: golden                # or AGENT_EVALS_REPLAY_DIR; "golden" = <suite>/golden
+      variant: alt                  # tells this provider's cassettes apart from another's
+tests:
+  - vars:
+      simulated_user: {goal: ..., persona: ..., facts: {...}, instructions: ...}
+      # or user_messages: [...]
+      # or simulated_user: {class: mypkg.users:MyUser, params: {...}}
+      max_turns: 6
+```
+A test's ``simulated_user`` / ``user_messages`` / ``max_turns`` win over the provider's.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
+
+from agent_evals.conversation.driver import DEFAULT_MAX_TURNS, MAX_TURNS_LIMIT
+
+RECORD_ENV = "AGENT_EVALS_RECORD_DIR"
+REPLAY_ENV = "AGENT_EVALS_REPLAY_DIR"
+GOLDEN = "golden"
+
+
+class ProviderConfigError(ValueError):
+    """The provider config or the test's user definition is wrong; the message says what."""
+
+
+class SimulatedUserSpec(BaseModel):
+    model_config = ConfigDict(extra="forbid", populate_by_name=True)
+
+    goal: str | None = None
+    persona: str | None = None
+    facts: Any = None
+    instructions: str | None = None
+    class_: str | None = Field(default=None, alias="class")
+    params: dict[str, Any] = Field(default_factory=dict)
+
+    @model_validator(mode="after")
+    def _goal_or_class(self) -> SimulatedUserSpec:
+        if not self.class_ and not (self.goal and self.goal.strip()):
+            raise ValueError("simulated_user needs a 'goal' (or a 'class' for a custom simulator)")
+        return self
+
+
+class ProviderConfig(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    agent: str = "spoke"
+    factory: str | None = None
+    instructions_file: str | None = None
+    model: str | None = None
+    temperature: float | None = Field(default=None, ge=0.0, le=2.0)
+    max_tool_rounds: int | None = Field(default=None, ge=1, le=50)
+    mode: Literal["conversation", "single_turn"] = "conversation"
+    max_turns: int = Field(default=DEFAULT_MAX_TURNS, ge=1, le=MAX_TURNS_LIMIT)
+    simulated_user: SimulatedUserSpec | None = None
+    user_messages: list[str] | None = None
+    user_model: str | None = None
+    user_temperature: float | None = Field(default=0.3, ge=0.0, le=2.0)
+    record: str | None = None
+    replay: str | None = None
+    variant: str | None = None
+    base_path: str | None = Field(default=None, alias="basePath")
+
+    @model_validator(mode="after")
+    def _one_user(self) -> ProviderConfig:
+        if self.simulated_user is not None and self.user_messages is not None:
+            raise ValueError("give either simulated_user or user_messages, not both")
+        if self.user_messages is not None and not all(isinstance(m, str) and m.strip() for m in self.user_messages):
+            raise ValueError("user_messages must be a list of non-empty strings")
+        if self.record and self.replay:
+            raise ValueError("record and replay are exclusive")
+        return self
+
+    @property
+    def base_dir(self) -> Path:
+        return Path(self.base_path) if self.base_path else Path.cwd()
+
+    def resolve(self, path: str) -> Path:
+        candidate = Path(path).expanduser()
+        return candidate if candidate.is_absolute() else self.base_dir / candidate
+
+    def record_dir(self) -> Path | None:
+        return self.resolve(self.record) if self.record else None
+
+    def replay_dir(self) -> Path | None:
+        if not self.replay:
+            return None
+        return self.base_dir / GOLDEN if self.replay == GOLDEN else self.resolve(self.replay)
+
+
+_TEST_KEYS = ("simulated_user", "user_messages", "max_turns")
+
+
+def parse_config(
+    provider_config: Mapping[str, Any] | None,
+    test_vars: Mapping[str, Any] | None,
+    env: Mapping[str, str] | None = None,
+) -> ProviderConfig:
+    """Merge the provider's config, the test's user definition and the environment."""
+    env = os.environ if env is None else env
+    merged: dict[str, Any] = {k: v for k, v in dict(provider_config or {}).items() if v is not None}
+    merged.pop("workers", None)  # Promptfoo's own keys
+    merged.pop("timeout", None)
+    merged.pop("pythonExecutable", None)
+    test_vars = test_vars or {}
+    if any(test_vars.get(k) is not None for k in ("simulated_user", "user_messages")):
+        merged.pop("simulated_user", None)
+        merged.pop("user_messages", None)
+    for key in _TEST_KEYS:
+        if test_vars.get(key) is not None:
+            merged[key] = test_vars[key]
+    if "record" not in merged and env.get(RECORD_ENV):
+        merged["record"] = env[RECORD_ENV]
+    if "replay" not in merged and env.get(REPLAY_ENV):
+        merged["replay"] = env[REPLAY_ENV]
+    try:
+        config = ProviderConfig.model_validate(merged)
+    except ValidationError as exc:
+        raise ProviderConfigError("bad provider configuration: " + _errors(exc)) from exc
+    if config.mode == "conversation" and config.simulated_user is None and config.user_messages is None:
+        raise ProviderConfigError(
+            "no user definition: set vars.simulated_user (goal, persona, facts) or vars.user_messages in the test, "
+            "or the same in the provider config, or use mode: single_turn"
+        )
+    return config
+
+
+def _errors(exc: ValidationError) -> str:
+    parts = []
+    for err in exc.errors():
+        where = ".".join(str(p) for p in err["loc"]) or "(top level)"
+        value = err.get("input")
+        shown = f" (got {value!r})" if isinstance(value, (str, int, float)) and len(repr(value)) < 80 else ""
+        parts.append(f"{where}: {err['msg']}{shown}")
+    return "; ".join(parts)

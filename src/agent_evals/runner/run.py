@@ -1,0 +1,154 @@
+"""``agent-evals run <suite|all> [--replay [DIR]] [--record DIR] [promptfoo eval flags]``.
+
+For each suite: start a portal on a free loopback port with a fresh random token
+(unless ``PORTAL_URL`` is set), run ``promptfoo eval`` on the suite's config with
+URL, token and run id passed through the environment only, abandon whatever the
+run left active (also after Ctrl-C), and stop the portal. The exit status is
+non-zero when any case failed or errored.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import secrets
+import signal
+import subprocess
+import sys
+import uuid
+from collections.abc import Iterator, Mapping
+from contextlib import contextmanager
+from dataclasses import dataclass
+from pathlib import Path
+
+from agent_evals.cleanup import RUN_ID_ENV, cleanup_run
+from agent_evals.paths import default_data_dir, project_root
+from agent_evals.portal_api import PortalAPI
+from agent_evals.provider.config import GOLDEN, RECORD_ENV, REPLAY_ENV
+from agent_evals.runner.suites import Suite, select
+
+log = logging.getLogger(__name__)
+
+DEFAULT_CONCURRENCY = 4
+INTERRUPT_GRACE_S = 20.0
+
+
+@dataclass(frozen=True)
+class Portal:
+    url: str
+    token: str | None
+
+
+def promptfoo_env(base: Mapping[str, str] | None = None) -> dict[str, str]:
+    """The environment every promptfoo command of the kit runs with."""
+    env = dict(os.environ if base is None else base)
+    root = project_root()
+    env["PATH"] = f"{root / 'node_modules' / '.bin'}{os.pathsep}{env.get('PATH', '')}"
+    env.setdefault("PROMPTFOO_CONFIG_DIR", str(root / ".promptfoo"))
+    env.setdefault("PROMPTFOO_DISABLE_TELEMETRY", "1")
+    env.setdefault("PROMPTFOO_DISABLE_UPDATE", "1")
+    env.setdefault("PROMPTFOO_PYTHON", sys.executable)
+    return env
+
+
+def promptfoo_command(*args: str) -> list[str]:
+    binary = project_root() / "node_modules" / ".bin" / "promptfoo"
+    if not binary.exists():
+        raise FileNotFoundError(f"{binary} is missing: run `npm install` in {project_root()}")
+    return [str(binary), *args]
+
+
+def concurrency(promptfoo_args: list[str]) -> int:
+    """The ``-j`` / ``--max-concurrency`` value the user gave, else Promptfoo's default."""
+    for i, arg in enumerate(promptfoo_args):
+        for flag in ("-j", "--max-concurrency"):
+            if arg == flag and i + 1 < len(promptfoo_args):
+                return int(promptfoo_args[i + 1])
+            if arg.startswith(flag + "=") or (flag == "-j" and arg.startswith("-j") and arg[2:].isdigit()):
+                return int(arg.split("=", 1)[-1] if "=" in arg else arg[2:])
+    return DEFAULT_CONCURRENCY
+
+
+def run(suite: str, replay: str | None, record: str | None, promptfoo_args: list[str]) -> int:
+    try:
+        suites = select(suite)
+    except ValueError as exc:
+        log.error("%s", exc)
+        return 2
+    if replay and record:
+        log.error("--replay and --record are exclusive")
+        return 2
+    workers = concurrency(promptfoo_args)
+    worst = 0
+    for item in suites:
+        code = run_suite(item, replay=replay, record=record, promptfoo_args=promptfoo_args, workers=workers)
+        worst = max(worst, code)
+        if code == 130:
+            break
+    _print_view_hint()
+    return worst
+
+
+def run_suite(suite: Suite, *, replay: str | None, record: str | None, promptfoo_args: list[str], workers: int) -> int:
+    run_id = f"run-{uuid.uuid4().hex[:12]}"
+    print(f"\n=== suite {suite.name} ({run_id}) ===", flush=True)
+    with _portal_for(suite) as portal:
+        env = promptfoo_env()
+        env.update({"PORTAL_URL": portal.url, RUN_ID_ENV: run_id, "PROMPTFOO_PYTHON_WORKERS": str(workers)})
+        env.pop("PORTAL_TOKEN", None)
+        if portal.token:
+            env["PORTAL_TOKEN"] = portal.token
+        env.pop(REPLAY_ENV, None)
+        env.pop(RECORD_ENV, None)
+        if replay:
+            env[REPLAY_ENV] = GOLDEN if replay == GOLDEN else str(Path(replay).resolve() / suite.name)
+        if record:
+            env[RECORD_ENV] = str(Path(record).resolve() / suite.name)
+        command = promptfoo_command("eval", "-c", str(suite.config), *promptfoo_args)
+        code = _run_promptfoo(command, env)
+        report = cleanup_run(run_id, PortalAPI(portal.url, token=portal.token))
+        if report.abandoned or report.failed or report.error:
+            print(f"cleanup of {run_id}: {report.summary()}", flush=True)
+    return code
+
+
+def _run_promptfoo(command: list[str], env: dict[str, str]) -> int:
+    """Run promptfoo; on Ctrl-C let it stop (it gets the same SIGINT) and report 130."""
+    process = subprocess.Popen(command, env=env, cwd=project_root())
+    try:
+        return process.wait()
+    except KeyboardInterrupt:
+        log.warning("interrupted: waiting for promptfoo to stop, then cleaning up")
+        try:
+            process.send_signal(signal.SIGINT)
+            process.wait(timeout=INTERRUPT_GRACE_S)
+        except (subprocess.TimeoutExpired, KeyboardInterrupt):
+            process.kill()
+            process.wait()
+        return 130
+
+
+@contextmanager
+def _portal_for(suite: Suite) -> Iterator[Portal]:
+    url = os.environ.get("PORTAL_URL")
+    if url:
+        if suite.portal_settings:
+            log.warning("PORTAL_URL is set: suite %s expects a portal with %s", suite.name, suite.portal_settings)
+        yield Portal(url.rstrip("/"), os.environ.get("PORTAL_TOKEN") or None)
+        return
+    from agent_evals.portal.process import PortalProcess
+
+    settings = suite.portal_settings
+    data_dir = default_data_dir() if settings is None else default_data_dir().with_name(f"portal-{suite.name}")
+    with PortalProcess(data_dir=data_dir, token=secrets.token_urlsafe(32), settings_file=settings) as portal:
+        print(f"portal: {portal.url} (data: {data_dir})", flush=True)
+        yield Portal(portal.url, portal.token)
+
+
+def _print_view_hint() -> None:
+    print("\nResults are in the Promptfoo viewer: npm run eval:view", flush=True)
+
+
+def view(promptfoo_args: list[str]) -> int:
+    """``agent-evals view``: the Promptfoo viewer over this project's results."""
+    return _run_promptfoo(promptfoo_command("view", *promptfoo_args), promptfoo_env())
