@@ -1,0 +1,14 @@
+"""Promptfoo assertion ``argument_match``: a tool was called with the expected arguments.
+
+Settings go under the assertion's ``config:``; see docs/assertions.md. The logic lives in
+``agent_evals.assertions.argument_match``.
+"""
+
+from typing import Any
+
+from agent_evals.assertions import GradingResult, grade_from_context
+from agent_evals.assertions.argument_match import grade
+
+
+def get_assert(output: Any, context: dict[str, Any]) -> GradingResult:
+    return grade_from_context(grade, context)

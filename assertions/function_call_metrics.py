@@ -1,0 +1,15 @@
+"""Promptfoo assertion ``function_call_metrics``: precision/recall of function names and
+arguments, and reliability.
+
+Settings go under the assertion's ``config:``; see docs/assertions.md. The logic lives in
+``agent_evals.assertions.function_call_metrics``.
+"""
+
+from typing import Any
+
+from agent_evals.assertions import GradingResult, grade_from_context
+from agent_evals.assertions.function_call_metrics import grade
+
+
+def get_assert(output: Any, context: dict[str, Any]) -> GradingResult:
+    return grade_from_context(grade, context)

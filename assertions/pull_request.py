@@ -1,0 +1,15 @@
+"""Promptfoo assertion ``pull_request``: a PR of this portal was created and reported (or, with
+expect: none, no PR).
+
+Settings go under the assertion's ``config:``; see docs/assertions.md. The logic lives in
+``agent_evals.assertions.pull_request``.
+"""
+
+from typing import Any
+
+from agent_evals.assertions import GradingResult, grade_from_context
+from agent_evals.assertions.pull_request import grade
+
+
+def get_assert(output: Any, context: dict[str, Any]) -> GradingResult:
+    return grade_from_context(grade, context)

@@ -1,0 +1,15 @@
+"""Promptfoo assertion ``spoke_json_valid``: the submitted configuration is schema-valid and the
+created PR's validation succeeded.
+
+Settings go under the assertion's ``config:``; see docs/assertions.md. The logic lives in
+``agent_evals.assertions.spoke_json_valid``.
+"""
+
+from typing import Any
+
+from agent_evals.assertions import GradingResult, grade_from_context
+from agent_evals.assertions.spoke_json_valid import grade
+
+
+def get_assert(output: Any, context: dict[str, Any]) -> GradingResult:
+    return grade_from_context(grade, context)

@@ -1,0 +1,14 @@
+"""Promptfoo assertion ``tool_sequence``: the agent's tool calls follow the expected sequence.
+
+Settings go under the assertion's ``config:``; see docs/assertions.md. The logic lives in
+``agent_evals.assertions.tool_sequence``.
+"""
+
+from typing import Any
+
+from agent_evals.assertions import GradingResult, grade_from_context
+from agent_evals.assertions.tool_sequence import grade
+
+
+def get_assert(output: Any, context: dict[str, Any]) -> GradingResult:
+    return grade_from_context(grade, context)

@@ -1,0 +1,77 @@
+"""``conversation``: how the conversation went: turns, end, step budget, convergence.
+
+Config (all optional): ``max_turns`` (int >= 1), ``allowed_ends`` (subset of
+``done``, ``gave_up``, ``max_turns``, ``error``; default ``[done]``), ``max_tool_calls``
+(int >= 0, the step budget), ``expected_steps`` (int >= 1). Convergence =
+``expected_steps`` / actual tool calls, capped at 1 (1 when there were no calls); it is
+the named score ``convergence`` and, on a pass, the score. It does not decide pass/fail.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from agent_evals.assertions._config import ConfigError, ConfigReader, describe
+from agent_evals.assertions._context import grader
+from agent_evals.assertions._result import GradingResult, make_result
+from agent_evals.assertions._run import read_run
+from agent_evals.contract import CONVERSATION_ENDS, ConversationEnd
+
+NAME = "conversation"
+
+
+@dataclass(frozen=True)
+class ConversationConfig:
+    max_turns: int | None = None
+    allowed_ends: tuple[ConversationEnd, ...] = ("done",)
+    max_tool_calls: int | None = None
+    expected_steps: int | None = None
+
+
+def parse_config(raw: Any) -> ConversationConfig:
+    """Read and check the config (raises ConfigError)."""
+    reader = ConfigReader(raw, ("max_turns", "allowed_ends", "max_tool_calls", "expected_steps"))
+    ends = reader.string_list(
+        "allowed_ends", required=False, allow_empty=False, what="a list of conversation ends"
+    )
+    bad = [end for end in ends if end not in CONVERSATION_ENDS]
+    if bad:
+        allowed = ", ".join(CONVERSATION_ENDS)
+        message = f"config.allowed_ends has {describe(bad)}, which is not allowed; allowed: {allowed}"
+        raise ConfigError(message)
+    return ConversationConfig(
+        max_turns=reader.integer("max_turns", minimum=1),
+        allowed_ends=tuple(ends) or ("done",),  # type: ignore[arg-type]
+        max_tool_calls=reader.integer("max_tool_calls", minimum=0),
+        expected_steps=reader.integer("expected_steps", minimum=1),
+    )
+
+
+def convergence(expected_steps: int, actual_steps: int) -> float:
+    """``expected_steps / actual_steps`` capped at 1 (1 when there were no steps)."""
+    return min(1.0, expected_steps / actual_steps) if actual_steps else 1.0
+
+
+@grader(NAME)
+def grade(config: Any, metadata: Any) -> GradingResult:
+    """Check turns, end and step budget of the conversation in ``metadata``."""
+    cfg = parse_config(config)
+    run = read_run(metadata, ("tool_calls", "turns", "conversation_end"))
+    steps = len(run.tool_calls)
+    problems = []
+    if cfg.max_turns is not None and run.turns > cfg.max_turns:
+        problems.append(f"{run.turns} turns > max_turns {cfg.max_turns}")
+    if run.conversation_end not in cfg.allowed_ends:
+        error = f" (error: {run.error})" if run.error else ""
+        problems.append(f"ended {run.conversation_end!r}, allowed: {', '.join(cfg.allowed_ends)}{error}")
+    if cfg.max_tool_calls is not None and steps > cfg.max_tool_calls:
+        problems.append(f"{steps} tool calls > max_tool_calls {cfg.max_tool_calls}")
+    facts = f"{run.turns} turn(s), ended {run.conversation_end!r}, {steps} tool call(s)"
+    named: dict[str, float] = {}
+    if cfg.expected_steps is not None:
+        named["convergence"] = convergence(cfg.expected_steps, steps)
+        facts += f", convergence {named['convergence']:.2f} ({cfg.expected_steps} expected steps)"
+    if problems:
+        return make_result(False, f"{NAME}: " + "; ".join(problems) + f" ({facts})", named_scores=named)
+    return make_result(True, f"{NAME}: {facts}", score=named.get("convergence", 1.0), named_scores=named)

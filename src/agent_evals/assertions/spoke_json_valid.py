@@ -1,0 +1,116 @@
+"""``spoke_json_valid``: the submitted configuration is valid and the created PR's validation succeeded.
+
+Config: ``tool`` (default ``create_spoke_pull_request``), ``argument`` (default
+``config``), ``check_pull_request`` (default true: every PR in metadata
+``pull_requests`` must have ``validation_status: succeeded``, and there must be one).
+The schema is the portal's ``GET /api/schema``: ``schema`` plus ``additional_schema``
+when not null. Named score: ``schema_errors`` (count).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+from agent_evals.assertions._config import ConfigReader
+from agent_evals.assertions._context import grader
+from agent_evals.assertions._result import GradingResult, fail, make_result
+from agent_evals.assertions._run import read_run
+from agent_evals.assertions.schema_check import BadSchema, SchemaIssue, schema_issues
+from agent_evals.assertions.submission import DEFAULT_ARGUMENT, DEFAULT_TOOL, NoSubmission, select_submission
+
+if TYPE_CHECKING:
+    from agent_evals.portal_api import PortalAPI
+
+NAME = "spoke_json_valid"
+
+
+@dataclass(frozen=True)
+class SpokeJsonValidConfig:
+    tool: str = DEFAULT_TOOL
+    argument: str = DEFAULT_ARGUMENT
+    check_pull_request: bool = True
+
+
+def parse_config(raw: Any) -> SpokeJsonValidConfig:
+    """Read and check the config (raises ConfigError)."""
+    reader = ConfigReader(raw, ("tool", "argument", "check_pull_request"))
+    return SpokeJsonValidConfig(
+        tool=reader.string("tool", DEFAULT_TOOL, what="a tool name or glob"),
+        argument=reader.string("argument", DEFAULT_ARGUMENT, what="an argument name"),
+        check_pull_request=reader.boolean("check_pull_request", True),
+    )
+
+
+@grader(NAME)
+def grade(config: Any, metadata: Any, *, portal: PortalAPI | None = None) -> GradingResult:
+    """Validate the submitted configuration and the PRs' validation status through the portal."""
+    cfg = parse_config(config)
+    run = read_run(metadata, ("tool_calls", "pull_requests"))
+    try:
+        submission = select_submission(run.tool_calls, cfg.tool, cfg.argument)
+    except NoSubmission as err:
+        return fail(f"{NAME}: {err}")
+    from agent_evals.portal_api import PortalAPI, PortalError
+
+    try:
+        portal = portal if portal is not None else PortalAPI.from_env()
+        schema = portal.get_schema()
+        if not isinstance(schema.get("schema"), dict):
+            raise BadSchema("GET /api/schema has no 'schema' object")
+        issues = schema_issues(
+            submission.config,
+            {"schema": schema.get("schema"), "additional_schema": schema.get("additional_schema")},
+        )
+        pr_lines, pr_ok = (
+            _pull_requests(portal, run.pull_request_ids) if cfg.check_pull_request else ([], True)
+        )
+    except PortalError as err:
+        return fail(f"{NAME}: could not check through the portal: {err}")
+    except BadSchema as err:
+        return fail(f"{NAME}: the portal's schema is unusable: {err}")
+    passed = not issues and pr_ok
+    return make_result(
+        passed,
+        _reason(issues, pr_lines, passed, f"submitted: {submission.describe()}"),
+        named_scores={"schema_errors": len(issues)},
+    )
+
+
+def _pull_requests(portal: PortalAPI, ids: tuple[int, ...]) -> tuple[list[str], bool]:
+    """Lines about each PR's validation, and whether all succeeded (PortalError propagates)."""
+    from agent_evals.portal_api import PortalNotFound
+
+    if not ids:
+        return ["no pull request was created in the conversation (metadata pull_requests is empty)"], False
+    lines, ok = [], True
+    for pr_id in ids:
+        try:
+            pr = portal.get_pull_request(pr_id)
+        except PortalNotFound:
+            lines.append(f"PR {pr_id} does not exist on the portal")
+            ok = False
+            continue
+        status = pr.get("validation_status")
+        lines.append(f"PR {pr_id} validation {status}")
+        if status != "succeeded":
+            ok = False
+            for error in pr.get("validation_errors") or []:
+                rule = f" ({error.get('rule')})" if error.get("rule") else ""
+                lines.append(f"  {error.get('path') or '/'}: {error.get('message')}{rule}")
+    return lines, ok
+
+
+def _reason(issues: list[SchemaIssue], pr_lines: list[str], passed: bool, context: str) -> str:
+    if passed:
+        prs = "; ".join(pr_lines)
+        return f"{NAME}: valid against the portal's schema" + (f"; {prs}" if prs else "") + f" ({context})"
+    head = (
+        f"{NAME}: {len(issues)} schema error(s)" if issues else f"{NAME}: valid against the portal's schema"
+    )
+    lines = [f"{head} ({context})"]
+    if issues:
+        lines.append("schema errors:")
+        lines += [f"  {issue.describe()}" for issue in issues]
+    lines += pr_lines
+    return "\n".join(lines)

@@ -1,0 +1,58 @@
+"""``tool_sequence``: the agent's tool calls follow the expected sequence.
+
+Config: ``expected`` (list of tool names or globs, required), ``mode`` (`SequenceMode`,
+default ``in_order``), ``ignore`` (names or globs dropped from the actual calls before
+matching).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, get_args
+
+from agent_evals.assertions._config import ConfigReader
+from agent_evals.assertions._context import grader
+from agent_evals.assertions._result import GradingResult, make_result
+from agent_evals.assertions._run import read_run
+from agent_evals.assertions.names import count_label, first_match
+from agent_evals.assertions.sequence import SequenceMode, match_sequence
+
+MODES: tuple[SequenceMode, ...] = get_args(SequenceMode)
+ORDERED: tuple[SequenceMode, ...] = ("strict", "in_order")
+
+
+@dataclass(frozen=True)
+class ToolSequenceConfig:
+    expected: tuple[str, ...]
+    mode: SequenceMode = "in_order"
+    ignore: tuple[str, ...] = ()
+
+
+def parse_config(raw: Any) -> ToolSequenceConfig:
+    """Read and check the config (raises ConfigError)."""
+    reader = ConfigReader(raw, ("expected", "mode", "ignore"))
+    return ToolSequenceConfig(
+        expected=reader.string_list("expected", required=True),
+        mode=reader.choice("mode", MODES, "in_order"),
+        ignore=reader.string_list("ignore", required=False),
+    )
+
+
+@grader("tool_sequence")
+def grade(config: Any, metadata: Any) -> GradingResult:
+    """Grade the tool calls in ``metadata`` against the sequence in ``config``."""
+    cfg = parse_config(config)
+    names = [call.name for call in read_run(metadata, ("tool_calls",)).tool_calls]
+    kept = [name for name in names if first_match(name, cfg.ignore) is None]
+    ignored = [name for name in names if first_match(name, cfg.ignore) is not None]
+    match = match_sequence(cfg.expected, kept, cfg.mode)
+    arrow = " → " if cfg.mode in ORDERED else ", "
+    text = (
+        f"tool_sequence {cfg.mode}: expected {arrow.join(cfg.expected) or '(no tool calls)'}; "
+        f"actual {', '.join(kept) or '(no tool calls)'}"
+    )
+    if ignored:
+        text += f" (ignored: {count_label(ignored)})"
+    if match.passed:
+        return make_result(True, f"{text}; matches")
+    return make_result(False, f"{text}; " + "; ".join(match.problems))
