@@ -1,0 +1,216 @@
+"""Run a portal in a child process: for tests, benchmarks and the eval runner.
+
+Standard library (plus ``agent_evals.paths``) only, so the runner can import it without FastAPI or MCP::
+
+    with PortalProcess(data_dir=tmp / "portal", token=PortalProcess.new_token()) as portal:
+        portal.url      # "http://127.0.0.1:54321"
+        portal.token    # send as "Authorization: Bearer <token>"
+
+``data_dir`` None means the default data dir (``agent_evals.paths.default_data_dir()``).
+The child is ``python -m agent_evals.cli portal serve --port 0`` on loopback; it logs
+the URL it bound (``READY_MESSAGE``) and the helper then waits for ``/api/health``.
+The token reaches the child only through its environment (``PORTAL_TOKEN``), never
+its command line, and the child never logs it. Output goes to ``log_file``.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import re
+import secrets
+import signal
+import subprocess
+import sys
+import tempfile
+import time
+import urllib.error
+import urllib.request
+from pathlib import Path
+from types import TracebackType
+from typing import Self
+
+from agent_evals.paths import default_data_dir
+
+log = logging.getLogger(__name__)
+READY_MESSAGE = "agent-evals portal listening on"
+_READY = re.compile(re.escape(READY_MESSAGE) + r" (http://\S+)")
+
+
+class PortalStartError(RuntimeError):
+    """The portal process exited or did not become healthy in time (message has the log tail)."""
+
+
+class PortalProcess:
+    def __init__(
+        self,
+        *,
+        data_dir: Path | None = None,
+        token: str | None = None,
+        settings_file: Path | None = None,
+        public_url: str | None = None,
+        host: str = "127.0.0.1",
+        port: int = 0,
+        log_file: Path | None = None,
+        startup_timeout: float = 30.0,
+        extra_env: dict[str, str] | None = None,
+    ) -> None:
+        self.data_dir = Path(data_dir) if data_dir is not None else default_data_dir()
+        self.token = token
+        self.settings_file = settings_file
+        self.public_url = public_url
+        self.host, self.port = host, port
+        self.startup_timeout = startup_timeout
+        self.extra_env = dict(extra_env or {})
+        self.log_file = Path(log_file) if log_file else _temp_log()
+        self.url = ""
+        self.startup_seconds: float | None = None
+        self._proc: subprocess.Popen[bytes] | None = None
+        self._log_start = 0
+
+    @staticmethod
+    def new_token() -> str:
+        return secrets.token_urlsafe(32)
+
+    @property
+    def pid(self) -> int | None:
+        return self._proc.pid if self._proc else None
+
+    @property
+    def running(self) -> bool:
+        return self._proc is not None and self._proc.poll() is None
+
+    def command(self) -> list[str]:
+        cmd = [
+            sys.executable,
+            "-m",
+            "agent_evals.cli",
+            "portal",
+            "serve",
+            "--host",
+            self.host,
+            "--port",
+            str(self.port),
+            "--data-dir",
+            str(self.data_dir),
+        ]
+        if self.settings_file is not None:
+            cmd += ["--settings", str(self.settings_file)]
+        if self.public_url is not None:
+            cmd += ["--public-url", self.public_url]
+        return cmd
+
+    def _env(self) -> dict[str, str]:
+        env = {**os.environ, **self.extra_env, "PYTHONUNBUFFERED": "1"}
+        env.pop("PORTAL_TOKEN", None)
+        if self.token:
+            env["PORTAL_TOKEN"] = self.token
+        return env
+
+    def start(self) -> Self:
+        """Start the child and wait until it is healthy; raise ``PortalStartError`` if it isn't."""
+        if self._proc is not None:
+            raise RuntimeError("this PortalProcess was already started")
+        started = time.monotonic()
+        self.log_file.parent.mkdir(parents=True, exist_ok=True)
+        with open(self.log_file, "ab") as out:
+            self._log_start = out.tell()  # a reused log file: only this run's lines count
+            self._proc = subprocess.Popen(
+                self.command(),
+                stdout=out,
+                stderr=subprocess.STDOUT,
+                stdin=subprocess.DEVNULL,
+                env=self._env(),
+            )
+        try:
+            self.url = self._wait_for_url(started + self.startup_timeout)
+            self._wait_for_health(started + self.startup_timeout)
+        except BaseException:
+            self.stop()
+            raise
+        self.startup_seconds = time.monotonic() - started
+        log.info(
+            "portal %s ready in %.2fs (pid %s, log %s)",
+            self.url,
+            self.startup_seconds,
+            self.pid,
+            self.log_file,
+        )
+        return self
+
+    def _check_alive(self) -> None:
+        assert self._proc is not None
+        code = self._proc.poll()
+        if code is not None:
+            raise PortalStartError(
+                f"the portal exited with code {code} during startup; log {self.log_file}:\n{self.log_tail()}"
+            )
+
+    def _wait_for_url(self, deadline: float) -> str:
+        while time.monotonic() < deadline:
+            self._check_alive()
+            match = _READY.search(self._run_log())
+            if match:
+                return match.group(1)
+            time.sleep(0.02)
+        raise PortalStartError(
+            f"the portal did not report its URL within {self.startup_timeout:.0f}s; "
+            f"log {self.log_file}:\n{self.log_tail()}"
+        )
+
+    def _wait_for_health(self, deadline: float) -> None:
+        while time.monotonic() < deadline:
+            self._check_alive()
+            try:
+                with urllib.request.urlopen(f"{self.url}/api/health", timeout=2) as response:
+                    if response.status == 200:
+                        return
+            except (urllib.error.URLError, ConnectionError, TimeoutError):
+                pass
+            time.sleep(0.02)
+        raise PortalStartError(
+            f"{self.url}/api/health did not answer within {self.startup_timeout:.0f}s; "
+            f"log {self.log_file}:\n{self.log_tail()}"
+        )
+
+    def stop(self, timeout: float = 10.0) -> int | None:
+        """Stop gracefully (SIGTERM), then kill after ``timeout``; return the exit code."""
+        proc = self._proc
+        if proc is None:
+            return None
+        if proc.poll() is None:
+            proc.send_signal(signal.SIGTERM)
+            try:
+                proc.wait(timeout)
+            except subprocess.TimeoutExpired:
+                log.warning("portal pid %s ignored SIGTERM for %.0fs; killing it", proc.pid, timeout)
+                proc.kill()
+                proc.wait()
+        return proc.returncode
+
+    def log_tail(self, lines: int = 40) -> str:
+        try:
+            text = self._run_log()
+        except OSError:
+            return "(no log)"
+        return "\n".join(text.splitlines()[-lines:])
+
+    def _run_log(self) -> str:
+        """This run's part of the log file."""
+        with open(self.log_file, "rb") as log_file:
+            log_file.seek(self._log_start)
+            return log_file.read().decode("utf-8", errors="replace")
+
+    def __enter__(self) -> Self:
+        return self.start()
+
+    def __exit__(
+        self, exc_type: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None
+    ) -> None:
+        self.stop()
+
+
+def _temp_log() -> Path:
+    handle, name = tempfile.mkstemp(prefix="agent-evals-portal-", suffix=".log")
+    os.close(handle)
+    return Path(name)

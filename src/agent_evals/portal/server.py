@@ -1,0 +1,131 @@
+"""``agent-evals portal serve`` and ``agent-evals portal reset``.
+
+``serve`` loads the settings, takes the data dir's lock (one portal per data dir),
+creates or repairs the data dir, binds the socket itself (so ``--port 0`` knows its
+port before building PR links) and runs uvicorn, which shuts down gracefully on
+SIGINT/SIGTERM. The token comes only from ``PORTAL_TOKEN`` and is never logged.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import logging
+import os
+import signal
+import socket
+import threading
+from collections.abc import Iterator, Sequence
+from pathlib import Path
+from types import FrameType
+
+import uvicorn
+from fastapi import APIRouter
+
+from agent_evals.paths import default_data_dir
+from agent_evals.portal.app import PortalConfig, create_app
+from agent_evals.portal.datadir import ensure_data_dir, hold_lock, reset_data_dir
+from agent_evals.portal.errors import DataDirError, GitError, SettingsError
+from agent_evals.portal.process import READY_MESSAGE
+from agent_evals.portal.settings import load_settings
+
+log = logging.getLogger(__name__)
+EXIT_CONFIG = 2
+
+
+class ListenError(RuntimeError):
+    """The socket could not be bound (port in use, bad address, ...)."""
+
+
+def base_url(host: str, port: int) -> str:
+    shown = f"[{host}]" if ":" in host else host
+    return f"http://{shown}:{port}"
+
+
+def _bind(host: str, port: int) -> socket.socket:
+    family = socket.AF_INET6 if ":" in host else socket.AF_INET
+    # IPPROTO_TCP (not 0) matters: asyncio only sets TCP_NODELAY on sockets that say they are TCP, and
+    # without it every response waits ~40 ms for a delayed ACK.
+    sock = socket.socket(family, socket.SOCK_STREAM, socket.IPPROTO_TCP)
+    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    try:
+        sock.bind((host, port))
+    except OSError as exc:
+        sock.close()
+        raise ListenError(f"cannot listen on {base_url(host, port)}: {exc.strerror or exc}") from exc
+    sock.set_inheritable(True)
+    return sock
+
+
+@contextlib.contextmanager
+def _stop_quietly() -> Iterator[None]:
+    """Make SIGINT/SIGTERM end ``serve`` with a return instead of a traceback or a signal exit.
+
+    uvicorn shuts down gracefully on these signals, restores the previous handlers and
+    re-raises the signal; with these handlers in place that re-raise only logs.
+    """
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+
+    def stopped(signum: int, _: FrameType | None) -> None:
+        log.info("portal stopped (%s)", signal.Signals(signum).name)
+
+    previous = {sig: signal.signal(sig, stopped) for sig in (signal.SIGINT, signal.SIGTERM)}
+    try:
+        yield
+    finally:
+        for sig, handler in previous.items():
+            signal.signal(sig, handler)
+
+
+def serve(
+    host: str,
+    port: int,
+    data_dir: Path | None,
+    settings_file: Path | None,
+    public_url: str | None,
+    *,
+    extra_routers: Sequence[APIRouter] = (),
+) -> int:
+    """Serve the portal until SIGINT/SIGTERM; 0 on a clean stop, 2 on a configuration error."""
+    data_dir = Path(data_dir) if data_dir is not None else default_data_dir()
+    token = os.environ.get("PORTAL_TOKEN") or None
+    try:
+        settings = load_settings(settings_file)
+        with hold_lock(data_dir):
+            ensure_data_dir(data_dir)
+            sock = _bind(host, port)
+            bound = base_url(host, sock.getsockname()[1])
+            config = PortalConfig(
+                data_dir=data_dir, public_url=public_url or bound, settings=settings, token=token, host=host
+            )
+            app = create_app(config, extra_routers=extra_routers)
+            server = uvicorn.Server(
+                uvicorn.Config(app, log_config=None, lifespan="on", timeout_graceful_shutdown=5)
+            )
+            log.info(
+                "data dir %s; settings %s; authentication %s; PR links %s",
+                data_dir,
+                settings_file or "(none)",
+                "on (PORTAL_TOKEN)" if token else "off",
+                config.public_url,
+            )
+            log.info("%s %s", READY_MESSAGE, bound)
+            with _stop_quietly():
+                server.run(sockets=[sock])
+    except (SettingsError, DataDirError, GitError, ListenError, OSError) as exc:
+        log.error("cannot start the portal: %s", exc)
+        return EXIT_CONFIG
+    return 0 if server.started else 1
+
+
+def reset(data_dir: Path | None) -> int:
+    """Re-create the data dir from the seed (all pull requests are dropped)."""
+    target = Path(data_dir) if data_dir is not None else default_data_dir()
+    try:
+        reset_data_dir(target)
+    except (DataDirError, GitError) as exc:
+        log.error("cannot reset the portal data: %s", exc)
+        return EXIT_CONFIG
+    log.info("reset %s from the seed", target.resolve())
+    return 0
