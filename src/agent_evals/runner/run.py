@@ -79,6 +79,7 @@ def run(suite: str, replay: str | None, record: str | None, promptfoo_args: list
         log.error("--replay and --record are exclusive")
         return 2
     workers = concurrency(promptfoo_args)
+    _grader_notice()
     worst = 0
     for item in suites:
         code = run_suite(item, replay=replay, record=record, promptfoo_args=promptfoo_args, workers=workers)
@@ -143,6 +144,18 @@ def _portal_for(suite: Suite) -> Iterator[Portal]:
     with PortalProcess(data_dir=data_dir, token=secrets.token_urlsafe(32), settings_file=settings) as portal:
         print(f"portal: {portal.url} (data: {data_dir})", flush=True)
         yield Portal(portal.url, portal.token)
+
+
+def _grader_notice() -> None:
+    from agent_evals.judge import judge_configured
+
+    if not judge_configured():
+        print(
+            "NOTE: no grader model is configured (an LLM endpoint and JUDGE_MODEL, see README): "
+            "model-graded assertions (llm-rubric) are NOT GRADED in this run. They are left out of the "
+            "scores and listed in each row's metadata.not_graded; they never count as passed.",
+            flush=True,
+        )
 
 
 def _print_view_hint() -> None:

@@ -1,0 +1,1 @@
+"""Golden conversations: plans of well-behaved conversations, recorded as replayable cassettes."""

@@ -1,0 +1,75 @@
+"""Fixtures shared across the test tree: a live portal and a scripted model server.
+
+Everything runs on 127.0.0.1; no test needs a network or a real model.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from agent_evals.portal.process import PortalProcess
+from agent_evals.testing.conversations import AGENT_MODEL, USER_MODEL, ScriptedConversations
+from agent_evals.testing.scripted_openai import ScriptedOpenAIServer
+
+PROJECT_ROOT = Path(__file__).resolve().parents[1]
+
+# Variables a developer's shell may carry that would point the kit somewhere else.
+_FOREIGN_ENV = (
+    "AZURE_OPENAI_ENDPOINT",
+    "AZURE_OPENAI_API_KEY",
+    "AZURE_OPENAI_AD_TOKEN",
+    "OPENAI_API_KEY",
+    "OPENAI_BASE_URL",
+    "AGENT_MODEL",
+    "USER_MODEL",
+    "JUDGE_MODEL",
+    "PORTAL_URL",
+    "PORTAL_TOKEN",
+    "AGENT_EVALS_RECORD_DIR",
+    "AGENT_EVALS_REPLAY_DIR",
+    "AGENT_EVALS_RUN_ID",
+)
+
+
+@pytest.fixture(scope="session")
+def live_portal(tmp_path_factory: pytest.TempPathFactory) -> Iterator[PortalProcess]:
+    """One portal for the session, with a token, on a fresh data dir."""
+    root = tmp_path_factory.mktemp("live-portal")
+    with PortalProcess(data_dir=root / "data", token=PortalProcess.new_token(), log_file=root / "portal.log") as portal:
+        yield portal
+
+
+@pytest.fixture(scope="session")
+def scripted_llm() -> Iterator[ScriptedOpenAIServer]:
+    """A scripted model server; tests set ``scripted_llm.responder``."""
+    with ScriptedOpenAIServer(ScriptedConversations([])) as server:
+        yield server
+
+
+@pytest.fixture
+def kit_env(
+    monkeypatch: pytest.MonkeyPatch, live_portal: PortalProcess, scripted_llm: ScriptedOpenAIServer
+) -> dict[str, str]:
+    """The environment a run gets: the live portal and the scripted models, nothing else."""
+    for name in _FOREIGN_ENV:
+        monkeypatch.delenv(name, raising=False)
+    env = {
+        "PORTAL_URL": live_portal.url,
+        "PORTAL_TOKEN": live_portal.token or "",
+        "OPENAI_BASE_URL": scripted_llm.base_url,
+        "AGENT_MODEL": AGENT_MODEL,
+        "USER_MODEL": USER_MODEL,
+        "LLM_MAX_RETRIES": "0",
+    }
+    for key, value in env.items():
+        monkeypatch.setenv(key, value)
+    return env
+
+
+def clean_env() -> dict[str, str]:
+    """``os.environ`` without the variables of ``_FOREIGN_ENV`` (for subprocesses)."""
+    return {k: v for k, v in os.environ.items() if k not in _FOREIGN_ENV}
