@@ -17,8 +17,15 @@ def project_root() -> Path:
     return Path(__file__).resolve().parents[2]
 
 
+DATA_DIR_ENV = "AGENT_EVALS_DATA_DIR"
+
+
 def default_data_dir() -> Path:
-    """The portal's data dir (test repository and PR database), git-ignored."""
+    """The portal's data dir (test repository and PR database): ``AGENT_EVALS_DATA_DIR``,
+    else ``data/portal`` in the project (git-ignored)."""
+    override = os.environ.get(DATA_DIR_ENV)
+    if override:
+        return Path(override).resolve()
     return project_root() / "data" / "portal"
 
 

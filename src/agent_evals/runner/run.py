@@ -105,7 +105,8 @@ def run_suite(suite: Suite, *, replay: str | None, record: str | None, promptfoo
             env[REPLAY_ENV] = GOLDEN if replay == GOLDEN else str(Path(replay).resolve() / suite.name)
         if record:
             env[RECORD_ENV] = str(Path(record).resolve() / suite.name)
-        command = promptfoo_command("eval", "-c", str(suite.config), *promptfoo_args)
+        args = [arg.replace("{suite}", suite.name) for arg in promptfoo_args]  # e.g. -o results/{suite}.json
+        command = promptfoo_command("eval", "-c", str(suite.config), *args)
         code = _run_promptfoo(command, env)
         report = cleanup_run(run_id, PortalAPI(portal.url, token=portal.token))
         if report.abandoned or report.failed or report.error:

@@ -1,0 +1,100 @@
+"""The suites' self-check: every golden cassette passes every offline assertion of its case, and
+each broken copy of it is caught by the assertion that claims to catch it (replayed for real)."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+import yaml
+
+from agent_evals.cleanup import abandon
+from agent_evals.conversation.cassette import load_cassette, save_cassette
+from agent_evals.golden.record import suite_cases
+from agent_evals.golden.selfcheck import grade_row, mutations
+from agent_evals.portal.process import PortalProcess
+from agent_evals.portal_api import PortalAPI
+from agent_evals.provider.run import call_api
+from agent_evals.runner.suites import Suite, discover
+
+SUITES = discover()
+CASES = [(suite, case) for suite in SUITES for case in suite_cases(suite)]
+
+
+@pytest.fixture(scope="module")
+def portals(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, PortalProcess]]:
+    """One portal per suite (each with the suite's settings)."""
+    running: dict[str, PortalProcess] = {}
+    try:
+        for suite in SUITES:
+            root = tmp_path_factory.mktemp(f"selfcheck-{suite.name}")
+            running[suite.name] = PortalProcess(
+                data_dir=root / "data", token=PortalProcess.new_token(), settings_file=suite.portal_settings
+            ).start()
+        yield running
+    finally:
+        for portal in running.values():
+            portal.stop()
+
+
+def _suite_config(suite: Suite) -> dict[str, Any]:
+    return yaml.safe_load(suite.config.read_text())
+
+
+def _test(suite: Suite, case_id: str) -> dict[str, Any]:
+    pattern = _suite_config(suite)["tests"].removeprefix("file://")
+    for path in sorted(suite.folder.glob(pattern)):
+        for test in yaml.safe_load(path.read_text()):
+            if test["metadata"]["id"] == case_id:
+                return test
+    raise LookupError(case_id)
+
+
+def _replay(suite: Suite, test: dict[str, Any], folder: Path) -> dict[str, Any]:
+    config = dict(_suite_config(suite)["providers"][0]["config"])
+    config.update(replay=str(folder), basePath=str(suite.folder))
+    prompt = test.get("vars", {}).get("question", "")
+    context = {"vars": test.get("vars", {}), "test": test, "evaluationId": "selfcheck"}
+    return call_api(prompt, {"config": config}, context)
+
+
+@pytest.mark.parametrize(("suite", "case"), CASES, ids=[f"{s.name}-{c.id}" for s, c in CASES])
+def test_each_golden_cassette_and_its_mutations(
+    suite: Suite, case: Any, portals: dict[str, PortalProcess], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    portal = portals[suite.name]
+    monkeypatch.setenv("PORTAL_URL", portal.url)
+    monkeypatch.setenv("PORTAL_TOKEN", portal.token or "")
+    api = PortalAPI(portal.url, token=portal.token)
+    test = _test(suite, case.id)
+    asserts = list(_suite_config(suite).get("defaultTest", {}).get("assert", [])) + list(test["assert"])
+    golden = load_cassette(suite.folder / "golden" / f"{case.id}.json")
+
+    baseline = _replay(suite, test, suite.folder / "golden")
+    try:
+        assert "error" not in baseline, baseline.get("error")
+        graded = grade_row(suite.folder, asserts, baseline)
+        assert graded and all(graded.values()), f"golden {case.id} fails offline checks: {graded}"
+    finally:
+        abandon(api, [p["id"] for p in baseline["metadata"]["pull_requests"]])
+
+    caught = []
+    for mutation in mutations(case, golden):
+        folder = tmp_path / mutation.name.replace(" ", "-")
+        save_cassette(mutation.cassette, folder / f"{case.id}.json")
+        row = _replay(suite, test, folder)
+        try:
+            assert "error" not in row, f"{mutation.name}: the mutated cassette did not replay: {row.get('error')}"
+            graded = grade_row(suite.folder, asserts, row)
+            assert graded.get(mutation.must_fail) is False, (
+                f"{case.id}: '{mutation.name}' was not caught by {mutation.must_fail}: {json.dumps(graded)}"
+            )
+            caught.append(mutation.name)
+        finally:
+            abandon(api, [p["id"] for p in row["metadata"]["pull_requests"]])
+    assert "forbidden tool called" in caught
+    assert len(caught) >= 3, f"{case.id}: only {caught} were checked"
+    assert api.list_pull_requests(status="active") == []

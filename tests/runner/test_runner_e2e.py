@@ -1,0 +1,148 @@
+"""The runner end to end through real ``promptfoo eval``: live path with scripted models,
+cleanup after a provider error, after Ctrl-C, and ``agent-evals cleanup``."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from agent_evals.golden.plan import PR_TOOL
+from agent_evals.golden.record import build_scripts
+from agent_evals.portal.process import PortalProcess
+from agent_evals.portal_api import PortalAPI
+from agent_evals.runner.run import run
+from agent_evals.runner.suites import select
+from agent_evals.testing.conversations import ConversationScript, ScriptedConversations
+from agent_evals.testing.scripted_openai import Reply, ScriptedOpenAIServer, fixed_latency
+from tests.conftest import PROJECT_ROOT, clean_env
+
+pytestmark = pytest.mark.skipif(
+    not (PROJECT_ROOT / "node_modules" / ".bin" / "promptfoo").exists(), reason="npm packages not installed"
+)
+
+SPOKE_CREATE = select("spoke-create")[0]
+
+
+@pytest.fixture
+def scripted_models(monkeypatch: pytest.MonkeyPatch) -> Iterator[ScriptedOpenAIServer]:
+    """The golden plans of spoke-create, played live through the openai client."""
+    with ScriptedOpenAIServer(ScriptedConversations(build_scripts(SPOKE_CREATE))) as server:
+        monkeypatch.setenv("OPENAI_BASE_URL", server.base_url)
+        monkeypatch.setenv("AGENT_MODEL", "agent-model")
+        monkeypatch.setenv("USER_MODEL", "user-model")
+        monkeypatch.setenv("LLM_MAX_RETRIES", "0")
+        yield server
+
+
+def _rows(path: Path) -> dict[str, dict[str, Any]]:
+    results = json.loads(path.read_text())["results"]["results"]
+    return {row["testCase"]["metadata"]["id"]: row for row in results}
+
+
+def _active_prs(data_dir: Path) -> list[dict[str, Any]]:
+    with PortalProcess(data_dir=data_dir) as portal:
+        return PortalAPI(portal.url).list_pull_requests(status="active")
+
+
+def test_live_run_of_a_create_and_a_blocked_case(isolated: Path, scripted_models: ScriptedOpenAIServer) -> None:
+    out = isolated / "results.json"
+    code = run("spoke-create", None, None, ["--filter-pattern", "C01|C18", "-o", str(out), "--no-cache", "-j", "2"])
+
+    assert code == 0
+    rows = _rows(out)
+    assert set(rows) == {"C01", "C18"}
+    created = rows["C01"]
+    metadata = created["response"]["metadata"]
+    assert [c["name"] for c in metadata["tool_calls"]] == [
+        "get_spoke", "validate_spoke_config", "create_spoke_pull_request"
+    ]
+    assert metadata["conversation_end"] == "done" and metadata["turns"] == 2
+    assert metadata["agent"]["model"] == "agent-model"
+    pr_id = metadata["pull_requests"][0]["id"]
+    assert created["metadata"]["cleanup"]["abandoned"] == [pr_id]  # the afterEach hook's report
+    assert created["namedScores"]["input_diff"] == 1 and created["namedScores"]["pull_request"] == 1
+    blocked = rows["C18"]["response"]["metadata"]
+    assert blocked["pull_requests"] == [] and blocked["tool_calls"] == []
+    assert _active_prs(isolated / "data" / "portal") == []
+
+
+def _failing_after_the_pr() -> ScriptedConversations:
+    """C01 of the golden plan, but the model fails right after the PR was created."""
+    scripts = build_scripts(SPOKE_CREATE)
+    agent = next(s for s in scripts if s.key.startswith("Hi! We need a dev network for our CRM app"))
+    broken = Reply.error(500, body="model exploded", headers={"x-should-retry": "false"})
+    failing = ConversationScript(key=agent.key, agent=[*agent.agent[:4], broken])
+    return ScriptedConversations([failing, *[s for s in scripts if s is not agent]])
+
+
+def test_a_provider_error_after_a_pr_still_cleans_it_up(
+    isolated: Path, scripted_models: ScriptedOpenAIServer
+) -> None:
+    scripted_models.responder = _failing_after_the_pr()
+    out = isolated / "results.json"
+
+    code = run("spoke-create", None, None, ["--filter-pattern", "C01", "-o", str(out), "--no-cache"])
+
+    assert code == 100  # an errored row makes the run fail
+    row = _rows(out)["C01"]
+    assert row["failureReason"] == 2 and "model exploded" in row["error"]
+    prs = row["response"]["metadata"]["pull_requests"]
+    assert len(prs) == 1
+    assert row["metadata"]["cleanup"]["abandoned"] == [prs[0]["id"]]
+    assert _active_prs(isolated / "data" / "portal") == []
+
+
+def test_ctrl_c_stops_the_run_and_leaves_no_active_pr(tmp_path: Path) -> None:
+    env = clean_env()
+    env["PROMPTFOO_CONFIG_DIR"] = str(tmp_path / "promptfoo")
+    scripts = ScriptedConversations(build_scripts(SPOKE_CREATE))
+    with (
+        PortalProcess(data_dir=tmp_path / "portal", token="ctrl-c-token") as portal,
+        ScriptedOpenAIServer(fixed_latency(scripts, 0.4)) as models,
+    ):
+        env.update(
+            PORTAL_URL=portal.url, PORTAL_TOKEN="ctrl-c-token", OPENAI_BASE_URL=models.base_url,
+            AGENT_MODEL="agent-model", USER_MODEL="user-model", LLM_MAX_RETRIES="0",
+        )
+        command = [sys.executable, "-m", "agent_evals.cli", "run", "spoke-create", "--filter-pattern", "C0[1-8]", "-j", "2"]
+        runner = subprocess.Popen(command, env=env, cwd=PROJECT_ROOT, start_new_session=True,
+                                  stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
+        api = PortalAPI(portal.url, token="ctrl-c-token")
+        deadline = time.monotonic() + 90
+        while not api.list_pull_requests(status="active") and time.monotonic() < deadline:
+            assert runner.poll() is None, runner.stdout.read().decode()[-2000:]
+            time.sleep(0.2)
+        assert api.list_pull_requests(status="active"), "no PR was created before the deadline"
+
+        os.killpg(runner.pid, signal.SIGINT)  # what Ctrl-C in a terminal does
+        output = runner.communicate(timeout=60)[0].decode()
+
+        assert runner.returncode != 0, output[-2000:]
+        assert api.list_pull_requests(status="active") == [], output[-2000:]
+        assert len(api.list_pull_requests(status="abandoned")) >= 1
+
+
+def test_cleanup_command_abandons_eval_prs_and_nothing_else(tmp_path: Path) -> None:
+    from agent_evals.cleanup import cleanup_command
+    from tests.runner.portal_calls import create_pr
+
+    with PortalProcess(data_dir=tmp_path / "portal", token="cleanup-token") as portal:
+        by_person = create_pr(portal, "crm-dev-weu", headers={})
+        by_eval = create_pr(portal, "crm-dev-gwc", headers={"X-Eval-Id": "run-1", "X-Test-Id": "C01#x"})
+        os.environ["PORTAL_TOKEN"] = "cleanup-token"
+        try:
+            assert cleanup_command(portal.url, None, None) == 0
+        finally:
+            del os.environ["PORTAL_TOKEN"]
+        api = PortalAPI(portal.url, token="cleanup-token")
+        assert api.get_pull_request(by_eval)["status"] == "abandoned"
+        assert api.get_pull_request(by_person)["status"] == "active"
