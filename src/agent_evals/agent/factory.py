@@ -4,21 +4,28 @@
 from agent_evals.agent.factory import create_agent
 
 async with create_agent("spoke", temperature=0.0) as agent:
-    reply = await agent.respond([{"role": "user", "content": "Copy dev-weu-payments for team X"}])
-    print(reply.text, [c.name for c in reply.tool_calls])
+    reply = await agent.respond([{"role": "user", "content": "Copy payments-dev-weu for team X"}])
+    print(reply.text, [c.name for c in reply.tool_calls], reply.usage.total_tokens)
 ```
 
 ``create_agent`` reads ``agent_config/agents/<name>/agent.yaml``, applies the
-overrides (instructions file, model, temperature), picks the chat model for the
-``agent`` role from the environment (``AGENT_MODEL`` and the endpoint variables)
-unless one is given, and connects to the portal named by ``PORTAL_URL`` unless a
-connection is given.
+overrides (instructions file, model, temperature, max_tool_rounds), picks the chat
+model for the ``agent`` role from the environment (``AGENT_MODEL`` and the endpoint
+variables) unless ``chat_model`` is given, and connects to the portal named by
+``PORTAL_URL``/``PORTAL_TOKEN`` unless ``portal`` is given. ``headers`` are sent with
+every MCP request (``X-Eval-Id``, ``X-Test-Id``, ``X-Created-By``).
 
-Your own agent: write a function with the same keyword arguments that returns
-an object following ``agent_evals.agent.types.ConversationalAgent`` and give the
-providers its dotted path (``factory: mypackage.agents:create_agent``). Arguments
-it does not know it may ignore; ``chat_model`` is how replay hands it recorded
-model responses.
+The agent is an async context manager: entering it opens one MCP session, kept for
+every ``respond`` until it is left. ``respond(history)`` runs one user turn
+(:func:`agent_evals.agent.loop.run_turn`).
+
+Your own agent: write a function with the same keyword arguments that returns an
+object following :class:`agent_evals.agent.types.ConversationalAgent` and give the
+providers its dotted path (``factory: mypackage.agents:create_agent``). The providers
+call it as ``factory(name, instructions_file=, model=, temperature=, max_tool_rounds=,
+chat_model=, headers=)``; arguments it does not use it may ignore (take ``**kwargs``),
+but ``chat_model`` is how replay hands it recorded model responses and ``headers`` is
+how the pull requests it creates are traced to a test. See ``docs/agent.md``.
 """
 
 from __future__ import annotations
@@ -27,14 +34,14 @@ import importlib
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from types import TracebackType
-from typing import Any
+from typing import Any, Self, cast
 
 from agent_evals.agent.config import AgentConfig, AgentConfigError, load_agent_config
 from agent_evals.agent.loop import run_turn
 from agent_evals.agent.portal_tools import PortalConnection, PortalTools
 from agent_evals.agent.types import AgentReply, ConversationalAgent
 from agent_evals.contract import AgentInfo
-from agent_evals.llm.types import ChatModel, Message
+from agent_evals.llm.types import ChatModel, Message, ToolSpec
 
 AgentFactory = Callable[..., ConversationalAgent]
 
@@ -60,11 +67,23 @@ class Agent:
             "instructions_sha256": self.config.instructions_sha256,
         }
 
-    async def __aenter__(self) -> Agent:
+    async def __aenter__(self) -> Self:
+        if self._tools is not None:
+            raise RuntimeError(f"agent {self.config.name!r} is already open")
         tools = PortalTools(self._connection, allowed=self.config.tools)
-        await tools.__aenter__()
+        try:
+            await tools.__aenter__()
+        except BaseException:
+            if self._owns_model:
+                await close_model(self.model)
+            raise
         self._tools = tools
         return self
+
+    @property
+    def tool_specs(self) -> list[ToolSpec]:
+        """The tools offered to the model (empty until the agent is open)."""
+        return list(self._tools.specs) if self._tools is not None else []
 
     async def __aexit__(
         self,
@@ -119,9 +138,9 @@ def create_agent(
         from agent_evals.llm.settings import chat_model as model_for_role
 
         chat_model = model_for_role("agent", model=model, default_model=config.model)
-    connection = portal or PortalConnection.from_env(headers=headers)
-    if portal is not None and headers:
-        connection = PortalConnection(portal.url, portal.token, {**portal.headers, **headers})
+    connection = (
+        portal.with_headers(headers) if portal is not None else PortalConnection.from_env(headers=headers)
+    )
     return Agent(config, chat_model, connection, owns_model=owns_model)
 
 
@@ -143,7 +162,7 @@ def load_factory(dotted: str) -> AgentFactory:
         module = importlib.import_module(module_name)
     except ImportError as exc:
         raise AgentConfigError(f"factory {dotted!r}: cannot import {module_name!r}: {exc}") from exc
-    factory: Any = getattr(module, attr, None)
+    factory: object = getattr(module, attr, None)
     if not callable(factory):
         raise AgentConfigError(f"factory {dotted!r}: {module_name!r} has no callable {attr!r}")
-    return factory
+    return cast(AgentFactory, factory)

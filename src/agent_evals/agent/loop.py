@@ -7,8 +7,9 @@ executed. The portal's chat endpoint and the Promptfoo providers both run this.
 
 Errors the model should see come back to it as tool results and are recorded
 with ``is_error``: arguments that are not a JSON object, a tool the agent may not
-use, a tool that failed. A portal that cannot be reached and a model that cannot
-be reached raise (``PortalUnavailable``, ``LLMError``).
+use or that does not exist (neither is called), a tool that failed or raised, an
+error the portal answered. A portal that cannot be reached and a model that cannot
+be reached raise (``PortalUnavailable``, ``LLMError``): the turn cannot go on.
 """
 
 from __future__ import annotations
@@ -17,9 +18,11 @@ import json
 import logging
 import time
 from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
 from typing import Any, Protocol
 
-from agent_evals.agent.types import AgentReply, ToolCall
+from agent_evals.agent.portal_tools import PortalUnavailable
+from agent_evals.agent.types import AgentReply, StopReason, ToolCall, ToolResult
 from agent_evals.llm.types import ChatModel, Message, ToolCallRequest, ToolSpec, Usage
 
 log = logging.getLogger(__name__)
@@ -36,8 +39,9 @@ class ToolExecutor(Protocol):
     @property
     def specs(self) -> list[ToolSpec]: ...
 
-    async def call(self, name: str, arguments: Mapping[str, Any]) -> Any:
-        """Returns an object with ``value``, ``text`` and ``is_error``."""
+    async def call(self, name: str, arguments: Mapping[str, Any]) -> ToolResult:
+        """Run one tool. Raise ``PortalUnavailable`` when the tools cannot be reached at all;
+        any other exception is reported to the model as a tool error."""
         ...
 
 
@@ -58,65 +62,81 @@ async def run_turn(
     """Run the loop for one user turn; ``history`` ends with the user's message."""
     specs = tools.specs
     allowed = {s["function"]["name"] for s in specs}
-    messages: list[Message] = [{"role": "system", "content": system_prompt}, *history]
-    new_messages: list[Message] = []
-    calls: list[ToolCall] = []
-    usage = Usage()
+    turn = _Turn(messages=[{"role": "system", "content": system_prompt}, *history])
     rounds = 0
     while True:
-        response = await model.complete(messages, tools=specs or None, temperature=temperature)
-        usage = usage + response.usage
-        assistant = response.as_message()
+        response = await model.complete(turn.messages, tools=specs or None, temperature=temperature)
+        turn.usage = turn.usage + response.usage
         if not response.tool_calls:
-            text = response.content or ""
-            new_messages.append({"role": "assistant", "content": text})
-            return AgentReply(text=text, tool_calls=tuple(calls), usage=usage, messages=tuple(new_messages))
-        messages.append(assistant)
-        new_messages.append(assistant)
+            return turn.reply(response.content or "", "reply")
+        turn.add(response.as_message())
         if rounds >= max_tool_rounds:
             log.warning("agent stopped at max_tool_rounds=%d", max_tool_rounds)
+            note = f"not executed: the agent reached its limit of {max_tool_rounds} tool rounds"
             for request in response.tool_calls:
-                note = f"not executed: the agent reached its limit of {max_tool_rounds} tool rounds"
-                call = _record(request, None, note, True, 0.0)
-                calls.append(call)
-                tool_message = _tool_message(request.id, error_text(note))
-                messages.append(tool_message)
-                new_messages.append(tool_message)
-            text = MAX_ROUNDS_REPLY.format(n=max_tool_rounds)
-            new_messages.append({"role": "assistant", "content": text})
-            return AgentReply(
-                text=text,
-                tool_calls=tuple(calls),
-                usage=usage,
-                stop_reason="max_tool_rounds",
-                messages=tuple(new_messages),
-            )
+                arguments, _ = parse_arguments(request.arguments)
+                turn.add_call(_record(request, arguments, note, True, 0.0), error_text(note))
+            return turn.reply(MAX_ROUNDS_REPLY.format(n=max_tool_rounds), "max_tool_rounds")
         rounds += 1
         for request in response.tool_calls:
-            call, content = await _execute(request, tools, allowed)
-            calls.append(call)
-            tool_message = _tool_message(request.id, content)
-            messages.append(tool_message)
-            new_messages.append(tool_message)
+            turn.add_call(*await _execute(request, tools, allowed))
 
 
-async def _execute(
-    request: ToolCallRequest, tools: ToolExecutor, allowed: set[str]
-) -> tuple[ToolCall, str]:
+@dataclass
+class _Turn:
+    """What one turn has built so far: the request messages, the new ones, calls and usage."""
+
+    messages: list[Message]
+    new_messages: list[Message] = field(default_factory=list)
+    calls: list[ToolCall] = field(default_factory=list)
+    usage: Usage = field(default_factory=Usage)
+
+    def add(self, message: Message) -> None:
+        self.messages.append(message)
+        self.new_messages.append(message)
+
+    def add_call(self, call: ToolCall, content: str) -> None:
+        self.calls.append(call)
+        self.add({"role": "tool", "tool_call_id": call.id, "content": content})
+
+    def reply(self, text: str, stop_reason: StopReason) -> AgentReply:
+        self.new_messages.append({"role": "assistant", "content": text})
+        return AgentReply(
+            text=text,
+            tool_calls=tuple(self.calls),
+            usage=self.usage,
+            stop_reason=stop_reason,
+            messages=tuple(self.new_messages),
+        )
+
+
+async def _execute(request: ToolCallRequest, tools: ToolExecutor, allowed: set[str]) -> tuple[ToolCall, str]:
     """Execute one requested call; returns the record and the text for the model."""
     arguments, problem = parse_arguments(request.arguments)
     if request.name not in allowed:
         known = ", ".join(sorted(allowed)) or "none"
-        message = f"unknown tool {request.name!r}: this agent may use only: {known}"
+        message = f"{request.name!r} is not one of your tools, so it was not called; your tools are: {known}"
         return _record(request, arguments, message, True, 0.0), error_text(message)
     if problem is not None or arguments is None:
-        message = f"the arguments for {request.name} are not a JSON object ({problem}); the tool was not called"
+        message = (
+            f"the arguments for {request.name} are not a JSON object ({problem}); the tool was not called"
+        )
         return _record(request, None, message, True, 0.0), error_text(message)
     started = time.perf_counter()
-    result = await tools.call(request.name, arguments)
+    try:
+        result = await tools.call(request.name, arguments)
+    except PortalUnavailable:
+        raise
+    except Exception as exc:  # the model sees it as a tool error; logged with its traceback
+        log.warning("tool %s raised %s", request.name, type(exc).__name__, exc_info=True)
+        result = ToolResult(value=None, text=f"the tool failed: {type(exc).__name__}: {exc}", is_error=True)
     duration_ms = (time.perf_counter() - started) * 1000
-    text = error_text(result.text) if result.is_error else result.text
-    return _record(request, arguments, result.value, result.is_error, duration_ms), text
+    log.debug("tool %s: %s in %.1f ms", request.name, "error" if result.is_error else "ok", duration_ms)
+    if result.is_error:
+        text = error_text(result.text)
+        value = result.value if result.value is not None else text
+        return _record(request, arguments, value, True, duration_ms), text
+    return _record(request, arguments, result.value, False, duration_ms), result.text
 
 
 def parse_arguments(raw: str) -> tuple[dict[str, Any] | None, str | None]:
@@ -144,7 +164,3 @@ def _record(
         is_error=is_error,
         duration_ms=round(ms, 3),
     )
-
-
-def _tool_message(call_id: str, content: str) -> Message:
-    return {"role": "tool", "tool_call_id": call_id, "content": content}

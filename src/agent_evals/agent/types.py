@@ -10,12 +10,22 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from types import TracebackType
-from typing import Any, Literal, Protocol, runtime_checkable
+from typing import Any, Literal, Protocol, Self, runtime_checkable
 
 from agent_evals.contract import AgentInfo
 from agent_evals.llm.types import Message, Usage
 
 StopReason = Literal["reply", "max_tool_rounds"]
+"""``reply``: the model answered with text; ``max_tool_rounds``: the loop stopped it."""
+
+
+@dataclass(frozen=True)
+class ToolResult:
+    """A tool's answer: ``value`` is parsed JSON when possible; ``text`` goes to the model."""
+
+    value: Any
+    text: str
+    is_error: bool
 
 
 @dataclass(frozen=True)
@@ -26,9 +36,9 @@ class ToolCall:
     name: str
     arguments: dict[str, Any] | None  # None when the raw arguments were not a JSON object
     raw_arguments: str
-    result: Any  # parsed JSON when the tool answered JSON, else text
+    result: Any  # parsed JSON when the tool answered JSON, else text (the error message for errors)
     is_error: bool
-    duration_ms: float
+    duration_ms: float  # the tool's own time, as the loop measured it; 0 when it was not called
 
 
 @dataclass(frozen=True)
@@ -56,7 +66,7 @@ class ConversationalAgent(Protocol):
     @property
     def info(self) -> AgentInfo: ...
 
-    async def __aenter__(self) -> ConversationalAgent: ...
+    async def __aenter__(self) -> Self: ...
 
     async def __aexit__(
         self,

@@ -4,6 +4,8 @@
 creates or repairs the data dir, binds the socket itself (so ``--port 0`` knows its
 port before building PR links) and runs uvicorn, which shuts down gracefully on
 SIGINT/SIGTERM. The token comes only from ``PORTAL_TOKEN`` and is never logged.
+It also mounts the agent chat endpoint (``POST /api/agents/{name}/chat``, see
+``agent_evals.agent.chat_api``) unless given other routers.
 """
 
 from __future__ import annotations
@@ -78,6 +80,17 @@ def _stop_quietly() -> Iterator[None]:
             signal.signal(sig, handler)
 
 
+def default_routers() -> list[APIRouter]:
+    """The routers ``serve`` mounts by default: the agent chat endpoint.
+
+    Imported here, not at module level: the portal imports the agent only when it serves,
+    and the agent imports the ``openai`` SDK only on its first model call.
+    """
+    from agent_evals.agent.chat_api import build_chat_router
+
+    return [build_chat_router()]
+
+
 def serve(
     host: str,
     port: int,
@@ -85,9 +98,14 @@ def serve(
     settings_file: Path | None,
     public_url: str | None,
     *,
-    extra_routers: Sequence[APIRouter] = (),
+    extra_routers: Sequence[APIRouter] | None = None,
 ) -> int:
-    """Serve the portal until SIGINT/SIGTERM; 0 on a clean stop, 2 on a configuration error."""
+    """Serve the portal until SIGINT/SIGTERM; 0 on a clean stop, 2 on a configuration error.
+
+    ``extra_routers`` None mounts :func:`default_routers`; pass ``()`` for none.
+    """
+    if extra_routers is None:
+        extra_routers = default_routers()
     data_dir = Path(data_dir) if data_dir is not None else default_data_dir()
     token = os.environ.get("PORTAL_TOKEN") or None
     try:
