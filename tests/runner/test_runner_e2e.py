@@ -146,3 +146,32 @@ def test_cleanup_command_abandons_eval_prs_and_nothing_else(tmp_path: Path) -> N
         api = PortalAPI(portal.url, token="cleanup-token")
         assert api.get_pull_request(by_eval)["status"] == "abandoned"
         assert api.get_pull_request(by_person)["status"] == "active"
+
+
+def test_qa_rubric_is_graded_by_the_judge_provider_when_a_grader_is_configured(
+    isolated: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    scripts = ScriptedConversations(build_scripts(select("spoke-qa")[0]))
+    graded: list[str] = []
+
+    def responder(request: Any) -> Reply:
+        if request.model == "judge-model":
+            graded.append(request.messages[-1]["content"])
+            return Reply.text(json.dumps({"pass": False, "score": 0.2, "reason": "judge says: misses the route table"}))
+        return scripts(request)
+
+    with ScriptedOpenAIServer(responder) as server:
+        monkeypatch.setenv("OPENAI_BASE_URL", server.base_url)
+        monkeypatch.setenv("AGENT_MODEL", "agent-model")
+        monkeypatch.setenv("JUDGE_MODEL", "judge-model")
+        out = isolated / "qa.json"
+        code = run("spoke-qa", None, None, ["--filter-pattern", "Q01", "-o", str(out), "--no-cache"])
+
+    row = _rows(out)["Q01"]
+    assert code == 100 and not row["success"]  # the judge failed the rubric, so the case fails
+    assert row["namedScores"]["rubric"] == pytest.approx(0.2)
+    assert row["namedScores"]["key_facts"] == 1  # the offline check still passes
+    assert "not_graded" not in row["metadata"]
+    assert len(graded) == 1
+    assert "one route table per subnet" in graded[0]  # the agent's answer reached the grader
+    assert "private DNS zone links" in graded[0]  # and so did the rubric

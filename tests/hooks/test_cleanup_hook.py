@@ -1,0 +1,121 @@
+"""The cleanup hook and the cleanup logic, without Promptfoo (the runner tests run them through it)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from agent_evals.cleanup import abandon, pull_request_ids_of_row
+from agent_evals.hooks import extension_hook
+from agent_evals.portal_api import PortalError, PortalNotFound
+
+BASE = "http://127.0.0.1:8400"
+
+
+class FlakyPortal:
+    """A stand-in for PortalAPI.abandon_pull_request with scripted outcomes per PR."""
+
+    def __init__(self, outcomes: dict[int, list[Any]]) -> None:
+        self.outcomes = outcomes
+        self.calls: list[int] = []
+
+    def abandon_pull_request(self, pr_id: int) -> dict[str, Any]:
+        self.calls.append(pr_id)
+        outcome = self.outcomes[pr_id].pop(0)
+        if isinstance(outcome, Exception):
+            raise outcome
+        return {"id": pr_id, "status": outcome}
+
+
+def test_abandon_retries_then_reports() -> None:
+    portal = FlakyPortal({
+        1: [PortalError("HTTP 503", status=503), "abandoned"],             # retried, then fine
+        2: [PortalError("HTTP 409", status=409)],                           # completed: left alone
+        3: [PortalNotFound("HTTP 404", status=404)],                        # unknown: reported
+        4: [PortalError("boom", status=500)] * 4,                           # gives up after retries
+        5: ["abandoned"],
+    })
+    waits: list[float] = []
+
+    report = abandon(portal, [1, 2, 3, 4, 5, 5], sleep=waits.append)  # type: ignore[arg-type]
+
+    assert report.abandoned == [1, 5]
+    assert report.already_closed == [2]
+    assert report.failed == {3: "no such pull request", 4: "boom"}
+    assert portal.calls.count(4) == 4 and portal.calls.count(5) == 1  # duplicates abandoned once
+    assert waits == [0.2, 0.2, 0.5, 1.0]
+
+
+def test_a_row_names_its_prs_in_metadata_and_in_output_urls_of_this_portal_only() -> None:
+    row = {
+        "response": {
+            "metadata": {"pull_requests": [{"id": 7, "url": f"{BASE}/repos/spokes/pullrequest/7"}]},
+            "output": f"see {BASE}/repos/spokes/pullrequest/9 and http://elsewhere:1/repos/spokes/pullrequest/11",
+        },
+        "metadata": {"pull_requests": [{"id": 7}, {"id": "x"}]},
+    }
+    assert pull_request_ids_of_row(row, BASE) == [7, 9]
+    assert pull_request_ids_of_row({}, BASE) == []  # a row whose provider raised has no response
+
+
+def test_after_each_never_breaks_the_eval_when_the_portal_is_gone(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("PORTAL_URL", "http://127.0.0.1:9")  # nothing listens there
+    row = {"response": {"metadata": {"pull_requests": [{"id": 3, "url": "x"}], "trace": {"test_id": "C01#1"}}}}
+
+    out = extension_hook("afterEach", {"test": {}, "result": row})
+
+    assert out is not None
+    assert "not reachable" in out["result"]["metadata"]["cleanup"]["error"]
+
+
+def test_after_each_without_a_portal_url_reports_it(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv("PORTAL_URL", raising=False)
+    out = extension_hook("afterEach", {"test": {}, "result": {}})
+    assert out is not None and "PORTAL_URL" in out["result"]["metadata"]["cleanup"]["error"]
+
+
+RUBRIC = {"type": "llm-rubric", "value": "is polite", "metric": "rubric"}
+FACTS = {"type": "icontains-all", "value": ["a"], "metric": "key_facts"}
+
+
+def _no_llm(monkeypatch: pytest.MonkeyPatch) -> None:
+    for name in ("AZURE_OPENAI_ENDPOINT", "OPENAI_API_KEY", "OPENAI_BASE_URL", "AGENT_MODEL", "JUDGE_MODEL"):
+        monkeypatch.delenv(name, raising=False)
+
+
+def test_before_each_without_a_grader_takes_model_graded_assertions_out_and_says_so(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    _no_llm(monkeypatch)
+    test = {"description": "Q01", "assert": [RUBRIC, FACTS], "metadata": {"id": "Q01"}}
+
+    out = extension_hook("beforeEach", {"test": test})
+
+    assert out == {"test": {"description": "Q01", "assert": [FACTS],
+                            "metadata": {"id": "Q01", "not_graded": ["llm-rubric (rubric): no grader model"]}}}
+
+
+@pytest.mark.parametrize(
+    ("env", "asserts"),
+    [
+        ({"OPENAI_BASE_URL": "http://127.0.0.1:1/v1", "AGENT_MODEL": "m"}, [RUBRIC]),  # a grader exists
+        ({}, [FACTS]),  # nothing model-graded: the test is left alone
+    ],
+)
+def test_before_each_leaves_the_test_alone_otherwise(
+    monkeypatch: pytest.MonkeyPatch, env: dict[str, str], asserts: list[dict[str, Any]]
+) -> None:
+    _no_llm(monkeypatch)
+    for key, value in env.items():
+        monkeypatch.setenv(key, value)
+    assert extension_hook("beforeEach", {"test": {"assert": asserts}}) is None
+
+
+def test_judge_model_none_switches_grading_off(monkeypatch: pytest.MonkeyPatch) -> None:
+    _no_llm(monkeypatch)
+    monkeypatch.setenv("OPENAI_BASE_URL", "http://127.0.0.1:1/v1")
+    monkeypatch.setenv("AGENT_MODEL", "m")
+    monkeypatch.setenv("JUDGE_MODEL", "none")
+    out = extension_hook("beforeEach", {"test": {"assert": [RUBRIC]}})
+    assert out is not None and out["test"]["assert"] == []
