@@ -42,6 +42,7 @@ def suite_cases(suite: Suite) -> list[Case]:
     provider = (config.get("providers") or [{}])[0]
     single_turn = (provider.get("config") or {}).get("mode") == "single_turn"
     template = str((config.get("prompts") or ["{{ prompt }}"])[0])
+    defaults = list((config.get("defaultTest") or {}).get("assert") or [])
     cases = []
     for test in _tests(suite, config):
         vars_ = test.get("vars") or {}
@@ -54,7 +55,7 @@ def suite_cases(suite: Suite) -> list[Case]:
                 id=case_id,
                 first_message_key=_render(template, vars_) if single_turn else None,
                 goal=user.get("goal"),
-                asserts=list(test.get("assert") or []),
+                asserts=defaults + list(test.get("assert") or []),
             )
         )
     return cases

@@ -126,10 +126,10 @@ def change_argument(cassette: Cassette, expected_args: Mapping[str, Any]) -> Cas
 
 def unexpected_config_change(cassette: Cassette, expected_changes: Mapping[str, Any]) -> Cassette | None:
     """The submitted configuration changes a tag nobody asked to change."""
-    for tag in ("businessUnit", "owner", "application"):
+    for tag, value in (("businessUnit", "Selfcheck"), ("owner", "selfcheck@contoso.com"), ("application", "selfcheck")):
         if f"/tags/{tag}" not in expected_changes:
-            def edit(arguments: dict[str, Any], tag: str = tag) -> None:
-                arguments["config"]["tags"][tag] = "selfcheck-unrequested"
+            def edit(arguments: dict[str, Any], tag: str = tag, value: str = value) -> None:
+                arguments["config"]["tags"][tag] = value  # still valid: only input_diff may notice
 
             return _edit_tool_arguments(cassette, PR_TOOL, edit)
     return None
@@ -180,6 +180,32 @@ def drop_tool(cassette: Cassette, tool: str) -> Cassette | None:
     return out
 
 
+def exceed_step_budget(cassette: Cassette, budget: int) -> Cassette:
+    """The agent looks up the spoke list over and over, past the case's step budget."""
+    out = _copy(cassette)
+    extra = budget + 1 - len(out.tool_calls)
+    for _ in range(max(extra, 1)):
+        last = max(i for i, c in enumerate(out.model_calls) if c.role == "agent")
+        request = RecordedToolRequest(id=f"call_budget_{last}", name="list_spokes", arguments="{}")
+        out.model_calls.insert(last, ModelCall(role="agent", response=RecordedResponse(tool_calls=[request])))
+        turn = out.tool_calls[-1].turn if out.tool_calls else len(out.user_messages)
+        out.tool_calls.append(
+            RecordedToolCall(turn=turn, name="list_spokes", arguments={}, raw_arguments="{}", result={}, is_error=False)
+        )
+    return out
+
+
+def invalid_submission(cassette: Cassette) -> Cassette | None:
+    """The PR is opened with a configuration the gate rejects (an unknown region)."""
+    out = _edit_tool_arguments(cassette, PR_TOOL, lambda a: a["config"].__setitem__("location", "moon-central"))
+    if out is None:
+        return None
+    for record in out.tool_calls:
+        if record.name == PR_TOOL and isinstance(record.result, dict):
+            record.result["validation_status"] = "failed"  # what the portal now answers
+    return out
+
+
 def drop_key_fact(cassette: Cassette, facts: list[str]) -> Cassette:
     """The final answer loses its first key fact."""
     out = _copy(cassette)
@@ -211,6 +237,12 @@ def mutations(case: Case, cassette: Cassette) -> Iterator[Mutation]:
                 yield Mutation("pull request missing", metric, dropped)
         else:
             yield Mutation("pull request created in a blocked case", metric, create_pull_request(cassette, case.id))
+    if (valid := _config(case, "spoke_json_valid")) is not None:
+        if (broken := invalid_submission(cassette)) is not None:
+            yield Mutation("invalid configuration submitted", valid[1], broken)
+    if (conversation := _config(case, "conversation")) is not None and "max_tool_calls" in conversation[0]:
+        budget = int(conversation[0]["max_tool_calls"])
+        yield Mutation("step budget exceeded", conversation[1], exceed_step_budget(cassette, budget))
     if (diff := _config(case, "input_diff")) is not None:
         if (changed := unexpected_config_change(cassette, diff[0].get("expected_changes") or {})) is not None:
             yield Mutation("unexpected configuration change", diff[1], changed)
