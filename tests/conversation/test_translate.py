@@ -32,3 +32,10 @@ def test_short_strings_are_not_replaced_inside_text() -> None:
     t.learn({"s": "abc"}, {"s": "xyz"})
     assert t.text("abcdef") == "abcdef"
     assert t.value({"s": "abc"}) == {"s": "xyz"}  # an exact leaf is still translated
+
+
+def test_numbers_are_learned_and_replaced_only_under_id_keys() -> None:
+    t = Translation()
+    t.learn({"id": 100, "count": 4, "pr": {"pull_request_id": 5}}, {"id": 143, "count": 5, "pr": {"pull_request_id": 6}})
+    assert t.numbers == {100: 143, 5: 6}
+    assert t.value({"id": 100, "priority": 100, "ids": [100, 7]}) == {"id": 143, "priority": 100, "ids": [143, 7]}

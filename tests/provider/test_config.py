@@ -52,3 +52,21 @@ def test_bad_configuration_is_a_clear_error(provider: dict, vars_: dict, message
 
 def test_single_turn_needs_no_user() -> None:
     assert parse_config({"mode": "single_turn"}, {}, env={}).mode == "single_turn"
+
+
+def test_vars_given_as_json_text_are_parsed() -> None:
+    config = parse_config({}, {"user_messages": '["a", "b"]', "max_turns": "4"}, env={})
+    assert config.user_messages == ["a", "b"] and config.max_turns == 4
+    config = parse_config({}, {"simulated_user": '{"goal": "g", "facts": ["x"]}'}, env={})
+    assert config.simulated_user is not None and config.simulated_user.facts == ["x"]
+
+
+def test_user_messages_expanded_by_promptfoo_is_explained() -> None:
+    with pytest.raises(ProviderConfigError, match="disableVarExpansion"):
+        parse_config({}, {"user_messages": "Yes please"}, env={})
+
+
+def test_promptfoo_keys_in_the_provider_config_are_ignored() -> None:
+    config = parse_config({"workers": 2, "timeout": 1000, "pythonExecutable": "python3"}, {"user_messages": ["a"]},
+                          env={})
+    assert config.agent == "spoke"

@@ -27,14 +27,14 @@ import json
 import re
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any, Final, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from agent_evals.llm.types import ChatResponse, ToolCallRequest, Usage
 from agent_evals.secrets import redact
 
-FORMAT = "agent-evals/cassette@1"
+FORMAT: Final = "agent-evals/cassette@1"
 _SAFE_NAME = re.compile(r"[^A-Za-z0-9._-]+")
 
 

@@ -27,6 +27,9 @@ _PR_URL = re.compile(r"/pullrequest/(\d+)\b")
 
 # Called after every turn is recorded (replay uses it to check the run still fits its cassette).
 TurnObserver = Callable[["ConversationRecord"], None]
+# Called with (turn number, message) before the agent sees a user message (replay checks it first,
+# so a changed message stops the run before the agent's recorded tool calls run against it).
+MessageObserver = Callable[[int, str], None]
 
 
 @dataclass
@@ -69,6 +72,7 @@ async def run_conversation(
     max_turns: int = DEFAULT_MAX_TURNS,
     record: ConversationRecord | None = None,
     on_turn: TurnObserver | None = None,
+    on_user_message: MessageObserver | None = None,
 ) -> ConversationRecord:
     """Alternate user and agent until the user stops or ``max_turns`` messages were sent.
 
@@ -91,6 +95,8 @@ async def run_conversation(
             assert move.text is not None
             number = len(record.turns) + 1
             record.pending_user_message = move.text
+            if on_user_message is not None:
+                on_user_message(number, move.text)
             history.append({"role": "user", "content": move.text})
             reply = await agent.respond(history)
             _note_reply(record, number, reply)

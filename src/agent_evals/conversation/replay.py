@@ -113,6 +113,18 @@ class ReplaySession:
     def diverged(self, where: str) -> CassetteDivergence:
         return CassetteDivergence(f"cassette {self.name} no longer fits the run: {where}")
 
+    def _recorded_error(self) -> str:
+        outcome = self.cassette.outcome
+        if outcome is not None and outcome.error:
+            return f" (the recording itself ended in an error: {outcome.error[:200]})"
+        return ""
+
+    def check_user_kind(self, kind: str) -> None:
+        """Before the run: the cassette was recorded with the same kind of user."""
+        recorded = self.cassette.user.get("kind")
+        if recorded and recorded != kind:
+            raise self.diverged(f"it was recorded with a {recorded} user, this run uses {kind}")
+
     # -- model side ---------------------------------------------------------
     def next_response(self, role: str, messages: Sequence[Message], tools: Sequence[ToolSpec] | None) -> ChatResponse:
         if role == "agent":
@@ -121,7 +133,7 @@ class ReplaySession:
         if position >= len(self.cassette.model_calls):
             raise self.diverged(
                 f"the run asked the {role} model for response {position + 1}, "
-                f"but the cassette has only {len(self.cassette.model_calls)}"
+                f"but the cassette has only {len(self.cassette.model_calls)}" + self._recorded_error()
             )
         call = self.cassette.model_calls[position]
         if call.role != role:
@@ -131,14 +143,11 @@ class ReplaySession:
             )
         self._next_call += 1
         response = call.response
-        if tools is not None:
-            offered = {t["function"]["name"] for t in tools}
-            for request in response.tool_calls:
-                if request.name not in offered:
-                    raise self.diverged(
-                        f"model response {position + 1}: the recorded agent calls {request.name!r}, "
-                        f"which this agent is not offered (tools: {', '.join(sorted(offered))})"
-                    )
+        # A recorded call of a tool this agent is not offered is replayed as it was: if it
+        # was refused when recorded too (a model naming a tool it may not use), that is what
+        # the assertions must see; if it ran then, the is_error check names the divergence.
+        for offset, request in enumerate(response.tool_calls):  # checked before the tools run
+            self._recorded_tool(self._tool_results_seen + offset, request.name)
         return self._translated(response)
 
     def _translated(self, recorded: RecordedResponse) -> ChatResponse:
@@ -181,38 +190,58 @@ class ReplaySession:
     def _recorded_tool(self, index: int, name: str) -> RecordedToolCall:
         if index >= len(self.cassette.tool_calls):
             raise self.diverged(
-                f"tool call {index + 1} ({name}) was made, but the cassette recorded only "
-                f"{len(self.cassette.tool_calls)} tool calls"
+                f"tool call {index + 1} ({name}): the cassette recorded only {len(self.cassette.tool_calls)} tool calls"
             )
         recorded = self.cassette.tool_calls[index]
         if recorded.name != name:
-            raise self.diverged(f"tool call {index + 1}: the run called {name}, the cassette recorded {recorded.name}")
+            raise self.diverged(f"tool call {index + 1}: the run calls {name}, the cassette recorded {recorded.name}")
         return recorded
 
     # -- conversation side --------------------------------------------------
+    def check_user_message(self, number: int, text: str) -> None:
+        """Before the agent sees user message ``number``: the cassette has the same one."""
+        recorded_messages = self.cassette.user_messages
+        if number > len(recorded_messages):
+            raise self.diverged(
+                f"turn {number}: the user sent a message the cassette doesn't have "
+                f"(it recorded {len(recorded_messages)}): {text[:120]!r}"
+            )
+        if recorded_messages[number - 1] != text:
+            raise self.diverged(
+                f"turn {number}: the user said {text[:120]!r}, the cassette recorded "
+                f"{recorded_messages[number - 1][:120]!r}"
+            )
+
     def check_turn(self, record: ConversationRecord) -> None:
         """After each turn: its user message and its tool calls fit the cassette."""
         number, turn = len(record.turns), record.turns[-1]
+        self.check_user_message(number, turn.user)
         calls_before = len(record.tool_calls) - len(turn.tool_calls)
-        recorded_messages = self.cassette.user_messages
-        if number > len(recorded_messages):
-            raise self.diverged(f"turn {number}: the user sent a message the cassette doesn't have: {turn.user[:120]!r}")
-        if recorded_messages[number - 1] != turn.user:
-            raise self.diverged(
-                f"turn {number}: the user said {turn.user[:120]!r}, the cassette recorded "
-                f"{recorded_messages[number - 1][:120]!r}"
-            )
         for offset, call in enumerate(turn.tool_calls):
             self._recorded_tool(calls_before + offset, call.name)
 
     def finish(self, record: ConversationRecord) -> None:
         """At the end of the run: nothing recorded was left unused."""
+        if record.error is not None:
+            return
         left = len(self.cassette.model_calls) - self._next_call
-        if left > 0 and record.error is None:
+        if left > 0:
             following = self.cassette.model_calls[self._next_call]
             raise self.diverged(
                 f"the run ended after {record.user_messages_sent} user message(s) ({record.end}), but the cassette "
                 f"has {left} more model response(s), next from the {following.role} model"
+            )
+        made, recorded = len(record.tool_calls), len(self.cassette.tool_calls)
+        if made < recorded:
+            missing = self.cassette.tool_calls[made]
+            raise self.diverged(
+                f"the run made {made} tool call(s), the cassette recorded {recorded}; "
+                f"the first missing is {missing.name} in turn {missing.turn}"
+            )
+        outcome = self.cassette.outcome
+        if outcome is not None and outcome.conversation_end != record.end:
+            raise self.diverged(
+                f"the conversation ended {record.end}, the recording ended {outcome.conversation_end}"
             )
 
 

@@ -22,17 +22,21 @@ class Translation:
     strings: dict[str, str] = field(default_factory=dict)
     numbers: dict[int, int] = field(default_factory=dict)
 
-    def learn(self, recorded: Any, live: Any) -> None:
-        """Walk both values in parallel and remember the scalars that differ."""
+    def learn(self, recorded: Any, live: Any, key: str | None = None) -> None:
+        """Walk both values in parallel and remember the scalars that differ.
+
+        Numbers are learned only under id-like keys (``id``, ``pr_id``, ``pullRequestId``):
+        a changed count must not turn every later ``priority: 3`` into ``17``.
+        """
         if isinstance(recorded, dict) and isinstance(live, dict):
-            for key in recorded.keys() & live.keys():
-                self.learn(recorded[key], live[key])
+            for name in recorded.keys() & live.keys():
+                self.learn(recorded[name], live[name], name)
         elif isinstance(recorded, list) and isinstance(live, list) and len(recorded) == len(live):
             for r, v in zip(recorded, live, strict=True):
-                self.learn(r, v)
+                self.learn(r, v, key)
         elif isinstance(recorded, str) and isinstance(live, str) and recorded != live:
             self.strings[recorded] = live
-        elif _is_int(recorded) and _is_int(live) and recorded != live:
+        elif _is_int(recorded) and _is_int(live) and recorded != live and is_id_key(key):
             self.numbers[recorded] = live
 
     def text(self, value: str | None) -> str | None:
@@ -44,15 +48,16 @@ class Translation:
                 value = value.replace(old, self.strings[old])
         return value
 
-    def value(self, value: Any) -> Any:
-        """Replace leaves equal to a recorded value; strings also inside text."""
+    def value(self, value: Any, key: str | None = None) -> Any:
+        """Replace leaves equal to a recorded value: strings anywhere (also inside text),
+        numbers only under id-like keys."""
         if isinstance(value, dict):
-            return {k: self.value(v) for k, v in value.items()}
+            return {k: self.value(v, k) for k, v in value.items()}
         if isinstance(value, list):
-            return [self.value(v) for v in value]
+            return [self.value(v, key) for v in value]
         if isinstance(value, str):
             return self.strings.get(value) or self.text(value)
-        if _is_int(value):
+        if _is_int(value) and is_id_key(key):
             return self.numbers.get(value, value)
         return value
 
@@ -65,6 +70,14 @@ class Translation:
         except ValueError:
             return raw
         return json.dumps(self.value(parsed), ensure_ascii=False)
+
+
+def is_id_key(key: str | None) -> bool:
+    """``id``, ``pr_id``, ``pull_request_id``, ``pullRequestId``, ``ids`` (a list of ids)."""
+    if not key:
+        return False
+    lowered = key.lower()
+    return lowered in ("id", "ids") or lowered.endswith(("_id", "_ids")) or key.endswith(("Id", "Ids"))
 
 
 def _is_int(value: Any) -> bool:

@@ -15,12 +15,13 @@ and is named in a case by its dotted path::
                 return UserMessage.stop("done")
             return UserMessage.say("Yes, that's right, please go ahead.")
 
-    # case vars:  user: {class: mypackage.users:ConfirmsEverything, params: {request: "..."}}
+    # test vars:  simulated_user: {class: mypackage.users:ConfirmsEverything, params: {request: "..."}}
 
 ``next_message`` gets the turns so far (each with the user's message, the
 agent's reply and the tools it called) and returns the next message or a stop
 (``done`` or ``gave_up``). It may be ``async``. ``self.params`` holds the case's
 ``params``, ``self.llm`` the user model when one is configured (else ``None``).
+The kit ships one, :class:`agent_evals.conversation.rule_users.ConfirmingUser`.
 """
 
 from __future__ import annotations
@@ -109,7 +110,8 @@ GIVE_UP_MARKER = "[GIVE UP]"
 
 _SYSTEM_PROMPT = """\
 You are role-playing a software developer who is chatting with an AI assistant in your \
-company's internal developer portal. You are the user, not the assistant.
+company's internal developer portal. You are the user, not the assistant. You are not \
+technical about networks, cloud infrastructure or the portal.
 
 Your goal:
 {goal}

@@ -24,10 +24,14 @@ tests:
       max_turns: 6
 ```
 A test's ``simulated_user`` / ``user_messages`` / ``max_turns`` win over the provider's.
+Promptfoo splits a list of strings in a test's vars into one test per string, so suites that
+use ``user_messages`` set ``defaultTest: {options: {disableVarExpansion: true}}``
+(see ``docs/provider.md``).
 """
 
 from __future__ import annotations
 
+import json
 import os
 from collections.abc import Mapping
 from pathlib import Path
@@ -40,6 +44,11 @@ from agent_evals.conversation.driver import DEFAULT_MAX_TURNS, MAX_TURNS_LIMIT
 RECORD_ENV = "AGENT_EVALS_RECORD_DIR"
 REPLAY_ENV = "AGENT_EVALS_REPLAY_DIR"
 GOLDEN = "golden"
+EXPANDED_MESSAGES = (
+    "vars.user_messages arrived as one string, not a list: Promptfoo turns a list of strings in a test's vars "
+    "into one test per string. Set `options: {disableVarExpansion: true}` in the suite's defaultTest (or the test), "
+    "or PROMPTFOO_DISABLE_VAR_EXPANSION=1; a JSON list in a string ('[\"a\", \"b\"]') works too"
+)
 
 
 class ProviderConfigError(ValueError):
@@ -130,7 +139,9 @@ def parse_config(
         merged.pop("user_messages", None)
     for key in _TEST_KEYS:
         if test_vars.get(key) is not None:
-            merged[key] = test_vars[key]
+            merged[key] = _json_text(test_vars[key])
+    if isinstance(merged.get("user_messages"), str):
+        raise ProviderConfigError(EXPANDED_MESSAGES)
     if "record" not in merged and env.get(RECORD_ENV):
         merged["record"] = env[RECORD_ENV]
     if "replay" not in merged and env.get(REPLAY_ENV):
@@ -145,6 +156,16 @@ def parse_config(
             "or the same in the provider config, or use mode: single_turn"
         )
     return config
+
+
+def _json_text(value: Any) -> Any:
+    """Vars from CSV or ``--var`` arrive as text: a JSON object or list in text is parsed."""
+    if isinstance(value, str) and value.strip()[:1] in ("{", "["):
+        try:
+            return json.loads(value)
+        except ValueError:
+            return value  # validation then says what is wrong
+    return value
 
 
 def _errors(exc: ValidationError) -> str:

@@ -69,48 +69,80 @@ def call_api(prompt: str, options: Mapping[str, Any] | None, context: Mapping[st
     try:
         config = parse_config(options.get("config"), context.get("vars"))
     except ProviderConfigError as exc:
-        return {"error": str(exc)}
+        identity = CaseIdentity.from_context(context)
+        return _response(ConversationRecord(end="error", error=str(exc)), _unbuilt_agent(options.get("config")),
+                         Usage(), identity)
     identity = CaseIdentity.from_context(context, config.variant)
     return asyncio.run(run_case(prompt, config, identity))
 
 
 async def run_case(prompt: str, config: ProviderConfig, identity: CaseIdentity) -> dict[str, Any]:
+    """Hold one conversation (or one turn) and shape Promptfoo's answer; never raises for a failed run."""
     record = ConversationRecord()
-    agent_info: AgentInfo = {"name": config.agent, "model": config.model or "", "temperature": config.temperature,
-                             "instructions_sha256": ""}
+    agent_info = _unbuilt_agent(config.model_dump())
     user: BaseUserSimulator | None = None
     cassette: Cassette | None = None
     agent_model: ChatModel | None = None
     try:
         session = _replay_session(config, identity)
-        cassette = _new_cassette(config, identity) if config.record_dir() else None
+        if session is not None:
+            session.check_user_kind(_user_kind(config))
+        cassette = Cassette(case_id=identity.case_id, user={"kind": _user_kind(config)}) if config.record_dir() else None
         user = _build_user(config, prompt, session, cassette)
         agent_model = _agent_model(config, session, cassette)
         agent = _build_agent(config, identity, agent_model)
         agent_info = agent.info
         if cassette is not None:
             cassette.agent = dict(agent_info)
-        max_turns = 1 if config.mode == "single_turn" else config.max_turns
         async with agent:
             await run_conversation(
-                agent, user, max_turns=max_turns, record=record,
+                agent, user, max_turns=1 if config.mode == "single_turn" else config.max_turns, record=record,
                 on_turn=session.check_turn if session else None,
+                on_user_message=session.check_user_message if session else None,
             )
         if session is not None:
             session.finish(record)
     except Exception as exc:  # reported as a Promptfoo error, with everything done so far
         record.end = "error"
-        record.error = describe_error(exc)
+        record.error = record.error or describe_error(exc)
         log.warning("case %s: %s", identity.case_id, record.error)
+        log.debug("case %s failed", identity.case_id, exc_info=True)
         _add_traced_pull_requests(record, identity)
     finally:
-        for model in (agent_model, user.llm if user is not None else None):
-            if model is not None:
-                await close_model(model)
+        await _close_models(agent_model, user.llm if user is not None else None)
         if cassette is not None:
             _save(cassette, record, config, identity)
-    user_usage = user.usage if user is not None else Usage()
-    return _response(record, agent_info, user_usage, identity)
+    return _response(record, agent_info, user.usage if user is not None else Usage(), identity)
+
+
+def _unbuilt_agent(config: Mapping[str, Any] | None) -> AgentInfo:
+    """What is known of the agent before it was built (for errors that happen first)."""
+    config = config or {}
+    temperature = config.get("temperature")
+    return {
+        "name": str(config.get("agent") or "spoke"),
+        "model": str(config.get("model") or ""),
+        "temperature": float(temperature) if isinstance(temperature, (int, float)) else None,
+        "instructions_sha256": "",
+    }
+
+
+async def _close_models(*models: ChatModel | None) -> None:
+    for model in models:
+        if model is None:
+            continue
+        try:
+            await close_model(model)
+        except Exception as exc:  # noqa: BLE001 - closing an HTTP client must not hide the conversation's result
+            log.warning("could not close chat model %s: %s", getattr(model, "model", "?"), exc)
+
+
+def _user_kind(config: ProviderConfig) -> str:
+    if config.mode == "single_turn":
+        return "single_turn"
+    if config.user_messages is not None:
+        return "user_messages"
+    return "class" if config.simulated_user and config.simulated_user.class_ else "simulated_user"
 
 
 def _response(record: ConversationRecord, agent: AgentInfo, user_usage: Usage, identity: CaseIdentity) -> dict[str, Any]:
@@ -139,14 +171,6 @@ def _replay_session(config: ProviderConfig, identity: CaseIdentity) -> ReplaySes
     return ReplaySession(load_cassette(path), path.name)
 
 
-def _new_cassette(config: ProviderConfig, identity: CaseIdentity) -> Cassette:
-    kind = config.mode if config.mode == "single_turn" else (
-        "user_messages" if config.user_messages is not None
-        else "class" if config.simulated_user and config.simulated_user.class_ else "simulated_user"
-    )
-    return Cassette(case_id=identity.case_id, user={"kind": kind})
-
-
 def _save(cassette: Cassette, record: ConversationRecord, config: ProviderConfig, identity: CaseIdentity) -> None:
     folder = config.record_dir()
     assert folder is not None
@@ -162,6 +186,8 @@ def _build_user(
     config: ProviderConfig, prompt: str, session: ReplaySession | None, cassette: Cassette | None
 ) -> BaseUserSimulator:
     if config.mode == "single_turn":
+        if not isinstance(prompt, str) or not prompt.strip():
+            raise ProviderConfigError("mode single_turn: the prompt is empty; the prompt is the user's one message")
         return FixedMessages([prompt])
     if config.user_messages is not None:
         return FixedMessages(config.user_messages)
@@ -239,11 +265,11 @@ def _load_simulator(dotted: str) -> type[BaseUserSimulator]:
 
 def _add_traced_pull_requests(record: ConversationRecord, identity: CaseIdentity) -> None:
     """After an error, ask the portal for PRs this conversation created that the record missed."""
-    try:
-        from agent_evals.portal_api import PortalAPI
+    from agent_evals.portal_api import PortalAPI, PortalError
 
+    try:
         found = PortalAPI.from_env().list_pull_requests(test_id=identity.test_id)
-    except Exception as exc:  # the portal may be the thing that failed
+    except PortalError as exc:  # the portal may be the thing that failed
         log.info("could not list this conversation's PRs from the portal: %s", exc)
         return
     known = {p["id"] for p in record.pull_requests}

@@ -60,7 +60,7 @@ def tool_result(request: ChatRequest, name: str) -> Any:
         for call in message.get("tool_calls") or ():
             names[call["id"]] = call["function"]["name"]
     for message in reversed(request.messages):
-        if message.get("role") == "tool" and names.get(message.get("tool_call_id")) == name:
+        if message.get("role") == "tool" and names.get(str(message.get("tool_call_id"))) == name:
             try:
                 return json.loads(message["content"])
             except (ValueError, TypeError):

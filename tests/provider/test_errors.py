@@ -1,0 +1,120 @@
+"""When a run cannot happen or breaks off: a Promptfoo ``error`` saying what is wrong, PRs still listed."""
+
+from __future__ import annotations
+
+import socket
+from typing import Any
+
+import pytest
+
+from agent_evals.portal_api import PortalAPI
+from agent_evals.testing.conversations import ConversationScript, SpokeCopy
+from agent_evals.testing.scripted_openai import Reply
+
+from .conftest import Call, check_contract
+
+COPY = SpokeCopy("[E01]", new_name="crm9-dev-neu", address_space="10.86.0.0/22")
+FIXED = {"user_messages": COPY.fixed_messages()}
+RULES = "agent_evals.conversation.rule_users:ConfirmingUser"
+
+
+def _closed_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+@pytest.mark.parametrize(
+    ("config", "vars_", "prompt", "message"),
+    [
+        pytest.param({"agent": "nope"}, FIXED, "", "unknown agent 'nope'", id="unknown agent"),
+        pytest.param({}, {}, "", "no user definition: set vars.simulated_user", id="no user"),
+        pytest.param(
+            {}, {"simulated_user": {"class": "nopkg.users:Someone"}}, "",
+            "simulator class 'nopkg.users:Someone': cannot import 'nopkg.users'", id="class module missing",
+        ),
+        pytest.param(
+            {}, {"simulated_user": {"class": "agent_evals.conversation.rule_users:Nobody"}}, "",
+            "'agent_evals.conversation.rule_users' has no callable 'Nobody'", id="class missing",
+        ),
+        pytest.param(
+            {}, {"simulated_user": {"class": "agent_evals.conversation.users:Turn"}}, "",
+            "simulator class 'agent_evals.conversation.users:Turn' is not a subclass of BaseUserSimulator",
+            id="not a simulator",
+        ),
+        pytest.param(
+            {}, {"simulated_user": {"class": RULES, "params": {"confirm": "ok"}}}, "",
+            "ConfirmingUser: param 'request' must be a non-empty string, got None", id="simulator params",
+        ),
+        pytest.param({}, {**FIXED, "max_turns": 0}, "", "max_turns: Input should be greater than or equal to 1",
+                     id="max_turns 0"),
+        pytest.param({}, {**FIXED, "max_turns": 101}, "", "max_turns: Input should be less than or equal to 100",
+                     id="max_turns 101"),
+        pytest.param({"max_turns": "many"}, FIXED, "", "max_turns: Input should be a valid integer", id="max_turns text"),
+        pytest.param({"factory": "nopkg:make"}, FIXED, "", "factory 'nopkg:make': cannot import 'nopkg'", id="factory"),
+        pytest.param({"instructions_file": "missing.md"}, FIXED, "", "missing.md does not exist", id="instructions"),
+        pytest.param({"mode": "single_turn"}, {}, "  ", "mode single_turn: the prompt is empty", id="empty prompt"),
+        pytest.param({"mode": "chat"}, FIXED, "", "mode: Input should be 'conversation' or 'single_turn'", id="mode"),
+    ],
+)
+def test_bad_input_is_an_error_result_and_the_next_call_still_works(
+    converse: Call, config: dict[str, Any], vars_: dict[str, Any], prompt: str, message: str
+) -> None:
+    result = converse([COPY.script()], "E01", vars_, config=config, prompt=prompt)
+
+    assert message in result["error"]
+    assert set(result) == {"output", "metadata", "tokenUsage", "cost", "error"}
+    check_contract(result["metadata"])
+    assert result["metadata"]["conversation_end"] == "error" and result["metadata"]["error"] == result["error"]
+    assert result["metadata"]["tool_calls"] == [] and result["metadata"]["pull_requests"] == []
+    assert result["output"].endswith(f"[error: {result['error']}]")
+
+    after = converse([COPY.script()], "E01", FIXED, config={"mode": "single_turn"}, prompt=COPY.request)
+    assert "error" not in after, after.get("error")  # a worker keeps serving later tests
+
+
+def test_portal_down_is_an_error(converse: Call, monkeypatch: pytest.MonkeyPatch) -> None:
+    url = f"http://127.0.0.1:{_closed_port()}"
+    monkeypatch.setenv("PORTAL_URL", url)
+    result = converse([COPY.script()], "E02", FIXED)
+
+    assert result["error"].startswith(f"PortalUnavailable: the portal at {url} is not reachable")
+    check_contract(result["metadata"])
+    assert result["metadata"]["turns"] == 0
+
+
+def test_model_unreachable_is_an_error(converse: Call, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("OPENAI_BASE_URL", f"http://127.0.0.1:{_closed_port()}/v1")
+    result = converse([COPY.script()], "E03", FIXED)
+
+    assert result["error"].startswith("LLMError: model agent-model at 127.0.0.1")
+    assert "unreachable" in result["error"]
+    assert result["metadata"]["transcript"] == [
+        {"role": "user", "content": COPY.request, "turn": 1, "tool_calls": []}
+    ]
+    assert result["output"].startswith(f"User: {COPY.request}\nAssistant: (no reply)")
+
+
+def test_model_failing_after_a_pr_was_created_still_lists_the_pr(converse: Call, portal_api: PortalAPI) -> None:
+    broken = [*COPY.agent_steps()[:4], Reply.error(503, "model overloaded", headers={"x-should-retry": "false"})]
+    result = converse([ConversationScript(COPY.key, broken)], "E04", FIXED)
+
+    assert "HTTP 503" in result["error"] and "model overloaded" in result["error"]
+    metadata = result["metadata"]
+    check_contract(metadata)
+    assert metadata["conversation_end"] == "error" and metadata["turns"] == 2
+    [pr] = metadata["pull_requests"]  # created in the turn that broke off, found through the trace id
+    live = portal_api.get_pull_request(pr["id"])
+    assert live["test_id"] == metadata["trace"]["test_id"] and live["status"] == "active"
+    assert live["spoke_name"] == "crm9-dev-neu"
+
+
+def test_user_model_failing_after_a_pr_keeps_the_recorded_turns(converse: Call) -> None:
+    user = [COPY.request, "Yes please", Reply.error(500, "user model down", headers={"x-should-retry": "false"})]
+    result = converse([COPY.script(user=user)], "E05", {"simulated_user": {"goal": "[E01] copy"}})
+
+    metadata = result["metadata"]
+    assert "user model down" in result["error"]
+    assert metadata["turns"] == 2 and len(metadata["pull_requests"]) == 1
+    assert [c["name"] for c in metadata["tool_calls"]][-1] == "create_spoke_pull_request"
+    assert metadata["usage"]["user"]["calls"] == 2
