@@ -31,6 +31,13 @@ def test_output_shows_turns_tool_calls_and_the_end() -> None:
     )
 
 
+def test_single_turn_output_is_the_answer_alone() -> None:
+    record = _record()
+    assert render_output(record, single_turn=True) == "Done"
+    record.error = "LLMError: gone"
+    assert render_output(record, single_turn=True) == "Done\n[error: LLMError: gone]"
+
+
 def test_output_of_a_broken_off_turn() -> None:
     record = _record()
     record.pending_user_message = "and more?"

@@ -103,7 +103,10 @@ def test_model_failing_after_a_pr_was_created_still_lists_the_pr(converse: Call,
     metadata = result["metadata"]
     check_contract(metadata)
     assert metadata["conversation_end"] == "error" and metadata["turns"] == 2
-    [pr] = metadata["pull_requests"]  # created in the turn that broke off, found through the trace id
+    [pr] = metadata["pull_requests"]  # created in the turn that broke off
+    calls = [(c["name"], c["turn"]) for c in metadata["tool_calls"]]
+    assert calls[-1] == ("create_spoke_pull_request", 2)  # the broken turn's calls are kept too
+    assert "[tool] create_spoke_pull_request(" in result["output"]  # and shown under the unanswered message
     live = portal_api.get_pull_request(pr["id"])
     assert live["test_id"] == metadata["trace"]["test_id"] and live["status"] == "active"
     assert live["spoke_name"] == "crm9-dev-neu"

@@ -70,7 +70,10 @@ def test_record_then_replay_gives_the_same_tool_calls_and_a_new_pr(
     assert new["id"] != old["id"]
     assert new["url"] in second["metadata"]["final_reply"] and old["url"] not in second["metadata"]["final_reply"]
     assert portal_api.get_pull_request(new["id"])["test_id"] == second["metadata"]["trace"]["test_id"]
-    assert second["metadata"]["usage"] == first["metadata"]["usage"]  # recorded usage is reported again
+    assert second["metadata"]["usage"] == first["metadata"]["usage"]  # what the recording cost, for reference
+    assert second["metadata"]["replay"] == {"cassette": path.name}
+    assert first["tokenUsage"]["total"] > 0 and second["tokenUsage"]["total"] == 0  # a replay spends nothing
+    assert second["cost"] == 0
 
 
 def test_replay_of_fixed_messages_and_a_changed_message_stops_before_the_agent_acts(

@@ -59,10 +59,26 @@ async def run_turn(
     temperature: float | None,
     max_tool_rounds: int,
 ) -> AgentReply:
-    """Run the loop for one user turn; ``history`` ends with the user's message."""
+    """Run the loop for one user turn; ``history`` ends with the user's message.
+
+    An exception that ends the turn carries ``partial_tool_calls`` and ``partial_usage``:
+    the calls made (and tokens spent) before it, so the caller loses nothing.
+    """
+    turn = _Turn(messages=[{"role": "system", "content": system_prompt}, *history])
+    try:
+        return await _loop(turn, model, tools, temperature, max_tool_rounds)
+    except Exception as exc:
+        # What was done before the failure (a PR may exist) travels with the exception.
+        exc.partial_tool_calls = tuple(turn.calls)  # type: ignore[attr-defined]
+        exc.partial_usage = turn.usage  # type: ignore[attr-defined]
+        raise
+
+
+async def _loop(
+    turn: _Turn, model: ChatModel, tools: ToolExecutor, temperature: float | None, max_tool_rounds: int
+) -> AgentReply:
     specs = tools.specs
     allowed = {s["function"]["name"] for s in specs}
-    turn = _Turn(messages=[{"role": "system", "content": system_prompt}, *history])
     rounds = 0
     while True:
         response = await model.complete(turn.messages, tools=specs or None, temperature=temperature)

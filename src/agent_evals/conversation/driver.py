@@ -98,7 +98,11 @@ async def run_conversation(
             if on_user_message is not None:
                 on_user_message(number, move.text)
             history.append({"role": "user", "content": move.text})
-            reply = await agent.respond(history)
+            try:
+                reply = await agent.respond(history)
+            except Exception as exc:
+                _note_partial_turn(record, number, exc)
+                raise
             _note_reply(record, number, reply)
             record.turns.append(Turn(user=move.text, assistant=reply.text, tool_calls=reply.tool_calls))
             record.pending_user_message = None
@@ -109,6 +113,13 @@ async def run_conversation(
         record.end = "error"
         record.error = record.error or describe_error(exc)
         raise
+
+
+def _note_partial_turn(record: ConversationRecord, turn: int, exc: BaseException) -> None:
+    """Keep the tool calls (and tokens) of a turn that failed half-way, when the agent tells them."""
+    calls = getattr(exc, "partial_tool_calls", ())
+    usage = getattr(exc, "partial_usage", None)
+    _note_reply(record, turn, AgentReply(text="", tool_calls=tuple(calls), usage=usage or Usage()))
 
 
 def _note_reply(record: ConversationRecord, turn: int, reply: AgentReply) -> None:

@@ -31,8 +31,14 @@ def _call_line(call: ToolCall) -> str:
     return f"  [tool] {call.name}({args}) -> {outcome}"
 
 
-def render_output(record: ConversationRecord) -> str:
-    """User / Assistant turns, tool calls marked, the final reply last."""
+def render_output(record: ConversationRecord, *, single_turn: bool = False) -> str:
+    """User / Assistant turns, tool calls marked, the final reply last.
+
+    A single-turn answer is the reply alone: the prompt is the question, the tool calls
+    are in the metadata, and checks of the answer's content see only the answer.
+    """
+    if single_turn:
+        return "\n".join([record.final_reply, *([f"[error: {record.error}]"] if record.error else [])]).strip()
     lines: list[str] = []
     for turn in record.turns:
         lines.append(f"User: {turn.user}")

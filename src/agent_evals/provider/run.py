@@ -83,6 +83,7 @@ async def run_case(prompt: str, config: ProviderConfig, identity: CaseIdentity) 
     user: BaseUserSimulator | None = None
     cassette: Cassette | None = None
     agent_model: ChatModel | None = None
+    session: ReplaySession | None = None
     try:
         session = _replay_session(config, identity)
         if session is not None:
@@ -112,7 +113,10 @@ async def run_case(prompt: str, config: ProviderConfig, identity: CaseIdentity) 
         await _close_models(agent_model, user.llm if user is not None else None)
         if cassette is not None:
             _save(cassette, record, config, identity)
-    return _response(record, agent_info, user.usage if user is not None else Usage(), identity)
+    return _response(
+        record, agent_info, user.usage if user is not None else Usage(), identity,
+        single_turn=config.mode == "single_turn", replayed_from=session.name if session is not None else None,
+    )
 
 
 def _unbuilt_agent(config: Mapping[str, Any] | None) -> AgentInfo:
@@ -145,12 +149,24 @@ def _user_kind(config: ProviderConfig) -> str:
     return "class" if config.simulated_user and config.simulated_user.class_ else "simulated_user"
 
 
-def _response(record: ConversationRecord, agent: AgentInfo, user_usage: Usage, identity: CaseIdentity) -> dict[str, Any]:
+def _response(
+    record: ConversationRecord,
+    agent: AgentInfo,
+    user_usage: Usage,
+    identity: CaseIdentity,
+    *,
+    single_turn: bool = False,
+    replayed_from: str | None = None,
+) -> dict[str, Any]:
+    """Promptfoo's answer. A replay spends nothing: Promptfoo's tokens and cost are 0, while
+    ``metadata.usage`` keeps what the recorded conversation cost and ``metadata.replay`` names it."""
     metadata = dict(build_metadata(record, agent, user_usage, case_id=identity.case_id))
     metadata["trace"] = {"eval_id": identity.eval_id, "test_id": identity.test_id}
-    total = record.agent_usage + user_usage
+    total = Usage() if replayed_from else record.agent_usage + user_usage
+    if replayed_from:
+        metadata["replay"] = {"cassette": replayed_from}
     response: dict[str, Any] = {
-        "output": render_output(record),
+        "output": render_output(record, single_turn=single_turn),
         "metadata": metadata,
         "tokenUsage": token_usage(total),
         "cost": total.cost,
