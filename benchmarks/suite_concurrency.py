@@ -14,6 +14,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import resource
 import subprocess
 import sys
 import tempfile
@@ -37,14 +38,23 @@ def run_once(jobs: int, server: ScriptedOpenAIServer, root: Path) -> tuple[float
     )
     out = root / f"results-j{jobs}.json"
     command = [sys.executable, "-m", "agent_evals.cli", "run", "spoke-create", "-j", str(jobs), "-o", str(out), "--no-cache"]
+    cpu_before = _children_cpu()
     started = time.perf_counter()
     done = subprocess.run(command, env=env, cwd=project_root(), capture_output=True, text=True)
     wall = time.perf_counter() - started
+    cpu = _children_cpu() - cpu_before
     stats = json.loads(out.read_text())["results"]["stats"] if out.exists() else {}
     if done.returncode != 0:
         print(done.stdout[-2000:], done.stderr[-2000:], file=sys.stderr)
     counts = {k: stats.get(k, 0) for k in ("successes", "failures", "errors")}
+    counts["cpu_s"] = round(cpu, 1)
     return wall, counts, server.request_count
+
+
+def _children_cpu() -> float:
+    """CPU seconds used by finished child processes (the run and everything it started)."""
+    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return usage.ru_utime + usage.ru_stime
 
 
 def main() -> int:
@@ -66,9 +76,12 @@ def main() -> int:
     model_time = rows[0][3] * args.latency
     print(f"\n22 cases, {rows[0][3]} model calls at {args.latency * 1000:.0f} ms each "
           f"({model_time:.0f} s of model latency if run one at a time)")
-    print(f"{'-j':>4} {'wall s':>8} {'speed-up':>9} {'ideal':>6}  result")
+    cores = os.cpu_count() or 1
+    print(f"{'-j':>4} {'wall s':>8} {'speed-up':>9} {'ideal':>6} {'cpu s':>7} {'cores busy':>11}  result")
     for jobs, wall, counts, _ in rows:
-        print(f"{jobs:>4} {wall:>8.1f} {base / wall:>9.2f} {jobs / rows[0][0]:>6.1f}  {counts}")
+        busy = counts["cpu_s"] / wall
+        print(f"{jobs:>4} {wall:>8.1f} {base / wall:>9.2f} {jobs / rows[0][0]:>6.1f} {counts['cpu_s']:>7.1f} "
+              f"{busy:>6.2f} of {cores}  {counts}")
     return 0
 
 

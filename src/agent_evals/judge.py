@@ -14,7 +14,6 @@ at all: see :func:`model_graded_asserts` and the ``beforeEach`` hook.
 
 from __future__ import annotations
 
-import asyncio
 import json
 from collections.abc import Mapping, Sequence
 from typing import Any
@@ -92,6 +91,8 @@ async def _grade(prompt: str, model: str | None) -> dict[str, Any]:
 
 def call_api(prompt: str, options: Mapping[str, Any] | None, context: Mapping[str, Any] | None) -> dict[str, Any]:
     """Promptfoo's provider entry point (config key ``model`` overrides JUDGE_MODEL)."""
+    import asyncio  # here, not at the top: the hooks import this module in a fresh process per call
+
     from agent_evals.llm.types import LLMError
 
     config = (options or {}).get("config") or {}

@@ -53,7 +53,17 @@ def _active_prs(data_dir: Path) -> list[dict[str, Any]]:
         return PortalAPI(portal.url).list_pull_requests(status="active")
 
 
-def test_live_run_of_a_create_and_a_blocked_case(isolated: Path, scripted_models: ScriptedOpenAIServer) -> None:
+SECRET = "sk-test-secret-value-0123456789"
+
+
+def _files_containing(folder: Path, needle: str) -> list[Path]:
+    return [p for p in folder.rglob("*") if p.is_file() and needle.encode() in p.read_bytes()]
+
+
+def test_live_run_of_a_create_and_a_blocked_case(
+    isolated: Path, scripted_models: ScriptedOpenAIServer, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("OPENAI_API_KEY", SECRET)  # sent to the (scripted) model, never written anywhere
     out = isolated / "results.json"
     code = run("spoke-create", None, None, ["--filter-pattern", "C01|C18", "-o", str(out), "--no-cache", "-j", "2"])
 
@@ -73,6 +83,8 @@ def test_live_run_of_a_create_and_a_blocked_case(isolated: Path, scripted_models
     blocked = rows["C18"]["response"]["metadata"]
     assert blocked["pull_requests"] == [] and blocked["tool_calls"] == []
     assert _active_prs(isolated / "data" / "portal") == []
+    assert scripted_models.requests[-1].headers["authorization"] == f"Bearer {SECRET}"
+    assert _files_containing(isolated, SECRET) == []  # results, Promptfoo's database, portal data
 
 
 def _failing_after_the_pr() -> ScriptedConversations:
