@@ -46,17 +46,18 @@ def promptfoo_start(root: Path) -> float:
 
 
 def python_process(root: Path) -> float:
-    """One assertion-like process: interpreter start + importing an assertion file + a call."""
-    code = (
-        "import importlib.util,sys;"
-        f"s=importlib.util.spec_from_file_location('a','{project_root() / 'assertions' / 'tool_sequence.py'}');"
-        "m=importlib.util.module_from_spec(s);s.loader.exec_module(m);"
-        "m.get_assert('',{'config':{'expected':[]},'providerResponse':{'metadata':{}}})"
-    )
+    """One assertion call as Promptfoo makes it: a fresh interpreter running Promptfoo's
+    wrapper.py on an assertion file (tool_sequence, with a small context)."""
+    wrapper = project_root() / "node_modules" / "promptfoo" / "dist" / "src" / "python" / "wrapper.py"
+    script = project_root() / "assertions" / "tool_sequence.py"
+    args_file, out_file = root / "args.json", root / "out.json"
+    context = {"config": {"expected": []}, "providerResponse": {"metadata": {}}}
+    args_file.write_text(json.dumps(["", context]))
     times = []
     for _ in range(10):
         started = time.perf_counter()
-        subprocess.run([sys.executable, "-c", code], check=True, capture_output=True)
+        subprocess.run([sys.executable, str(wrapper), str(script), "get_assert", str(args_file), str(out_file)],
+                       check=True, capture_output=True)
         times.append(time.perf_counter() - started)
     return statistics.median(times)
 

@@ -79,6 +79,8 @@ def run(suite: str, replay: str | None, record: str | None, promptfoo_args: list
         log.error("--replay and --record are exclusive")
         return 2
     workers = concurrency(promptfoo_args)
+    if not replay:
+        _endpoint_notice()
     _grader_notice()
     worst = 0
     for item in suites:
@@ -145,6 +147,18 @@ def _portal_for(suite: Suite) -> Iterator[Portal]:
     with PortalProcess(data_dir=data_dir, token=secrets.token_urlsafe(32), settings_file=settings) as portal:
         print(f"portal: {portal.url} (data: {data_dir})", flush=True)
         yield Portal(portal.url, portal.token)
+
+
+def _endpoint_notice() -> None:
+    from agent_evals.llm.settings import llm_configured
+
+    if not llm_configured():
+        print(
+            "NOTE: no LLM endpoint is configured (AZURE_OPENAI_ENDPOINT, OPENAI_API_KEY or OPENAI_BASE_URL, "
+            "see README): every live conversation will end in an error. Add --replay to run the golden "
+            "conversations offline.",
+            flush=True,
+        )
 
 
 def _grader_notice() -> None:
