@@ -62,11 +62,16 @@ def concurrency(promptfoo_args: list[str]) -> int:
     """The ``-j`` / ``--max-concurrency`` value the user gave, else Promptfoo's default."""
     for i, arg in enumerate(promptfoo_args):
         for flag in ("-j", "--max-concurrency"):
+            value = None
             if arg == flag and i + 1 < len(promptfoo_args):
-                return int(promptfoo_args[i + 1])
-            if arg.startswith(flag + "=") or (flag == "-j" and arg.startswith("-j") and arg[2:].isdigit()):
-                return int(arg.split("=", 1)[-1] if "=" in arg else arg[2:])
-    return DEFAULT_CONCURRENCY
+                value = promptfoo_args[i + 1]
+            elif arg.startswith(flag + "="):
+                value = arg.split("=", 1)[1]
+            elif flag == "-j" and arg.startswith("-j") and arg[2:].isdigit():
+                value = arg[2:]
+            if value is not None and value.isdigit() and int(value) > 0:
+                return int(value)
+    return DEFAULT_CONCURRENCY  # (a bad value is Promptfoo's to reject)
 
 
 def run(suite: str, replay: str | None, record: str | None, promptfoo_args: list[str]) -> int:
