@@ -187,3 +187,20 @@ def test_qa_rubric_is_graded_by_the_judge_provider_when_a_grader_is_configured(
     assert len(graded) == 1
     assert "one route table per subnet" in graded[0]  # the agent's answer reached the grader
     assert "private DNS zone links" in graded[0]  # and so did the rubric
+
+
+def test_a_recorded_live_run_replays_without_a_model(
+    isolated: Path, scripted_models: ScriptedOpenAIServer, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    cassettes = isolated / "cassettes"
+    assert run("spoke-create", None, str(cassettes), ["--filter-pattern", "C0[12]", "--no-cache"]) == 0
+    assert sorted(p.name for p in (cassettes / "spoke-create").iterdir()) == ["C01.json", "C02.json"]
+
+    scripted_models.responder = lambda request: Reply.error(500, body="no model today", headers={"x-should-retry": "false"})
+    out = isolated / "replayed.json"
+    code = run("spoke-create", str(cassettes), None, ["--filter-pattern", "C0[12]", "-o", str(out), "--no-cache"])
+
+    assert code == 0
+    rows = _rows(out)
+    assert set(rows) == {"C01", "C02"} and all(r["success"] for r in rows.values())
+    assert all(r["response"]["metadata"]["replay"]["cassette"] == f"{case}.json" for case, r in rows.items())
