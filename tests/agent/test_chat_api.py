@@ -186,9 +186,9 @@ def test_unknown_conversation(client: httpx.Client, script: Script) -> None:
 @pytest.mark.parametrize(
     ("body", "message"),
     [
-        ({"message": ""}, "message: String should have at least 1 character"),
+        ({"message": ""}, "message: String should have at least 1 character (got '')"),
         ({}, "message: Field required"),
-        ({"message": "hi", "colour": "red"}, "colour: Extra inputs are not permitted"),
+        ({"message": "hi", "colour": "red"}, "colour: Extra inputs are not permitted (got 'red')"),
         ({"message": "x" * 20_001}, "message: String should have at most 20000 characters"),
     ],
     ids=["empty", "missing", "extra", "too-long"],

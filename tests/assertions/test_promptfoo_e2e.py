@@ -10,10 +10,11 @@ import json
 import os
 import shutil
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
+
+from agent_evals.runner.run import promptfoo_env
 
 from ._assertion_support import StubPortal, stub_portal
 
@@ -49,15 +50,10 @@ def _serve(stub: StubPortal) -> None:
 
 def _eval(tmp_path: Path, stub: StubPortal) -> dict:
     out = tmp_path / "out.json"
-    env = {
-        **os.environ,
-        "PROMPTFOO_DISABLE_TELEMETRY": "1",
-        "PROMPTFOO_DISABLE_UPDATE": "1",
-        "PROMPTFOO_CONFIG_DIR": str(tmp_path / "promptfoo"),
-        "PROMPTFOO_PYTHON": sys.executable,
-        "PORTAL_URL": stub.url,
-        "PORTAL_TOKEN": stub.token or "",
-    }
+    env = promptfoo_env(
+        {**os.environ, "PROMPTFOO_CONFIG_DIR": str(tmp_path / "promptfoo"), "PORTAL_URL": stub.url,
+         "PORTAL_TOKEN": stub.token or ""}
+    )
     done = subprocess.run(
         ["npx", "promptfoo", "eval", "-c", str(CONFIG), "-o", str(out), "--no-cache", "-j", "2"],
         check=False,

@@ -3,10 +3,8 @@
 from __future__ import annotations
 
 import json
-import os
 import shutil
 import subprocess
-import sys
 import threading
 import time
 from pathlib import Path
@@ -17,6 +15,7 @@ import yaml
 
 from agent_evals.portal.process import PortalProcess
 from agent_evals.portal_api import PortalAPI
+from agent_evals.runner.run import promptfoo_env
 from agent_evals.testing.conversations import AGENT_MODEL, USER_MODEL, ScriptedConversations, SpokeCopy
 from agent_evals.testing.scripted_openai import ChatRequest, Reply, ScriptedOpenAIServer
 from tests.conftest import clean_env
@@ -81,12 +80,7 @@ def test_promptfoo_eval_runs_conversations_concurrently(
     scripted_llm.responder = inflight
     out = tmp_path / "out.json"
     env = {
-        **clean_env(),
-        "PATH": f"{PROMPTFOO.parent}:{os.environ.get('PATH', '')}",
-        "PROMPTFOO_DISABLE_TELEMETRY": "1",
-        "PROMPTFOO_DISABLE_UPDATE": "1",
-        "PROMPTFOO_CONFIG_DIR": str(tmp_path / "promptfoo"),
-        "PROMPTFOO_PYTHON": sys.executable,
+        **promptfoo_env({**clean_env(), "PROMPTFOO_CONFIG_DIR": str(tmp_path / "promptfoo")}),
         "PORTAL_URL": live_portal.url,
         "PORTAL_TOKEN": live_portal.token or "",
         "OPENAI_BASE_URL": scripted_llm.base_url,

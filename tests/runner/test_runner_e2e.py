@@ -15,7 +15,6 @@ from typing import Any
 
 import pytest
 
-from agent_evals.golden.plan import PR_TOOL
 from agent_evals.golden.record import build_scripts
 from agent_evals.portal.process import PortalProcess
 from agent_evals.portal_api import PortalAPI

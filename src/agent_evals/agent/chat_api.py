@@ -52,6 +52,7 @@ from agent_evals.agent.factory import Agent, close_model
 from agent_evals.agent.portal_tools import PortalConnection, PortalUnavailable
 from agent_evals.agent.types import AgentReply, StopReason
 from agent_evals.llm.types import ChatModel, LLMConfigError, LLMError
+from agent_evals.validation_errors import describe
 
 log = logging.getLogger(__name__)
 
@@ -224,7 +225,7 @@ def build_chat_router(
         try:
             body = ChatRequest.model_validate_json(await request.body())
         except ValidationError as exc:
-            return JSONResponse({"error": f"invalid chat request: {_errors(exc)}"}, status_code=400)
+            return JSONResponse({"error": f"invalid chat request: {describe(exc, top='body')}"}, status_code=400)
         try:
             answer = await service.chat(name, body, portal_connection(request))
         except ChatError as exc:
@@ -232,11 +233,3 @@ def build_chat_router(
         return JSONResponse(answer.model_dump(mode="json"))
 
     return router
-
-
-def _errors(exc: ValidationError) -> str:
-    parts = []
-    for err in exc.errors():
-        where = ".".join(str(p) for p in err["loc"]) or "body"
-        parts.append(f"{where}: {err['msg']}")
-    return "; ".join(parts)

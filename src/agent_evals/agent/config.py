@@ -21,6 +21,7 @@ import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from agent_evals.paths import agent_config_dir
+from agent_evals.validation_errors import describe
 
 _AGENT_NAME = re.compile(r"^[a-z0-9][a-z0-9_-]{0,63}$")
 
@@ -96,7 +97,7 @@ def load_agent_config(
     try:
         spec = AgentFile.model_validate(raw)
     except ValidationError as exc:
-        raise AgentConfigError(f"{path} is invalid: {_pydantic_errors(exc)}") from exc
+        raise AgentConfigError(f"{path} is invalid: {describe(exc)}") from exc
 
     chosen = Path(instructions_file) if instructions_file is not None else folder / spec.instructions
     instructions = _read_instructions(chosen)
@@ -123,11 +124,3 @@ def _read_instructions(path: Path) -> str:
     if not text:
         raise AgentConfigError(f"instructions file {path} is empty")
     return text
-
-
-def _pydantic_errors(exc: ValidationError) -> str:
-    parts = []
-    for err in exc.errors():
-        where = ".".join(str(p) for p in err["loc"]) or "(top level)"
-        parts.append(f"{where}: {err['msg']}")
-    return "; ".join(parts)

@@ -33,6 +33,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from agent_evals.llm.types import ChatResponse, ToolCallRequest, Usage
 from agent_evals.secrets import redact
+from agent_evals.validation_errors import describe
 
 FORMAT: Final = "agent-evals/cassette@1"
 _SAFE_NAME = re.compile(r"[^A-Za-z0-9._-]+")
@@ -139,9 +140,7 @@ def load_cassette(path: Path) -> Cassette:
     try:
         return Cassette.model_validate(raw)
     except ValidationError as exc:
-        problems = "; ".join(
-            f"{'.'.join(str(p) for p in e['loc']) or '(top level)'}: {e['msg']}" for e in exc.errors()[:5]
-        )
+        problems = describe(exc, limit=5)
         raise CassetteError(f"cassette {path} is malformed: {problems}") from exc
 
 

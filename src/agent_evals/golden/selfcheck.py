@@ -21,7 +21,13 @@ from pathlib import Path
 from types import ModuleType
 from typing import Any
 
-from agent_evals.conversation.cassette import Cassette, ModelCall, RecordedResponse, RecordedToolCall, RecordedToolRequest
+from agent_evals.conversation.cassette import (
+    Cassette,
+    ModelCall,
+    RecordedResponse,
+    RecordedToolCall,
+    RecordedToolRequest,
+)
 from agent_evals.golden.plan import PR_TOOL, Case, apply_changes, seed_spoke
 from agent_evals.judge import MODEL_GRADED_TYPES
 

@@ -40,6 +40,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
 from agent_evals.conversation.driver import DEFAULT_MAX_TURNS, MAX_TURNS_LIMIT
+from agent_evals.validation_errors import describe
 
 RECORD_ENV = "AGENT_EVALS_RECORD_DIR"
 REPLAY_ENV = "AGENT_EVALS_REPLAY_DIR"
@@ -149,7 +150,7 @@ def parse_config(
     try:
         config = ProviderConfig.model_validate(merged)
     except ValidationError as exc:
-        raise ProviderConfigError("bad provider configuration: " + _errors(exc)) from exc
+        raise ProviderConfigError("bad provider configuration: " + describe(exc)) from exc
     if config.mode == "conversation" and config.simulated_user is None and config.user_messages is None:
         raise ProviderConfigError(
             "no user definition: set vars.simulated_user (goal, persona, facts) or vars.user_messages in the test, "
@@ -166,13 +167,3 @@ def _json_text(value: Any) -> Any:
         except ValueError:
             return value  # validation then says what is wrong
     return value
-
-
-def _errors(exc: ValidationError) -> str:
-    parts = []
-    for err in exc.errors():
-        where = ".".join(str(p) for p in err["loc"]) or "(top level)"
-        value = err.get("input")
-        shown = f" (got {value!r})" if isinstance(value, (str, int, float)) and len(repr(value)) < 80 else ""
-        parts.append(f"{where}: {err['msg']}{shown}")
-    return "; ".join(parts)
