@@ -3,8 +3,8 @@
 Promptfoo starts a new Python process per assertion call: it writes ``[output, context]``
 to a JSON file and runs its ``wrapper.py <script> get_assert <in.json> <out.json>``. This
 script does the same (with Promptfoo's own wrapper from node_modules when installed), with
-a realistic context, against a stub portal on 127.0.0.1 for the assertions that call the
-REST API, and reports the median wall time of ``--runs`` calls after one warm-up call.
+a realistic context (a run record with its end-state snapshot: no assertion opens a
+connection), and reports the median wall time of ``--runs`` calls after one warm-up call.
 
     .venv/bin/python benchmarks/assertion_startup.py [--runs 10] [--python PATH]
 
@@ -19,9 +19,7 @@ import statistics
 import subprocess
 import sys
 import tempfile
-import threading
 import time
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
 
@@ -96,69 +94,45 @@ CONFIGS: dict[str, dict[str, Any]] = {
 
 
 def _metadata(portal_url: str) -> dict[str, Any]:
+    """A run record (v2) with its end-state snapshot, as the provider returns it."""
+    from agent_evals.record import AgentInfo, End, PullRequestRef, RunRecord, Snapshot, ToolCall, Turn, Usage
+
     config = json.loads(json.dumps(SOURCE))
     config["settings"]["retries"] = 5
+    pr_url = f"{portal_url}/repos/spokes/pullrequest/1"
     calls = [
         ("get_spoke_schema", {}, {"schema": SCHEMA}),
         ("get_spoke", {"name": "billing"}, {"name": "billing", "config": SOURCE}),
         ("validate_spoke_config", {"config": config}, {"valid": True, "errors": []}),
         (
             "create_spoke_pull_request",
-            {
-                "spoke_name": "billing",
-                "config": config,
-                "title": "Raise retries",
-                "description": "Raise billing retries to 5",
-            },
-            {"id": 1, "url": f"{portal_url}/repos/spokes/pullrequest/1"},
+            {"spoke_name": "billing", "config": config, "title": "Raise retries", "description": "Raise retries to 5"},
+            {"id": 1, "url": pr_url},
         ),
     ]
-    reply = f"I opened {portal_url}/repos/spokes/pullrequest/1 to raise retries to 5."
-    return {
-        "agent_evals": 1,
-        "tool_calls": [
-            {
-                "name": n,
-                "arguments": a,
-                "raw_arguments": json.dumps(a),
-                "result": r,
-                "is_error": False,
-                "turn": 1 + (i > 1),
-            }
-            for i, (n, a, r) in enumerate(calls)
+    done = [
+        ToolCall.request(f"c{i}", n, json.dumps(a)).with_outcome("ok", r).placed(turn=1 + (i > 1), index=i + 1)
+        for i, (n, a, r) in enumerate(calls)
+    ]
+    reply = f"I opened {pr_url} to raise retries to 5."
+    pr = {"id": 1, "url": pr_url, "status": "active", "validation_status": "succeeded", "validation_errors": []}
+    record = RunRecord(
+        case_id="raise-retries",
+        agent=AgentInfo("spoke-agent", "gpt-4.1", 0.0, "ab" * 32),
+        turns=[
+            Turn("Please raise the retries of billing to 5.", "Here is the plan; shall I go ahead?", tuple(done[:2])),
+            Turn("Yes.", reply, tuple(done[2:])),
         ],
-        "transcript": [
-            {
-                "role": "user",
-                "content": "Please raise the retries of billing to 5.",
-                "turn": 1,
-                "tool_calls": [],
-            },
-            {
-                "role": "assistant",
-                "content": "Here is the plan; shall I go ahead?",
-                "turn": 1,
-                "tool_calls": ["get_spoke"],
-            },
-            {"role": "user", "content": "Yes.", "turn": 2, "tool_calls": []},
-            {"role": "assistant", "content": reply, "turn": 2, "tool_calls": ["create_spoke_pull_request"]},
-        ],
-        "pull_requests": [{"id": 1, "url": f"{portal_url}/repos/spokes/pullrequest/1"}],
-        "turns": 2,
-        "conversation_end": "done",
-        "final_reply": reply,
-        "agent": {
-            "name": "spoke-agent",
-            "model": "gpt-4.1",
-            "temperature": 0.0,
-            "instructions_sha256": "ab" * 32,
-        },
-        "usage": {
-            "agent": {"prompt_tokens": 9000, "completion_tokens": 400, "total_tokens": 9400, "calls": 5},
-            "user": {"prompt_tokens": 800, "completion_tokens": 60, "total_tokens": 860, "calls": 2},
-        },
-        "case_id": "raise-retries",
-    }
+        pull_requests=[PullRequestRef(1, pr_url)],
+        end=End("done"),
+        snapshot=Snapshot(portal_url, (pr,), {
+            "schema": {"schema": SCHEMA, "additional_schema": None, "file_name_rules": None},
+            "spoke/billing": {"name": "billing", "file": "spokes/billing.json", "config": SOURCE},
+        }),
+    )
+    record.add_usage("agent", Usage(9000, 400, 9400, 5))
+    record.add_usage("user", Usage(800, 60, 860, 2))
+    return record.to_metadata()
 
 
 def _context(name: str, portal_url: str) -> list[Any]:
@@ -190,34 +164,6 @@ def _context(name: str, portal_url: str) -> list[Any]:
     return [meta["final_reply"], context]
 
 
-class _Portal(BaseHTTPRequestHandler):
-    """Just enough of the portal's REST API for the benchmark."""
-
-    def log_message(self, *args: Any) -> None:
-        pass
-
-    def do_GET(self) -> None:
-        url = f"http://127.0.0.1:{self.server.server_address[1]}"
-        pr = {
-            "id": 1,
-            "url": f"{url}/repos/spokes/pullrequest/1",
-            "status": "active",
-            "validation_status": "succeeded",
-            "validation_errors": [],
-        }
-        body = {
-            "/api/spokes/billing": {"name": "billing", "file": "spokes/billing.json", "config": SOURCE},
-            "/api/schema": {"schema": SCHEMA, "additional_schema": None, "file_name_rules": None},
-            "/api/pull-requests/1": pr,
-        }.get(self.path)
-        data = json.dumps(body or {"detail": "Not Found"}).encode()
-        self.send_response(200 if body else 404)
-        self.send_header("Content-Type", "application/json")
-        self.send_header("Content-Length", str(len(data)))
-        self.end_headers()
-        self.wfile.write(data)
-
-
 def _time_call(
     python: str, wrapper: Path, script: Path, args_file: Path, out_file: Path, env: dict[str, str]
 ) -> float:
@@ -242,10 +188,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--target", type=float, default=250.0, help="milliseconds")
     args = parser.parse_args(argv)
 
-    server = ThreadingHTTPServer(("127.0.0.1", 0), _Portal)
-    threading.Thread(target=server.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True).start()
-    portal_url = f"http://127.0.0.1:{server.server_address[1]}"
-    env = {"PATH": "/usr/bin:/bin", "PORTAL_URL": portal_url, "PORTAL_TOKEN": "bench-token"}
+    portal_url = "http://127.0.0.1:8400"  # only named in the record: the assertions open no connection
+    env = {"PATH": "/usr/bin:/bin"}
     slow = []
     with tempfile.TemporaryDirectory() as tmp:
         wrapper = PROMPTFOO_WRAPPER
@@ -276,7 +220,6 @@ def main(argv: list[str] | None = None) -> int:
             print(f"{name:<36} median {median:6.1f} ms  (min {min(times):6.1f}, max {max(times):6.1f}){flag}")
             if flag:
                 slow.append(name)
-    server.shutdown()
     return 1 if slow else 0
 
 

@@ -25,6 +25,7 @@ from pathlib import Path
 from typing import Any
 
 from agent_evals.portal_api import PortalAPI, PortalError, PortalNotFound, find_pull_request_urls
+from agent_evals.record import MARKER, RecordError, RunRecord, Trace
 
 log = logging.getLogger(__name__)
 
@@ -93,27 +94,46 @@ def _abandon_one(api: PortalAPI, pr_id: int, report: CleanupReport, sleep: Calla
     report.failed[pr_id] = last
 
 
-def pull_request_ids_of_row(result: Mapping[str, Any], base_url: str) -> list[int]:
-    """PR ids named by one Promptfoo result row: metadata ``pull_requests`` and URLs in the output."""
-    ids: list[int] = []
+def _metadata_of_row(result: Mapping[str, Any]) -> list[Mapping[str, Any]]:
     response = result.get("response") or {}
-    for metadata in (response.get("metadata") or {}, result.get("metadata") or {}):
+    return [m for m in (response.get("metadata"), result.get("metadata")) if isinstance(m, Mapping)]
+
+
+def _records_of_row(result: Mapping[str, Any]) -> list[RunRecord]:
+    """The run records in a Promptfoo result row (the response's metadata, then the row's)."""
+    records = []
+    for metadata in _metadata_of_row(result):
+        if MARKER in metadata:
+            try:
+                records.append(RunRecord.from_metadata(metadata))
+            except RecordError as exc:  # cleanup still reads the keys it needs below
+                log.warning("cleanup: the row's run record is unreadable (%s); reading its pull requests anyway", exc)
+    return records
+
+
+def pull_request_ids_of_row(result: Mapping[str, Any], base_url: str) -> list[int]:
+    """PR ids named by one Promptfoo result row: the run record's ``pull_requests`` (read leniently, so
+    a damaged record still gets its PRs cleaned up) and URLs of this portal in the output."""
+    ids: list[int] = []
+    for metadata in _metadata_of_row(result):
         for pr in metadata.get("pull_requests") or ():
-            if isinstance(pr, Mapping) and isinstance(pr.get("id"), int):
+            if isinstance(pr, Mapping) and isinstance(pr.get("id"), int) and not isinstance(pr.get("id"), bool):
                 ids.append(pr["id"])
-    output = response.get("output")
+    output = (result.get("response") or {}).get("output")
     if isinstance(output, str):
         ids.extend(find_pull_request_urls(output, base_url))
     return list(dict.fromkeys(ids))
 
 
-def trace_of_row(result: Mapping[str, Any]) -> Mapping[str, Any]:
-    response = result.get("response") or {}
-    for metadata in (response.get("metadata") or {}, result.get("metadata") or {}):
+def trace_of_row(result: Mapping[str, Any]) -> Trace | None:
+    for record in _records_of_row(result):
+        if record.trace is not None:
+            return record.trace
+    for metadata in _metadata_of_row(result):
         trace = metadata.get("trace")
-        if isinstance(trace, Mapping):
-            return trace
-    return {}
+        if isinstance(trace, Mapping) and trace.get("test_id"):
+            return Trace(str(trace.get("eval_id") or ""), str(trace["test_id"]))
+    return None
 
 
 def cleanup_test(result: Mapping[str, Any], api: PortalAPI | None = None) -> CleanupReport:
@@ -121,9 +141,9 @@ def cleanup_test(result: Mapping[str, Any], api: PortalAPI | None = None) -> Cle
     try:
         api = api or PortalAPI.from_env()
         ids = pull_request_ids_of_row(result, api.base_url)
-        test_id = trace_of_row(result).get("test_id")
-        if test_id:
-            ids += [pr["id"] for pr in api.list_pull_requests(status="active", test_id=str(test_id))]
+        trace = trace_of_row(result)
+        if trace is not None and trace.test_id:
+            ids += [pr["id"] for pr in api.list_pull_requests(status="active", test_id=trace.test_id)]
     except PortalError as exc:
         return CleanupReport(error=str(exc))
     return abandon(api, ids)

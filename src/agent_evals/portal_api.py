@@ -22,6 +22,8 @@ import re
 from typing import Any, TypedDict, cast
 from urllib.parse import quote, urlencode, urlsplit
 
+from agent_evals.record import KitError
+
 __all__ = [
     "PR_URL_PATH",
     "PortalAPI",
@@ -68,8 +70,10 @@ class PullRequest(TypedDict, total=False):
     diff: str
 
 
-class PortalError(Exception):
-    """A failed portal call: ``status`` is the HTTP status (None when there was no answer)."""
+class PortalError(KitError):
+    """A failed portal call: ``status`` is the HTTP status (None when there was no answer); kind ``portal``."""
+
+    kind = "portal"
 
     def __init__(self, message: str, *, status: int | None = None, detail: Any = None) -> None:
         super().__init__(message)

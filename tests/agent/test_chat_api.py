@@ -76,7 +76,7 @@ def test_a_conversation_keeps_its_history(
     body = first.json()
     assert body["reply"] == "It has 3 subnets." and body["stop_reason"] == "reply"
     assert body["tool_calls"] == [
-        {"name": "get_spoke", "arguments": {"name": "crm-dev-neu"}, "is_error": False}
+        {"name": "get_spoke", "arguments": {"name": "crm-dev-neu"}, "outcome": "ok", "is_error": False}
     ]
     assert body["usage"] == {
         "prompt_tokens": 110,

@@ -16,7 +16,8 @@ import pytest
 from agent_evals.agent.loop import MAX_ROUNDS_REPLY, parse_arguments, run_turn
 from agent_evals.agent.portal_tools import PortalUnavailable
 from agent_evals.agent.types import AgentReply, ToolResult
-from agent_evals.llm.types import ChatResponse, Message, ToolCallRequest, ToolSpec, Usage
+from agent_evals.llm.types import ChatResponse, Message, ToolSpec
+from agent_evals.record import ToolCall, Usage
 
 
 class QueuedModel:
@@ -73,7 +74,7 @@ def _spec(name: str) -> ToolSpec:
 
 
 def calls(*specs: tuple[str, str]) -> ChatResponse:
-    requests = tuple(ToolCallRequest(id=f"c{i}", name=n, arguments=a) for i, (n, a) in enumerate(specs))
+    requests = tuple(ToolCall.request(f"c{i}", n, a) for i, (n, a) in enumerate(specs))
     return ChatResponse(content=None, tool_calls=requests, usage=Usage(10, 2, 12, 1))
 
 
@@ -81,7 +82,7 @@ def text(content: str) -> ChatResponse:
     return ChatResponse(content=content, usage=Usage(20, 3, 23, 1))
 
 
-def turn(model: QueuedModel, tools: Tools, max_tool_rounds: int = 5) -> AgentReply:
+def turn(model: QueuedModel, tools: Tools, max_tool_rounds: int = 5, seen: list[ToolCall] | None = None) -> AgentReply:
     return asyncio.run(
         run_turn(
             model=model,
@@ -90,6 +91,7 @@ def turn(model: QueuedModel, tools: Tools, max_tool_rounds: int = 5) -> AgentRep
             history=[{"role": "user", "content": "hi"}],
             temperature=None,
             max_tool_rounds=max_tool_rounds,
+            on_tool_call=seen.append if seen is not None else None,
         )
     )
 
@@ -112,12 +114,12 @@ def test_tool_results_are_fed_back_and_everything_is_recorded() -> None:
     reply = turn(model, tools)
     assert tools.calls == [("echo", {"a": 1}), ("echo", {})]  # empty arguments mean no arguments
     first, second = reply.tool_calls
-    assert (first.name, first.arguments, first.raw_arguments, first.result, first.is_error) == (
+    assert (first.name, first.arguments, first.raw_arguments, first.result, first.outcome) == (
         "echo",
         {"a": 1},
         '{"a": 1}',
         {"a": 1},
-        False,
+        "ok",
     )
     assert first.duration_ms >= 0 and second.arguments == {}
     assert tool_messages(model.requests[1]) == ["{'a': 1}", "{}"]
@@ -126,30 +128,33 @@ def test_tool_results_are_fed_back_and_everything_is_recorded() -> None:
 
 
 @pytest.mark.parametrize(
-    ("name", "raw", "expected_in_message"),
+    ("name", "raw", "outcome", "expected_in_message"),
     [
         # not JSON at all
-        ("echo", "{not json", "the arguments for echo are not a JSON object (invalid JSON"),
+        ("echo", "{not json", "invalid_arguments", "the arguments for echo are not a JSON object (invalid JSON"),
         # JSON, but not an object
-        ("echo", "[1, 2]", "the arguments for echo are not a JSON object (expected an object, got list)"),
+        ("echo", "[1, 2]", "invalid_arguments",
+         "the arguments for echo are not a JSON object (expected an object, got list)"),
         # a tool that exists nowhere
         (
             "format_disk",
             "{}",
+            "refused",
             "'format_disk' is not one of your tools, so it was not called; your tools are: boom, echo, fail",
         ),
     ],
     ids=["unparsable", "not-an-object", "unknown-tool"],
 )
 def test_bad_calls_are_not_executed_and_the_model_is_told(
-    name: str, raw: str, expected_in_message: str
+    name: str, raw: str, outcome: str, expected_in_message: str
 ) -> None:
     model = QueuedModel([calls((name, raw)), text("sorry")])
     tools = Tools()
     reply = turn(model, tools)
     assert tools.calls == []  # never called
     (call,) = reply.tool_calls
-    assert call.is_error and call.raw_arguments == raw and call.duration_ms == 0.0
+    assert call.outcome == outcome and call.is_error and not call.ran
+    assert call.raw_arguments == raw and call.duration_ms == 0.0
     assert expected_in_message in call.result
     (fed_back,) = tool_messages(model.requests[1])
     assert fed_back.startswith("Error: ") and expected_in_message in fed_back
@@ -160,7 +165,7 @@ def test_a_tool_error_result_reaches_the_model_as_an_error() -> None:
     model = QueuedModel([calls(("fail", "{}")), text("it failed")])
     reply = turn(model, Tools())
     (call,) = reply.tool_calls
-    assert call.is_error and call.result == "Error executing tool fail: no such spoke"
+    assert call.outcome == "tool_error" and call.result == "Error executing tool fail: no such spoke"
     assert tool_messages(model.requests[1]) == ["Error executing tool fail: no such spoke"]
 
 
@@ -169,8 +174,8 @@ def test_a_tool_that_raises_becomes_an_error_result(caplog: pytest.LogCaptureFix
     with caplog.at_level(logging.WARNING, logger="agent_evals.agent.loop"):
         reply = turn(model, Tools())
     boom, echo = reply.tool_calls
-    assert boom.is_error and boom.result == "Error: the tool failed: ValueError: kaput"
-    assert not echo.is_error  # the turn went on
+    assert boom.outcome == "tool_error" and boom.result == "Error: the tool failed: ValueError: kaput"
+    assert echo.outcome == "ok"  # the turn went on
     assert "tool boom raised ValueError" in caplog.text
 
 
@@ -178,6 +183,22 @@ def test_a_portal_that_is_gone_ends_the_turn() -> None:
     model = QueuedModel([calls(("boom", "{}")), text("never")])
     with pytest.raises(PortalUnavailable, match="down"):
         turn(model, Tools(raises=PortalUnavailable("the portal is down")))
+
+
+def test_calls_made_before_a_failure_were_already_reported() -> None:
+    """A turn that breaks off half-way has told its observer every call it made (a PR may exist)."""
+
+    class DiesSecond(Tools):
+        async def call(self, name: str, arguments: Mapping[str, Any]) -> ToolResult:
+            if self.calls:
+                raise PortalUnavailable("the portal went away")
+            return await super().call(name, arguments)
+
+    model = QueuedModel([calls(("echo", '{"a": 1}')), calls(("echo", '{"b": 2}')), text("never")])
+    seen: list[ToolCall] = []
+    with pytest.raises(PortalUnavailable):
+        turn(model, DiesSecond(), seen=seen)
+    assert [(c.name, c.arguments, c.outcome) for c in seen] == [("echo", {"a": 1}, "ok")]
 
 
 def test_endless_tool_calling_stops_at_max_tool_rounds() -> None:
@@ -194,10 +215,10 @@ def test_endless_tool_calling_stops_at_max_tool_rounds() -> None:
     assert reply.stop_reason == "max_tool_rounds"
     assert reply.text == MAX_ROUNDS_REPLY.format(n=2) and "limit of 2 rounds" in reply.text
     *executed, skipped_echo, skipped_fail = reply.tool_calls
-    assert [c.is_error for c in executed] == [False, False]
-    assert skipped_echo.is_error and skipped_echo.arguments == {"n": 3}
+    assert [c.outcome for c in executed] == ["ok", "ok"]
+    assert skipped_echo.outcome == "refused" and skipped_echo.arguments == {"n": 3}
     assert "not executed: the agent reached its limit of 2 tool rounds" in skipped_echo.result
-    assert skipped_fail.is_error
+    assert skipped_fail.outcome == "refused"
     # the history stays well formed: every tool call id has its tool message, then a final reply
     ids = [c["id"] for m in reply.messages if m.get("tool_calls") for c in m["tool_calls"]]
     answered = [m["tool_call_id"] for m in reply.messages if m["role"] == "tool"]

@@ -1,16 +1,20 @@
-"""Test support for the assertion tests: metadata builders and a stub portal (stdlib HTTP server)."""
+"""Test support for the assertion tests: run-record (v2) metadata builders, end-state snapshots,
+and a stub portal (stdlib HTTP server) for the REST client tests and the Promptfoo end-to-end test."""
 
 from __future__ import annotations
 
 import json
 import threading
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
-from agent_evals.contract import CONTRACT_VERSION, PROVIDER_MARKER_KEY
+from agent_evals.record import MARKER, RECORD_VERSION, ended_by
+
+BASE = "http://127.0.0.1:8400"
+_USAGE = {"prompt_tokens": 0, "completion_tokens": 0, "total_tokens": 0, "calls": 0, "cost": 0.0}
 
 
 def call(
@@ -19,18 +23,29 @@ def call(
     *,
     turn: int = 1,
     is_error: bool = False,
+    outcome: str | None = None,
     result: Any = None,
     raw: str | None = None,
 ) -> dict[str, Any]:
-    """A ToolCallRecord; ``arguments=None`` with ``raw`` models unparsable arguments."""
+    """A tool call as ``ToolCall.to_dict()`` writes it; ``index`` is set by :func:`metadata`.
+
+    ``outcome`` defaults to ``tool_error`` when ``is_error`` is true, else ``ok``;
+    ``arguments=None`` with ``raw`` models unparsable arguments.
+    """
     args = {} if arguments is None and raw is None else arguments
+    outcome = outcome or ("tool_error" if is_error else "ok")
+    failed = outcome != "ok"
     return {
+        "id": "",  # set by metadata() from the position
         "name": name,
         "arguments": args,
         "raw_arguments": raw if raw is not None else json.dumps(args),
-        "result": result if result is not None else ({"error": "failed"} if is_error else {"ok": True}),
-        "is_error": is_error,
+        "outcome": outcome,
+        "is_error": failed,
+        "result": result if result is not None else ({"error": "failed"} if failed else {"ok": True}),
         "turn": turn,
+        "index": 0,
+        "duration_ms": 1.0,
     }
 
 
@@ -39,37 +54,100 @@ def metadata(
     *,
     replies: list[str] | None = None,
     pull_requests: list[int] | None = None,
-    turns: int = 1,
+    turns: int | None = None,
     end: str = "done",
-    base_url: str = "http://127.0.0.1:8400",
+    error_kind: str | None = None,
+    error: str | None = None,
+    base_url: str = BASE,
+    snapshot: Mapping[str, Any] | None = None,
     **extra: Any,
 ) -> dict[str, Any]:
-    """RunMetadata with the agent_evals marker; ``replies`` become assistant transcript entries."""
-    replies = replies if replies is not None else ["Done."]
+    """A run record's metadata (``RunRecord.to_metadata()`` form, marker 2).
+
+    The conversation has ``turns`` user turns (default: as many as the replies and the
+    calls' turns need), each answered; ``replies`` are the agent's last replies (earlier
+    turns get a neutral filler), so ``replies[-1]`` is the final reply. Calls are numbered
+    by position. ``end == "error"`` sets ``error_kind`` (default ``internal``) and ``error``.
+    ``snapshot`` (see :func:`snapshot`) is left out when None, as for a run without one.
+    """
+    replies = list(replies) if replies is not None else ["Done."]
+    placed = [
+        {**item, "id": item.get("id") or f"call_{index}", "index": index}
+        for index, item in enumerate(calls or [], start=1)
+    ]
+    count = max([turns or 0, len(replies), 1, *(item["turn"] for item in placed)])
+    texts = [f"(reply in turn {number})" for number in range(1, count - len(replies) + 1)] + replies
     transcript: list[dict[str, Any]] = []
-    for turn, reply in enumerate(replies, start=1):
-        transcript.append({"role": "user", "content": f"request {turn}", "turn": turn, "tool_calls": []})
-        transcript.append({"role": "assistant", "content": reply, "turn": turn, "tool_calls": []})
+    for number, text in enumerate(texts, start=1):
+        names = [item["name"] for item in placed if item["turn"] == number]
+        transcript.append({"role": "user", "content": f"request {number}", "turn": number, "tool_calls": []})
+        transcript.append({"role": "assistant", "content": text, "turn": number, "tool_calls": names})
+    if end == "error":
+        error_kind, error = error_kind or "internal", error or "unknown error"
     data: dict[str, Any] = {
-        PROVIDER_MARKER_KEY: CONTRACT_VERSION,
-        "tool_calls": calls or [],
+        MARKER: RECORD_VERSION,
+        "case_id": "T01",
+        "agent": {"name": "spoke-agent", "model": "scripted", "temperature": 0.0, "instructions_sha256": "0" * 64},
+        "user": {"kind": "user_messages", "model": None},
+        "turns": count,
         "transcript": transcript,
-        "pull_requests": [
-            {"id": pr, "url": f"{base_url}/repos/spokes/pullrequest/{pr}"} for pr in (pull_requests or [])
-        ],
-        "turns": turns,
+        "tool_calls": placed,
+        "pull_requests": [{"id": pr, "url": pull_request_url(base_url, pr)} for pr in (pull_requests or [])],
         "conversation_end": end,
-        "final_reply": replies[-1] if replies else "",
-        "agent": {
-            "name": "spoke-agent",
-            "model": "scripted",
-            "temperature": 0.0,
-            "instructions_sha256": "0" * 64,
-        },
-        "usage": {"agent": {}, "user": {}},
+        "ended_by": ended_by(end),  # type: ignore[arg-type]
+        "error_kind": error_kind,
+        "error": error,
+        "final_reply": texts[-1],
+        "usage": {role: dict(_USAGE) for role in ("agent", "user", "judge")},
     }
+    if snapshot is not None:
+        data["snapshot"] = dict(snapshot)
     data.update(extra)
     return data
+
+
+def pull_request_url(base_url: str, pr_id: int) -> str:
+    return f"{base_url.rstrip('/')}/repos/spokes/pullrequest/{pr_id}"
+
+
+def portal_pull_request(pr_id: int, base_url: str = BASE, **fields: Any) -> dict[str, Any]:
+    """A PR as the portal's REST API returns it (``GET /api/pull-requests/{id}``): active, validated."""
+    return {
+        "id": pr_id,
+        "url": pull_request_url(base_url, pr_id),
+        "title": "Change",
+        "description": "",
+        "spoke_name": "billing",
+        "file": "spokes/billing.json",
+        "status": "active",
+        "validation_status": "succeeded",
+        "validation_errors": [],
+        "diff": "",
+        **fields,
+    }
+
+
+def snapshot(
+    portal_url: str = BASE,
+    *,
+    pull_requests: list[dict[str, Any]] | tuple[dict[str, Any], ...] = (),
+    schema: dict[str, Any] | None = None,
+    additional_schema: dict[str, Any] | None = None,
+    spokes: Mapping[str, dict[str, Any] | None] | None = None,
+    resources: Mapping[str, Any] | None = None,
+) -> dict[str, Any]:
+    """The metadata ``snapshot``: PRs (see :func:`portal_pull_request`), the schema resource when
+    ``schema`` is given, and a ``spoke/<name>`` resource per source spoke (None: the spoke does
+    not exist); ``resources`` adds or overrides raw resources."""
+    found: dict[str, Any] = {}
+    if schema is not None:
+        found["schema"] = {"schema": schema, "additional_schema": additional_schema, "file_name_rules": None}
+    for name, config in (spokes or {}).items():
+        found[f"spoke/{name}"] = (
+            None if config is None else {"name": name, "file": f"spokes/{name}.json", "config": config}
+        )
+    found.update(resources or {})
+    return {"portal_url": portal_url, "pull_requests": [dict(pr) for pr in pull_requests], "resources": found}
 
 
 @dataclass
@@ -85,19 +163,7 @@ class StubPortal:
         self.routes[(method, path)] = (status, body)
 
     def add_pull_request(self, pr_id: int, **fields: Any) -> dict[str, Any]:
-        pr = {
-            "id": pr_id,
-            "url": f"{self.url}/repos/spokes/pullrequest/{pr_id}",
-            "title": "Change",
-            "description": "",
-            "spoke_name": "billing",
-            "file": "spokes/billing.json",
-            "status": "active",
-            "validation_status": "succeeded",
-            "validation_errors": [],
-            "diff": "",
-            **fields,
-        }
+        pr = portal_pull_request(pr_id, self.url, **fields)
         self.route("GET", f"/api/pull-requests/{pr_id}", 200, pr)
         return pr
 

@@ -13,8 +13,9 @@ import pytest
 from agent_evals.assertions import grade_from_context
 from agent_evals.assertions._context import metadata_from_context
 from agent_evals.assertions.tool_sequence import grade as tool_sequence
+from agent_evals.record import RunRecord, ToolCall
 
-from ._assertion_support import call, metadata
+from ._assertion_support import call, metadata, portal_pull_request, snapshot
 
 ROOT = Path(__file__).resolve().parents[2]
 ASSERTIONS = [
@@ -55,6 +56,10 @@ def test_provider_response_metadata_first_then_context_metadata() -> None:
     assert metadata_from_context("nonsense") is None
 
 
+UNSUPPORTED = (
+    "is not supported (this kit reads version 2); re-run the case, or upgrade cassettes with "
+    "`agent-evals cassettes upgrade DIR`"
+)
 FOREIGN = [
     # metadata, reason (after the assertion's name)
     (
@@ -68,15 +73,44 @@ FOREIGN = [
         {"messages": [], "sessionId": "s"},
         "the metadata is not from the agent_evals provider (no 'agent_evals' marker; keys found: messages, sessionId)",
     ),
+    ({"agent_evals": 1, "tool_calls": []}, f"run record version 1 {UNSUPPORTED}"),
+    ({"agent_evals": "2", "tool_calls": []}, f"run record version '2' {UNSUPPORTED}"),
+    ({"agent_evals": 2, "tool_calls": "get_spoke"}, "metadata 'tool_calls' must be a list, got str"),
+    ({"agent_evals": 2, "tool_calls": [{"arguments": {}}]}, "metadata tool_calls[0] has no 'name'"),
     (
-        {"agent_evals": 2, "tool_calls": []},
-        "metadata contract version 2 is not supported (these assertions read version 1)",
+        {"agent_evals": 2, "tool_calls": [{"name": "get_spoke", "outcome": "failed"}]},
+        (
+            "metadata tool_calls[0] (get_spoke) has outcome 'failed', which this kit does not know "
+            "(known: ok, tool_error, refused, invalid_arguments)"
+        ),
     ),
-    ({"agent_evals": 1}, "the provider metadata lacks the contract key(s) tool_calls"),
-    ({"agent_evals": 1, "tool_calls": "get_spoke"}, "metadata 'tool_calls' must be a list, got str"),
     (
-        {"agent_evals": 1, "tool_calls": [{"arguments": {}}]},
-        "metadata tool_calls[0] is not a tool call record with a 'name'",
+        {**metadata([call("get_spoke"), call("delete_spoke", turn=2)], replies=["a", "b"]), "transcript": []},
+        "metadata tool_calls[0] (get_spoke) belongs to turn 1, which the transcript does not have",
+    ),
+    (
+        {**metadata([call("delete_spoke")]), "tool_calls": [{**call("delete_spoke"), "turn": None}]},
+        "metadata tool_calls[0] (delete_spoke) belongs to turn 0, which the transcript does not have",
+    ),
+    (
+        {"agent_evals": 2, "transcript": [{"role": "system", "content": "x"}]},
+        "metadata 'transcript' must be a list of {role: user|assistant, content, turn} entries",
+    ),
+    (
+        {"agent_evals": 2, "pull_requests": [{"url": "http://x/repos/spokes/pullrequest/1"}]},
+        "metadata 'pull_requests' entries must be {id, url}, got {'url': 'http://x/repos/spokes/pullrequest/1'}",
+    ),
+    (
+        {"agent_evals": 2, "conversation_end": "finished"},
+        "metadata 'conversation_end' is 'finished'; known: done, gave_up, max_turns, max_tool_rounds, error",
+    ),
+    (
+        {"agent_evals": 2, "snapshot": {"pull_requests": []}},
+        "metadata 'snapshot' must be an object with a 'portal_url'",
+    ),
+    (
+        {"agent_evals": 2, "snapshot": {"portal_url": "http://x", "pull_requests": [3]}},
+        "metadata 'snapshot.pull_requests' must be a list of pull request objects",
     ),
 ]
 
@@ -85,6 +119,79 @@ FOREIGN = [
 def test_foreign_or_broken_metadata(data: object, reason: str) -> None:
     result = tool_sequence({"expected": []}, data)
     assert result == {"pass": False, "score": 0.0, "reason": f"tool_sequence: {reason}"}
+
+
+def version_1_metadata() -> dict:
+    """What the kit wrote before the run record (contract version 1): refused, never misread."""
+    return {
+        "agent_evals": 1,
+        "tool_calls": [{"name": "get_spoke", "arguments": {}, "raw_arguments": "{}", "result": {}, "is_error": False, "turn": 1}],
+        "transcript": [{"role": "user", "content": "hi", "turn": 1, "tool_calls": []}],
+        "pull_requests": [],
+        "turns": 1,
+        "conversation_end": "done",
+        "final_reply": "ok",
+        "agent": {"name": "a", "model": "m", "temperature": None, "instructions_sha256": ""},
+        "usage": {"agent": {}, "user": {}},
+    }
+
+
+@pytest.mark.parametrize("name", ASSERTIONS)
+def test_every_assertion_refuses_record_version_1(name: str) -> None:
+    context = {"config": MINIMAL_CONFIG[name], "providerResponse": {"metadata": version_1_metadata()}}
+    result = load(name).get_assert("ok", context)
+    assert result == {"pass": False, "score": 0.0, "reason": f"{name}: run record version 1 {UNSUPPORTED}"}
+
+
+SNAPSHOT_CONFIG = {
+    "input_diff": {"source": "billing", "expected_changes": {}},
+    "spoke_json_valid": {"check_pull_request": False},
+    "pull_request": {},
+}
+
+
+@pytest.mark.parametrize("name", sorted(SNAPSHOT_CONFIG))
+def test_assertions_reading_the_end_state_need_a_snapshot(name: str) -> None:
+    data = metadata(
+        [call("create_spoke_pull_request", {"config": {"name": "billing"}})],
+        replies=["Created http://127.0.0.1:8400/repos/spokes/pullrequest/1"],
+        pull_requests=[1],
+    )
+    result = load(name).get_assert("", {"config": SNAPSHOT_CONFIG[name], "providerResponse": {"metadata": data}})
+    assert result == {
+        "pass": False,
+        "score": 0.0,
+        "reason": (
+            f"{name}: the metadata has no end-state snapshot ('snapshot'): the provider takes one when the "
+            "conversation ends; this row comes from another provider or an older kit"
+        ),
+    }
+    data["snapshot"] = snapshot(
+        pull_requests=[portal_pull_request(1)], schema={"type": "object"}, spokes={"billing": {"name": "billing"}}
+    )
+    result = load(name).get_assert("", {"config": SNAPSHOT_CONFIG[name], "providerResponse": {"metadata": data}})
+    assert result["pass"] is True, result["reason"]
+
+
+def test_support_builds_what_the_run_record_writes() -> None:
+    """The helpers' metadata is the record's own form: reading it back and writing it again changes nothing."""
+    data = metadata(
+        [call("get_spoke", {"name": "a"}), call("create_spoke_pull_request", {"config": {}}, turn=2, is_error=True)],
+        replies=["Shall I?", "Done."],
+        pull_requests=[4],
+        snapshot=snapshot(pull_requests=[portal_pull_request(4)], spokes={"a": {}, "b": None}),
+    )
+    record = RunRecord.from_metadata(data)
+    assert record.to_metadata() == data
+    first, second = record.tool_calls
+    assert (first.index, first.turn, first.outcome, first.is_error) == (1, 1, "ok", False)
+    assert (second.index, second.turn, second.outcome, second.is_error) == (2, 2, "tool_error", True)
+    assert second.where() == "call 2, turn 2"
+    assert [ToolCall.from_dict(item).to_dict() for item in data["tool_calls"]] == data["tool_calls"]
+    assert record.final_reply == "Done." and record.user_messages_sent == 2
+    assert record.snapshot is not None and record.snapshot.pull_request(4)["status"] == "active"
+    errored = RunRecord.from_metadata(metadata(end="error", error_kind="portal", error="down"))
+    assert errored.end is not None and errored.end.describe() == "error (portal): down"
 
 
 @pytest.mark.parametrize("name", ASSERTIONS)

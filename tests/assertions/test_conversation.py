@@ -42,6 +42,18 @@ CASES = [
         "conversation: ended 'error', allowed: done (error: model timeout) (2 turn(s), ended 'error', 3 tool call(s))",
     ),
     (
+        {},
+        run(end="max_tool_rounds"),
+        False,
+        "conversation: ended 'max_tool_rounds', allowed: done (2 turn(s), ended 'max_tool_rounds', 3 tool call(s))",
+    ),
+    (
+        {"allowed_ends": ["done", "max_turns"]},
+        run(end="max_turns", turns=4),
+        True,
+        "conversation: 4 turn(s), ended 'max_turns', 3 tool call(s)",
+    ),
+    (
         {"max_tool_calls": 2},
         run(steps=3),
         False,
@@ -90,7 +102,7 @@ def test_convergence_is_the_named_score_and_the_score() -> None:
         ({"expected_steps": True}, "config.expected_steps must be an integer >= 1, got bool true"),
         (
             {"allowed_ends": ["done", "finished"]},
-            'config.allowed_ends has list ["finished"], which is not allowed; allowed: done, gave_up, max_turns, error',
+            'config.allowed_ends has list ["finished"], which is not allowed; allowed: done, gave_up, max_turns, max_tool_rounds, error',
         ),
         ({"allowed_ends": []}, "config.allowed_ends must not be empty: give a list of conversation ends"),
         ({"allowed_ends": "done"}, 'config.allowed_ends must be a list of conversation ends, got str "done"'),

@@ -58,11 +58,14 @@ def test_documented_snippets_are_valid(item: dict) -> None:
     PARSERS[Path(value).stem](item.get("config"))  # raises ConfigError when invalid
 
 
+BENCHMARK = ROOT / "benchmarks" / "assertion_startup.py"
+
+
 def test_benchmark_runs() -> None:
     done = subprocess.run(
         [
             sys.executable,
-            str(ROOT / "benchmarks" / "assertion_startup.py"),
+            str(BENCHMARK),
             "--runs",
             "1",
             "--target",

@@ -6,10 +6,9 @@ import copy
 
 import pytest
 
-from agent_evals.assertions.input_diff import grade
-from agent_evals.portal_api import PortalAPI
+from agent_evals.assertions.input_diff import grade, spoke_resource
 
-from ._assertion_support import StubPortal, call, metadata
+from ._assertion_support import call, metadata, snapshot
 
 C = "create_spoke_pull_request"
 SOURCE = {
@@ -21,12 +20,13 @@ SOURCE = {
 }
 
 
-def submitted(edit=None) -> dict:
+def submitted(edit=None, **extra: object) -> dict:
     config = copy.deepcopy(SOURCE)
     if edit:
         edit(config)
     return metadata(
-        [call("get_spoke", {"name": "billing"}), call(C, {"spoke_name": "billing", "config": config}, turn=2)]
+        [call("get_spoke", {"name": "billing"}), call(C, {"spoke_name": "billing", "config": config}, turn=2)],
+        **extra,
     )
 
 
@@ -39,14 +39,14 @@ def grade_inline(expected: dict, data: dict, **extra: object) -> dict:
 
 
 CASES = [
-    # name, expected_changes, edit, passes, made fraction, collateral, reason fragment
+    # name, expected_changes, edit, passes, made fraction, no collateral changes (1.0 / 0.0), reason fragment
     (
         "exact change",
         {"/settings/retries": 5},
         set_retries,
         True,
         1.0,
-        0,
+        1.0,
         "input_diff: all 1 expected change(s) made, no other changes",
     ),
     (
@@ -55,17 +55,17 @@ CASES = [
         set_retries,
         True,
         1.0,
-        0,
+        1.0,
         "all 1 expected change(s) made",
     ),
-    ("no change expected", {}, None, True, 1.0, 0, "no change expected, none made"),
+    ("no change expected", {}, None, True, 1.0, 1.0, "no change expected, none made"),
     (
         "missing change",
         {"/settings/retries": 5},
         None,
         False,
         0.0,
-        0,
+        1.0,
         "missing changes (still as in the source):\n  /settings/retries: expected 5, still 3",
     ),
     (
@@ -74,7 +74,7 @@ CASES = [
         set_retries,
         False,
         0.0,
-        0,
+        1.0,
         "wrong values:\n  /settings/retries: expected 4, got 5",
     ),
     (
@@ -83,7 +83,7 @@ CASES = [
         set_retries,
         False,
         1.0,
-        1,
+        0.0,
         "0 of 0 expected change(s) made, 1 unexpected change(s)",
     ),
     (
@@ -92,7 +92,7 @@ CASES = [
         lambda c: (set_retries(c), c["routes"][1]["methods"].append("DELETE")),
         False,
         1.0,
-        1,
+        0.0,
         'unexpected changes (- removed, + added, ~ changed):\n  + /routes/1/methods/2: "DELETE"',
     ),
     (
@@ -101,7 +101,7 @@ CASES = [
         lambda c: c["routes"][0]["methods"].__setitem__(0, "PUT"),
         False,
         1.0,
-        1,
+        0.0,
         '~ /routes/0/methods/0: "GET" → "PUT"',
     ),
     (
@@ -110,7 +110,7 @@ CASES = [
         lambda c: c.pop("owner"),
         True,
         1.0,
-        0,
+        1.0,
         "all 1 expected change(s) made",
     ),
     (
@@ -119,7 +119,7 @@ CASES = [
         None,
         False,
         0.0,
-        0,
+        1.0,
         '/owner: expected removed, still "team-a"',
     ),
     (
@@ -128,7 +128,7 @@ CASES = [
         lambda c: c.__setitem__("owner", "b"),
         False,
         0.0,
-        0,
+        1.0,
         '/owner: expected removed, got "b"',
     ),
     (
@@ -137,7 +137,7 @@ CASES = [
         lambda c: c["settings"].pop("timeout"),
         False,
         1.0,
-        1,
+        0.0,
         "- /settings/timeout: 10",
     ),
     (
@@ -146,7 +146,7 @@ CASES = [
         lambda c: c["settings"]["regions"].pop(0),
         True,
         1.0,
-        0,
+        1.0,
         "all 1 expected change(s) made",
     ),
     (
@@ -155,7 +155,7 @@ CASES = [
         lambda c: c["settings"]["regions"].pop(),
         True,
         1.0,
-        0,
+        1.0,
         "all 1 expected change(s) made",
     ),
     (
@@ -164,7 +164,7 @@ CASES = [
         lambda c: c["settings"]["regions"].pop(),
         False,
         0.0,
-        0,
+        1.0,
         '/settings/regions: expected ["eu", "asia"], got ["eu"]',
     ),
     (
@@ -173,7 +173,7 @@ CASES = [
         lambda c: c.__setitem__("limits", {"rps": 10}),
         True,
         1.0,
-        0,
+        1.0,
         "made",
     ),
     (
@@ -182,7 +182,7 @@ CASES = [
         lambda c: c.__setitem__("limits", {"rps": 10, "burst": 5}),
         False,
         0.0,
-        0,
+        1.0,
         '/limits: expected {"rps": 10}, got {"rps": 10, "burst": 5}',
     ),
     (
@@ -191,21 +191,21 @@ CASES = [
         lambda c: c["settings"].__setitem__("retries", True),
         False,
         0.0,
-        0,
+        1.0,
         "/settings/retries: expected 1, got true",
     ),
 ]
 
 
 @pytest.mark.parametrize(
-    ("expected", "edit", "passes", "made", "collateral", "fragment"),
+    ("expected", "edit", "passes", "made", "no_collateral", "fragment"),
     [case[1:] for case in CASES],
     ids=[case[0] for case in CASES],
 )
-def test_expected_changes(expected, edit, passes, made, collateral, fragment) -> None:
+def test_expected_changes(expected, edit, passes, made, no_collateral, fragment) -> None:
     result = grade_inline(expected, submitted(edit))
     assert result["pass"] is passes, result["reason"]
-    assert result["namedScores"] == {"expected_changes_made": made, "collateral_changes": collateral}
+    assert result["namedScores"] == {"expected_changes_made": made, "no_collateral_changes": no_collateral}
     assert fragment in result["reason"]
 
 
@@ -335,32 +335,64 @@ def test_malformed_config(config: dict, message: str) -> None:
     assert message in result["reason"]
 
 
-def test_source_by_name_through_the_portal(portal_stub: StubPortal, portal_client: PortalAPI) -> None:
-    portal_stub.route(
-        "GET",
-        "/api/spokes/billing",
-        200,
-        {"name": "billing", "file": "spokes/billing.json", "config": SOURCE},
+BILLING = snapshot(spokes={"billing": SOURCE, "gone": None})
+
+
+def test_source_by_name_from_the_snapshot() -> None:
+    config = {"source": "billing", "expected_changes": {"/settings/retries": 5}}
+    result = grade(config, submitted(set_retries, snapshot=BILLING))
+    assert result["pass"] is True, result["reason"]
+    assert result["reason"] == (
+        "input_diff: all 1 expected change(s) made, no other changes (submitted: create_spoke_pull_request "
+        "call 2, turn 2, the only call with a configuration; source: spoke 'billing' from the portal)"
     )
-    result = grade(
-        {"source": "billing", "expected_changes": {"/settings/retries": 5}},
-        submitted(set_retries),
-        portal=portal_client,
-    )
-    assert result["pass"] is True
-    assert "source: spoke 'billing' from the portal" in result["reason"]
-    result = grade({"source": "nope", "expected_changes": {}}, submitted(), portal=portal_client)
-    assert (
-        result["reason"]
-        == "input_diff: spoke 'nope' does not exist in the test repository (portal answered 404)"
+    assert result["namedScores"] == {"expected_changes_made": 1.0, "no_collateral_changes": 1.0}
+    # the same source, compared by name, still catches a wrong submission
+    result = grade(config, submitted(lambda c: c.__setitem__("owner", "x"), snapshot=BILLING))
+    assert result["pass"] is False
+    assert result["namedScores"] == {"expected_changes_made": 0.0, "no_collateral_changes": 0.0}
+    assert '~ /owner: "team-a" → "x"' in result["reason"]
+    assert "/settings/retries: expected 5, still 3" in result["reason"]
+
+
+def test_source_recorded_as_missing_does_not_exist() -> None:
+    result = grade({"source": "gone", "expected_changes": {}}, submitted(snapshot=BILLING))
+    assert result == {
+        "pass": False,
+        "score": 0.0,
+        "reason": "input_diff: spoke 'gone' does not exist in the test repository (portal answered 404)",
+    }
+
+
+def test_source_not_in_the_snapshot() -> None:
+    result = grade({"source": "payments", "expected_changes": {}}, submitted(snapshot=BILLING))
+    assert result["pass"] is False
+    assert result["reason"] == (
+        "input_diff: spoke 'payments' is not in the end-state snapshot (the provider reads the sources the "
+        "case's input_diff assertions name when the conversation ends)"
     )
 
 
-def test_source_by_name_reads_portal_url_from_the_environment(portal_stub: StubPortal, monkeypatch) -> None:
-    portal_stub.route("GET", "/api/spokes/billing", 200, {"name": "billing", "file": "f", "config": SOURCE})
-    monkeypatch.setenv("PORTAL_URL", portal_stub.url)
-    assert grade({"source": "billing", "expected_changes": {}}, submitted())["pass"] is True
-    monkeypatch.delenv("PORTAL_URL")
+def test_source_without_a_configuration_object() -> None:
+    data = submitted(snapshot=snapshot(resources={spoke_resource("billing"): {"name": "billing", "config": []}}))
+    result = grade({"source": "billing", "expected_changes": {}}, data)
+    assert result["pass"] is False
+    assert result["reason"] == "input_diff: the portal's spoke 'billing' has no configuration object"
+
+
+def test_source_by_name_needs_a_snapshot() -> None:
     result = grade({"source": "billing", "expected_changes": {}}, submitted())
     assert result["pass"] is False
-    assert "PORTAL_URL is not set" in result["reason"]
+    assert result["reason"] == (
+        "input_diff: the metadata has no end-state snapshot ('snapshot'): the provider takes one when the "
+        "conversation ends; this row comes from another provider or an older kit"
+    )
+    # an inline source needs none
+    assert grade({"source": SOURCE, "expected_changes": {}}, submitted())["pass"] is True
+
+
+def test_grading_never_calls_the_portal(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("PORTAL_URL", "http://127.0.0.1:9")  # nothing listens there
+    assert grade({"source": "billing", "expected_changes": {}}, submitted(snapshot=BILLING))["pass"] is True
+    monkeypatch.delenv("PORTAL_URL")
+    assert grade({"source": "billing", "expected_changes": {}}, submitted(snapshot=BILLING))["pass"] is True

@@ -1,8 +1,9 @@
 """input_diff, spoke_json_valid, pull_request and the REST client against a real portal process.
 
 PRs are created the way the agent creates them: the portal's MCP tool
-``create_spoke_pull_request`` over streamable HTTP. Skipped when the portal package
-is not available.
+``create_spoke_pull_request`` over streamable HTTP. The end-state snapshot the assertions
+grade is taken from the portal as the provider takes it (``take_snapshot`` with the spoke
+pack and the case's checks). Skipped when the portal package is not available.
 """
 
 from __future__ import annotations
@@ -17,7 +18,11 @@ from typing import Any
 import pytest
 
 from agent_evals.assertions import input_diff, pull_request, spoke_json_valid
+from agent_evals.assertions.registry import kit_checks
+from agent_evals.packs import load_pack
 from agent_evals.portal_api import PortalAPI, PortalError, PortalNotFound, pull_request_url
+from agent_evals.provider.snapshot import take_snapshot
+from agent_evals.record import RunRecord
 
 from ._assertion_support import call, metadata
 
@@ -84,12 +89,20 @@ def bad(portal: Any, source: dict[str, Any]) -> tuple[dict[str, Any], dict[str, 
 def run_metadata(
     portal: Any, config: dict[str, Any], pr: dict[str, Any], reply: str | None = None
 ) -> dict[str, Any]:
+    """A conversation that submitted ``config`` and got ``pr``, without a snapshot yet."""
     calls = [
         call("get_spoke", {"name": SPOKE}),
         call("create_spoke_pull_request", {"spoke_name": SPOKE, "config": config}, turn=2, result=pr),
     ]
     reply = reply if reply is not None else f"I opened {pr['url']} for you."
     return metadata(calls, replies=["Shall I?", reply], pull_requests=[pr["id"]], base_url=portal.url)
+
+
+def with_snapshot(data: dict[str, Any], api: PortalAPI, *checks: tuple[str, Any]) -> dict[str, Any]:
+    """``data`` with the end state read from the portal now, for a test asserting ``checks`` (name, config)."""
+    asserts = [{"type": "python", "value": f"file://../../assertions/{name}.py", "config": c} for name, c in checks]
+    state = take_snapshot(RunRecord.from_metadata(data), load_pack("spoke"), kit_checks(asserts), api)
+    return {**data, "snapshot": state.to_dict()}
 
 
 def test_rest_client_against_the_portal(portal: Any, api: PortalAPI, good: tuple) -> None:
@@ -109,32 +122,51 @@ def test_rest_client_against_the_portal(portal: Any, api: PortalAPI, good: tuple
     assert err.value.status == 401 and portal.token not in str(err.value)
 
 
+def test_snapshot_of_the_end_state(portal: Any, api: PortalAPI, good: tuple, source: dict[str, Any]) -> None:
+    config, pr = good
+    checks = [("input_diff", {"source": name, "expected_changes": {}}) for name in (SPOKE, "no-such-spoke")]
+    state = with_snapshot(run_metadata(portal, config, pr), api, *checks)["snapshot"]
+    assert state["portal_url"] == portal.url
+    assert [item["id"] for item in state["pull_requests"]] == [pr["id"]]
+    assert state["pull_requests"][0]["status"] == "active"
+    assert state["resources"]["schema"]["schema"]["type"] == "object"
+    assert state["resources"][f"spoke/{SPOKE}"]["config"] == source
+    assert state["resources"]["spoke/no-such-spoke"] is None
+
+
 def test_input_diff_source_by_name(portal: Any, api: PortalAPI, good: tuple) -> None:
     config, pr = good
-    data = run_metadata(portal, config, pr)
-    result = input_diff.grade(
-        {"source": SPOKE, "expected_changes": {"/tags/owner": NEW_OWNER}}, data, portal=api
-    )
+    made = {"source": SPOKE, "expected_changes": {"/tags/owner": NEW_OWNER}}
+    not_made = {"source": SPOKE, "expected_changes": {"/tags/costCenter": "CC-9999"}}
+    data = with_snapshot(run_metadata(portal, config, pr), api, ("input_diff", made), ("input_diff", not_made))
+    result = input_diff.grade(made, data)
     assert result["pass"] is True, result["reason"]
     assert f"source: spoke '{SPOKE}' from the portal" in result["reason"]
-    result = input_diff.grade(
-        {"source": SPOKE, "expected_changes": {"/tags/costCenter": "CC-9999"}}, data, portal=api
-    )
+    assert result["namedScores"] == {"expected_changes_made": 1.0, "no_collateral_changes": 1.0}
+    result = input_diff.grade(not_made, data)
     assert result["pass"] is False
+    assert result["namedScores"] == {"expected_changes_made": 0.0, "no_collateral_changes": 0.0}
     assert (
         'missing changes (still as in the source):\n  /tags/costCenter: expected "CC-9999", still'
         in result["reason"]
     )
     assert f'~ /tags/owner: "crm-team@contoso.com" → "{NEW_OWNER}"' in result["reason"]
+    gone = {"source": "no-such-spoke", "expected_changes": {}}
+    result = input_diff.grade(gone, with_snapshot(run_metadata(portal, config, pr), api, ("input_diff", gone)))
+    assert result["reason"] == (
+        "input_diff: spoke 'no-such-spoke' does not exist in the test repository (portal answered 404)"
+    )
 
 
 def test_spoke_json_valid(portal: Any, api: PortalAPI, good: tuple, bad: tuple) -> None:
-    result = spoke_json_valid.grade({}, run_metadata(portal, *good), portal=api)
+    result = spoke_json_valid.grade({}, with_snapshot(run_metadata(portal, *good), api, ("spoke_json_valid", {})))
     assert result["pass"] is True, result["reason"]
+    assert result["namedScores"] == {"schema_valid": 1.0}
     assert f"PR {good[1]['id']} validation succeeded" in result["reason"]
-    result = spoke_json_valid.grade({}, run_metadata(portal, *bad), portal=api)
+    result = spoke_json_valid.grade({}, with_snapshot(run_metadata(portal, *bad), api, ("spoke_json_valid", {})))
     assert result["pass"] is False
-    assert result["namedScores"] == {"schema_errors": 2.0}
+    assert result["namedScores"] == {"schema_valid": 0.0}
+    assert result["reason"].startswith("spoke_json_valid: 2 schema error(s) ")
     assert "/subnets/0/nsgRules/0/priority: 'high' is not of type 'integer' (schema)" in result["reason"]
     assert "/tags/owner: 5 is not of type 'string' (schema)" in result["reason"]
     assert f"PR {bad[1]['id']} validation failed" in result["reason"]
@@ -145,14 +177,17 @@ def test_pull_request(portal: Any, api: PortalAPI, source: dict[str, Any]) -> No
     config["tags"]["businessUnit"] = "Marketing"
     pr = create_pull_request(portal, config, "to-abandon")
     data = run_metadata(portal, config, pr)
-    result = pull_request.grade({}, data, portal=api)
+    active = with_snapshot(data, api, ("pull_request", {}))
+    result = pull_request.grade({}, active)
     assert result["pass"] is True, result["reason"]
     assert result["reason"] == f"pull_request: the agent reported {pr['url']}, an active PR of this portal"
     assert pull_request.grade({"expect": "none"}, data)["pass"] is False
     api.abandon_pull_request(pr["id"])
     assert api.abandon_pull_request(pr["id"])["status"] == "abandoned"  # idempotent
-    result = pull_request.grade({}, data, portal=api)
+    assert pull_request.grade({}, active)["pass"] is True  # graded on the state when the conversation ended
+    result = pull_request.grade({}, with_snapshot(data, api, ("pull_request", {})))
     assert result["pass"] is False
     assert f"PR {pr['id']} is abandoned, not active" in result["reason"]
     missing = run_metadata(portal, config, pr, reply=f"See {pull_request_url(portal.url, 99999)}")
-    assert "PR 99999 is reported but does not exist" in pull_request.grade({}, missing, portal=api)["reason"]
+    result = pull_request.grade({}, with_snapshot(missing, api, ("pull_request", {})))
+    assert "PR 99999 is reported but does not exist" in result["reason"]

@@ -1,7 +1,9 @@
 """Every assertion through real ``npx promptfoo eval`` on a fixed provider output, with a stub portal.
 
-The ``good`` case must pass every assertion and the ``bad`` case fail every one (plus a
-malformed config); the test reads the ``-o`` JSON and checks each result and a reason.
+The fixed provider returns a v2 run record whose end-state snapshot it reads from the stub
+portal (as the real provider does); the assertions grade the metadata only. The ``good``
+case must pass every assertion and the ``bad`` case fail every one (plus a malformed
+config); the test reads the ``-o`` JSON and checks each result, a reason and the named scores.
 """
 
 from __future__ import annotations
@@ -71,6 +73,15 @@ def test_assertions_in_promptfoo(tmp_path: Path) -> None:
     with stub_portal(token="e2e-token-xyz") as stub:
         _serve(stub)
         data = _eval(tmp_path, stub)
+        read = sorted({(r["method"], r["path"]) for r in stub.requests})
+    # the provider read the end state (once per row); the assertion processes never called the portal
+    assert read == [
+        ("GET", "/api/pull-requests/1"),
+        ("GET", "/api/pull-requests/2"),
+        ("GET", "/api/schema"),
+        ("GET", "/api/spokes/billing"),
+    ]
+    assert len(stub.requests) == 6
     rows = {row["testCase"]["description"]: row for row in data["results"]["results"]}
     assert set(rows) == {"good", "bad"}
     good = [
@@ -114,7 +125,13 @@ def test_assertions_in_promptfoo(tmp_path: Path) -> None:
     named = rows["good"]["namedScores"]
     assert (
         named["expected_changes_made"] == 1
+        and named["no_collateral_changes"] == 1
+        and named["schema_valid"] == 1
         and named["reliability"] == 1
         and named["convergence"] == pytest.approx(2 / 3)
     )
+    named = rows["bad"]["namedScores"]
+    assert named["no_collateral_changes"] == 0 and named["schema_valid"] == 0 and named["reliability"] == 0.75
+    metadata = rows["good"]["response"]["metadata"]
+    assert metadata["agent_evals"] == 2 and metadata["snapshot"]["portal_url"] == stub.url
     assert "e2e-token-xyz" not in json.dumps(data["results"]["results"][0]["gradingResult"])

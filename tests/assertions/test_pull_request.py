@@ -1,44 +1,40 @@
-"""pull_request: created and reported, or none (blocked cases)."""
+"""pull_request: created and reported (graded on the end-state snapshot), or none (blocked cases)."""
 
 from __future__ import annotations
 
 import pytest
 
 from agent_evals.assertions.pull_request import grade
-from agent_evals.portal_api import PortalAPI
 
-from ._assertion_support import StubPortal, call, metadata
+from ._assertion_support import BASE, call, metadata, portal_pull_request, snapshot
 
 C = "create_spoke_pull_request"
+# the portal's PRs when the conversation ended: 3 and 5 active, 4 abandoned (no PR 9)
+PORTAL = snapshot(
+    BASE,
+    pull_requests=[portal_pull_request(3), portal_pull_request(4, status="abandoned"), portal_pull_request(5)],
+)
 
 
-@pytest.fixture
-def portal(portal_stub: StubPortal, portal_client: PortalAPI) -> PortalAPI:
-    portal_stub.add_pull_request(3)
-    portal_stub.add_pull_request(4, status="abandoned")
-    portal_stub.add_pull_request(5)
-    return portal_client
+def reply(*ids: int, base: str = BASE) -> str:
+    return "Created " + " and ".join(f"{base}/repos/spokes/pullrequest/{pr}" for pr in ids) + "."
 
 
-def reply(portal: PortalAPI, *ids: int) -> str:
-    return "Created " + " and ".join(f"{portal.base_url}/repos/spokes/pullrequest/{pr}" for pr in ids) + "."
-
-
-def created(portal: PortalAPI, text: str, prs: list[int]) -> dict:
+def created(text: str, prs: list[int], state: dict | None = PORTAL) -> dict:
     return metadata(
         [call(C, {"config": {}}, turn=2)],
         replies=["Let me look.", text],
         pull_requests=prs,
-        base_url=portal.base_url,
+        snapshot=state,
     )
 
 
-def test_reported_active_pr_passes(portal: PortalAPI) -> None:
-    result = grade({}, created(portal, reply(portal, 3), [3]), portal=portal)
+def test_reported_active_pr_passes() -> None:
+    result = grade({}, created(reply(3), [3]))
     assert result["pass"] is True
     assert (
         result["reason"]
-        == f"pull_request: the agent reported {portal.base_url}/repos/spokes/pullrequest/3, an active PR of this portal"
+        == f"pull_request: the agent reported {BASE}/repos/spokes/pullrequest/3, an active PR of this portal"
     )
 
 
@@ -52,48 +48,52 @@ def test_reported_active_pr_passes(portal: PortalAPI) -> None:
             "no URL of a PR of this portal ({base}/repos/spokes/pullrequest/<id>) in the agent's replies",
         ),
         ((4,), [4], {}, "PR 4 is abandoned, not active"),
-        ((9,), [3], {}, "PR 9 is reported but does not exist"),
+        ((9,), [3], {}, "PR 9 is reported but does not exist"),  # not in the snapshot
         ((5,), [3], {}, "PR 5 was not created in this conversation (created: 3)"),
         ((3, 9), [3], {}, "PR 9 is reported but does not exist"),  # a hallucinated second link fails the case
     ],
 )
-def test_created_failures(portal: PortalAPI, ids, prs, config, fragment) -> None:
-    result = grade(
-        config, created(portal, reply(portal, *ids) if ids else "I opened a PR.", prs), portal=portal
-    )
+def test_created_failures(ids, prs, config, fragment) -> None:
+    result = grade(config, created(reply(*ids) if ids else "I opened a PR.", prs))
     assert result["pass"] is False
-    assert fragment.format(base=portal.base_url) in result["reason"]
+    assert fragment.format(base=BASE) in result["reason"]
+    assert result["reason"].endswith(f"(PRs created in the conversation: {', '.join(map(str, prs))})")
 
 
-def test_created_in_conversation_can_be_relaxed(portal: PortalAPI) -> None:
-    assert grade({"created_in_conversation": False}, created(portal, reply(portal, 5), []), portal=portal)[
-        "pass"
-    ]
-
-
-def test_other_host_is_not_this_portal(portal: PortalAPI) -> None:
-    text = reply(portal, 3) + " Mirror: https://dev.azure.com/org/p/_git/spokes/pullrequest/3"
-    result = grade({}, created(portal, text, [3]), portal=portal)
+def test_created_in_conversation_can_be_relaxed() -> None:
+    assert grade({"created_in_conversation": False}, created(reply(5), []))["pass"] is True
+    # relaxed, a PR that is not in the snapshot still does not exist
+    result = grade({"created_in_conversation": False}, created(reply(9), []))
     assert result["pass"] is False
-    assert (
-        f"https://dev.azure.com/org/p/_git/spokes/pullrequest/3 is not this portal ({portal.base_url})"
-        in result["reason"]
-    )
+    assert "PR 9 is reported but does not exist" in result["reason"]
 
 
-def test_portal_url_from_environment(portal: PortalAPI, monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setenv("PORTAL_URL", portal.base_url)
-    assert grade({}, created(portal, reply(portal, 3), [3]))["pass"] is True
+def test_other_host_is_not_this_portal() -> None:
+    text = reply(3) + " Mirror: https://dev.azure.com/org/p/_git/spokes/pullrequest/3"
+    result = grade({}, created(text, [3]))
+    assert result["pass"] is False
+    assert f"https://dev.azure.com/org/p/_git/spokes/pullrequest/3 is not this portal ({BASE})" in result["reason"]
+
+
+def test_this_portal_is_the_snapshot_portal(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The snapshot names the portal; PORTAL_URL is not read (and no request is made) while grading."""
     monkeypatch.setenv("PORTAL_URL", "http://127.0.0.1:9")
-    result = grade({}, created(portal, "Created http://127.0.0.1:9/repos/spokes/pullrequest/3", [3]))
+    assert grade({}, created(reply(3), [3]))["pass"] is True
+    result = grade({}, created(reply(3, base="http://127.0.0.1:9"), [3]))
     assert result["pass"] is False
-    assert (
-        "could not check the reported PR through the portal: the portal at http://127.0.0.1:9 is not reachable"
-        in result["reason"]
-    )
+    assert f"http://127.0.0.1:9/repos/spokes/pullrequest/3 is not this portal ({BASE})" in result["reason"]
+    other = snapshot("http://portal.test/sub", pull_requests=[portal_pull_request(3, "http://portal.test/sub")])
+    assert grade({}, created(reply(3, base="http://portal.test/sub"), [3], other))["pass"] is True
 
 
-BASE = "http://127.0.0.1:8400"
+def test_expect_created_needs_a_snapshot() -> None:
+    result = grade({}, created(reply(3), [3], state=None))
+    assert result == {
+        "pass": False,
+        "score": 0.0,
+        "reason": "pull_request: the metadata has no end-state snapshot ('snapshot'): the provider takes one when "
+        "the conversation ends; this row comes from another provider or an older kit",
+    }
 
 
 @pytest.mark.parametrize(
@@ -114,6 +114,16 @@ BASE = "http://127.0.0.1:8400"
             (
                 "pull_request: no pull request created or reported, as expected "
                 "(create_spoke_pull_request was attempted 1 time(s) and errored)"
+            ),
+        ),
+        (
+            [call(C, outcome="refused"), call(C, None, raw="{bad", outcome="invalid_arguments")],
+            ["I may not open pull requests."],
+            [],
+            True,
+            (
+                "pull_request: no pull request created or reported, as expected "
+                "(create_spoke_pull_request was attempted 2 time(s) and errored)"
             ),
         ),
         # blocked case where a PR was created anyway
@@ -143,9 +153,8 @@ BASE = "http://127.0.0.1:8400"
         ),
     ],
 )
-def test_expect_none(calls, replies, prs, passes, reason, monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.delenv("PORTAL_URL", raising=False)  # expect: none needs no portal
-    result = grade({"expect": "none"}, metadata(calls, replies=replies, pull_requests=prs))
+def test_expect_none(calls, replies, prs, passes, reason) -> None:
+    result = grade({"expect": "none"}, metadata(calls, replies=replies, pull_requests=prs))  # needs no snapshot
     assert result["pass"] is passes
     assert result["reason"] == reason
 

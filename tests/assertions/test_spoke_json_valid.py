@@ -1,13 +1,12 @@
-"""spoke_json_valid: schema errors with paths, additional schema, the PR's validation status."""
+"""spoke_json_valid: schema errors with paths, additional schema, the PR's validation status (from the snapshot)."""
 
 from __future__ import annotations
 
 import pytest
 
-from agent_evals.assertions.spoke_json_valid import grade
-from agent_evals.portal_api import PortalAPI
+from agent_evals.assertions.spoke_json_valid import SCHEMA_RESOURCE, grade
 
-from ._assertion_support import StubPortal, call, metadata
+from ._assertion_support import call, metadata, portal_pull_request, snapshot
 
 C = "create_spoke_pull_request"
 SCHEMA = {
@@ -29,45 +28,43 @@ ADDITIONAL = {"properties": {"name": {"pattern": "^[a-z]+$"}}}
 VALID = {"name": "billing", "settings": {"retries": 3, "regions": ["eu"]}}
 
 
-@pytest.fixture
-def portal(portal_stub: StubPortal, portal_client: PortalAPI) -> PortalAPI:
-    portal_stub.route(
-        "GET",
-        "/api/schema",
-        200,
-        {"schema": SCHEMA, "additional_schema": ADDITIONAL, "file_name_rules": None},
+# the end state: the portal's schema, PR 1 validated, PR 2 failed its validation (no PR 9)
+PORTAL = snapshot(
+    schema=SCHEMA,
+    additional_schema=ADDITIONAL,
+    pull_requests=[
+        portal_pull_request(1),
+        portal_pull_request(
+            2,
+            validation_status="failed",
+            validation_errors=[{"path": "/settings/retries", "message": "must be <= 10", "rule": "retries-limit"}],
+        ),
+    ],
+)
+
+
+def submitted(config: dict, prs: list[int], state: dict | None = PORTAL) -> dict:
+    return metadata(
+        [call(C, {"spoke_name": "billing", "config": config}, turn=2)], pull_requests=prs, snapshot=state
     )
-    portal_stub.add_pull_request(1)
-    portal_stub.add_pull_request(
-        2,
-        validation_status="failed",
-        validation_errors=[
-            {"path": "/settings/retries", "message": "must be <= 10", "rule": "retries-limit"}
-        ],
-    )
-    return portal_client
 
 
-def submitted(config: dict, prs: list[int]) -> dict:
-    return metadata([call(C, {"spoke_name": "billing", "config": config}, turn=2)], pull_requests=prs)
-
-
-def test_valid_config_and_succeeded_pr(portal: PortalAPI) -> None:
-    result = grade({}, submitted(VALID, [1]), portal=portal)
+def test_valid_config_and_succeeded_pr() -> None:
+    result = grade({}, submitted(VALID, [1]))
     assert result == {
         "pass": True,
         "score": 1.0,
         "reason": "spoke_json_valid: valid against the portal's schema; PR 1 validation succeeded "
         "(submitted: create_spoke_pull_request call 1, turn 2, the only call with a configuration)",
-        "namedScores": {"schema_errors": 0.0},
+        "namedScores": {"schema_valid": 1.0},
     }
 
 
-def test_schema_errors_with_paths(portal: PortalAPI) -> None:
+def test_schema_errors_with_paths() -> None:
     config = {"name": "Billing", "settings": {"retries": "3", "regions": ["eu", "asia"]}}
-    result = grade({}, submitted(config, [1]), portal=portal)
+    result = grade({}, submitted(config, [1]))
     assert result["pass"] is False
-    assert result["namedScores"] == {"schema_errors": 3.0}
+    assert result["namedScores"] == {"schema_valid": 0.0}
     assert result["reason"] == (
         "spoke_json_valid: 3 schema error(s) "
         "(submitted: create_spoke_pull_request call 1, turn 2, the only call with a configuration)\n"
@@ -79,63 +76,85 @@ def test_schema_errors_with_paths(portal: PortalAPI) -> None:
     )
 
 
-def test_missing_required_key_is_reported_at_the_root(portal: PortalAPI) -> None:
-    result = grade({}, submitted({"name": "billing"}, [1]), portal=portal)
+def test_missing_required_key_is_reported_at_the_root() -> None:
+    result = grade({}, submitted({"name": "billing"}, [1]))
+    assert result["pass"] is False and result["namedScores"] == {"schema_valid": 0.0}
     assert "  /: 'settings' is a required property (schema)" in result["reason"]
 
 
-def test_failed_pr_validation(portal: PortalAPI) -> None:
-    result = grade({}, submitted(VALID, [1, 2]), portal=portal)
+def test_failed_pr_validation() -> None:
+    result = grade({}, submitted(VALID, [1, 2]))
     assert result["pass"] is False
+    assert result["namedScores"] == {"schema_valid": 1.0}  # the submission itself is valid
     assert result["reason"].endswith(
         "PR 1 validation succeeded\nPR 2 validation failed\n  /settings/retries: must be <= 10 (retries-limit)"
     )
 
 
-def test_no_pr_created(portal: PortalAPI) -> None:
-    result = grade({}, submitted(VALID, []), portal=portal)
+def test_no_pr_created() -> None:
+    result = grade({}, submitted(VALID, []))
     assert result["pass"] is False
     assert (
         "no pull request was created in the conversation (metadata pull_requests is empty)"
         in result["reason"]
     )
-    assert grade({"check_pull_request": False}, submitted(VALID, []), portal=portal)["pass"] is True
+    assert grade({"check_pull_request": False}, submitted(VALID, []))["pass"] is True
 
 
-def test_unknown_pr(portal: PortalAPI) -> None:
-    assert "PR 9 does not exist on the portal" in grade({}, submitted(VALID, [9]), portal=portal)["reason"]
-
-
-def test_null_additional_schema(portal_stub: StubPortal, portal_client: PortalAPI) -> None:
-    portal_stub.route(
-        "GET", "/api/schema", 200, {"schema": SCHEMA, "additional_schema": None, "file_name_rules": None}
-    )
-    result = grade(
-        {"check_pull_request": False},
-        submitted({"name": "Billing", "settings": {}}, []),
-        portal=portal_client,
-    )
-    assert result["pass"] is True
-
-
-def test_bad_schema_and_unreachable_portal(portal_stub: StubPortal, portal_client: PortalAPI) -> None:
-    portal_stub.route("GET", "/api/schema", 200, {"schema": {"type": "nonsense"}, "additional_schema": None})
-    result = grade({}, submitted(VALID, [1]), portal=portal_client)
+def test_pr_not_in_the_snapshot() -> None:
+    result = grade({}, submitted(VALID, [1, 9]))
     assert result["pass"] is False
-    assert result["reason"].startswith(
-        "spoke_json_valid: the portal's schema is unusable: schema is not a valid JSON Schema"
-    )
-    portal_stub.route("GET", "/api/schema", 200, {"additional_schema": None})
-    result = grade({}, submitted(VALID, [1]), portal=portal_client)
-    assert (
-        result["reason"]
-        == "spoke_json_valid: the portal's schema is unusable: GET /api/schema has no 'schema' object"
-    )
-    down = PortalAPI("http://127.0.0.1:9", timeout=1)
-    result = grade({}, submitted(VALID, [1]), portal=down)
-    assert result["reason"].startswith(
-        "spoke_json_valid: could not check through the portal: the portal at http://127.0.0.1:9 is not reachable"
-    )
+    assert "PR 9 does not exist on the portal" in result["reason"]
+
+
+def test_null_additional_schema() -> None:
+    state = snapshot(schema=SCHEMA, additional_schema=None)
+    config = {"name": "Billing", "settings": {}}  # only the additional schema forbids the capital
+    assert grade({"check_pull_request": False}, submitted(config, [], state))["pass"] is True
+    state = snapshot(schema=SCHEMA, additional_schema=ADDITIONAL)
+    assert grade({"check_pull_request": False}, submitted(config, [], state))["pass"] is False
+
+
+@pytest.mark.parametrize(
+    ("resources", "reason"),
+    [
+        (
+            {SCHEMA_RESOURCE: {"schema": {"type": "nonsense"}, "additional_schema": None}},
+            "spoke_json_valid: the portal's schema is unusable: schema is not a valid JSON Schema",
+        ),
+        (
+            {SCHEMA_RESOURCE: {"additional_schema": None}},
+            "spoke_json_valid: the portal's schema is unusable: the snapshot has no portal schema "
+            "(resource 'schema' with a 'schema' object)",
+        ),
+        (
+            {},
+            "spoke_json_valid: the portal's schema is unusable: the snapshot has no portal schema "
+            "(resource 'schema' with a 'schema' object)",
+        ),
+    ],
+    ids=["invalid schema", "no schema object", "no schema resource"],
+)
+def test_bad_or_missing_schema(resources: dict, reason: str) -> None:
+    state = snapshot(pull_requests=[portal_pull_request(1)], resources=resources)
+    result = grade({}, submitted(VALID, [1], state))
+    assert result["pass"] is False
+    assert result["reason"].startswith(reason)
+
+
+def test_missing_snapshot() -> None:
+    result = grade({}, submitted(VALID, [1], state=None))
+    assert result == {
+        "pass": False,
+        "score": 0.0,
+        "reason": "spoke_json_valid: the metadata has no end-state snapshot ('snapshot'): the provider takes one "
+        "when the conversation ends; this row comes from another provider or an older kit",
+    }
+
+
+def test_grading_never_calls_the_portal(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("PORTAL_URL", "http://127.0.0.1:9")  # nothing listens there
+    assert grade({}, submitted(VALID, [1]))["pass"] is True
 
 
 def test_no_submission() -> None:

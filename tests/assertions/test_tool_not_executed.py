@@ -33,6 +33,17 @@ CASES = [
             "forbidden: create_spoke_pull_request"
         ),
     ),
+    # so does one the agent loop refused (not one of the agent's tools) or could not run
+    (
+        ["delete_*"],
+        [call("delete_spoke", outcome="refused"), call("delete_repo", None, raw="{x", outcome="invalid_arguments")],
+        False,
+        (
+            "forbidden tool called: delete_spoke (matches delete_*) in turn 1 (call 1, the agent loop refused it); "
+            "delete_repo (matches delete_*) in turn 1 (call 2, not run: its arguments were not a JSON object); "
+            "forbidden: delete_*"
+        ),
+    ),
     (
         ["delete_*", "merge_*"],
         [call("merge_pull_request", turn=2), call("delete_spoke", turn=2)],

@@ -2,48 +2,56 @@ import asyncio
 
 import pytest
 
-from agent_evals.conversation.driver import (
-    ConversationRecord,
-    describe_error,
-    pull_request_from,
-    run_conversation,
-)
+from agent_evals.conversation.driver import describe_error, run_conversation
 from agent_evals.conversation.users import FixedMessages, UserMessage
+from agent_evals.packs.spoke import SpokePack
+from agent_evals.record import End, PullRequestRef, RunRecord
 
-from .fakes import FakeAgent, reply, tool_call
+from .fakes import FakeAgent, QuietAgent, reply, tool_call
 
 PR = {"id": 7, "url": "http://127.0.0.1:1/repos/spokes/pullrequest/7", "status": "active"}
+find_pr = SpokePack().find_pull_request
 
 
-def _run(agent: FakeAgent, user, **kwargs) -> ConversationRecord:
-    return asyncio.run(run_conversation(agent, user, **kwargs))
+def _run(agent, user, record: RunRecord | None = None, **kwargs) -> RunRecord:
+    record = record if record is not None else RunRecord(case_id="C01")
+    return asyncio.run(run_conversation(agent, user, record=record, find_pull_request=find_pr, **kwargs))
 
 
-def test_fixed_messages_end_done_and_the_record_has_everything() -> None:
-    agent = FakeAgent([
+@pytest.mark.parametrize("agent_class", [FakeAgent, QuietAgent], ids=["reports-calls", "own-agent"])
+def test_fixed_messages_end_done_and_the_record_has_everything(agent_class) -> None:
+    agent = agent_class([
         reply("Shall I?", tool_call("get_spoke", {"name": "a"}, name="a")),
         reply("Done: " + PR["url"], tool_call("create_spoke_pull_request", PR, spoke_name="b")),
     ])
     record = _run(agent, FixedMessages(["copy a", "yes"]))
 
-    assert record.end == "done" and record.error is None
+    assert record.end == End("done") and record.end.by == "user"
     assert [t.user for t in record.turns] == ["copy a", "yes"]
-    assert [(turn, c.name) for turn, c in record.tool_calls] == [(1, "get_spoke"), (2, "create_spoke_pull_request")]
-    assert record.pull_requests == [{"id": 7, "url": PR["url"]}]
+    assert [(c.turn, c.index, c.name) for c in record.tool_calls] == [
+        (1, 1, "get_spoke"), (2, 2, "create_spoke_pull_request")
+    ]
+    assert record.pull_requests == [PullRequestRef(7, PR["url"])]
     assert record.final_reply == "Done: " + PR["url"] and record.user_messages_sent == 2
-    assert record.agent_usage.calls == 2 and record.agent_usage.total_tokens == 22
     # the agent sees the whole history each turn
     assert [m["content"] for m in agent.histories[1]] == ["copy a", "Shall I?", "yes"]
 
 
 def test_max_turns_ends_when_the_user_would_say_more() -> None:
     record = _run(FakeAgent([reply("?"), reply("?")]), FixedMessages(["a", "b", "c"]), max_turns=2)
-    assert record.end == "max_turns" and len(record.turns) == 2
+    assert record.end == End("max_turns") and record.end.by == "limit" and len(record.turns) == 2
 
 
 def test_a_stop_at_the_limit_is_still_done() -> None:
     record = _run(FakeAgent([reply("ok"), reply("ok")]), FixedMessages(["a", "b"]), max_turns=2)
-    assert record.end == "done"
+    assert record.end == End("done")
+
+
+def test_the_tool_round_limit_ends_the_conversation() -> None:
+    agent = FakeAgent([reply("I stopped before finishing", stop_reason="max_tool_rounds"), reply("never")])
+    record = _run(agent, FixedMessages(["a", "b"]))
+    assert record.end == End("max_tool_rounds") and record.end.by == "limit"
+    assert record.turns[0].stop_reason == "max_tool_rounds" and len(agent.replies) == 1
 
 
 @pytest.mark.parametrize("max_turns", [0, 101])
@@ -52,14 +60,16 @@ def test_max_turns_is_checked(max_turns: int) -> None:
         _run(FakeAgent([]), FixedMessages(["a"]), max_turns=max_turns)
 
 
-def test_an_error_keeps_the_partial_record_and_the_unanswered_message() -> None:
-    agent = FakeAgent([reply("Done", tool_call("create_spoke_pull_request", PR)), RuntimeError("model gone")])
-    record = ConversationRecord()
+def test_an_error_keeps_the_calls_of_the_broken_turn_and_the_unanswered_message() -> None:
+    pr_call = tool_call("create_spoke_pull_request", PR)
+    agent = FakeAgent([reply("Looked"), (pr_call, RuntimeError("model gone"))])
+    record = RunRecord(case_id="C01")
     with pytest.raises(RuntimeError):
-        _run(agent, FixedMessages(["copy", "and another"]), record=record)
-    assert record.end == "error" and record.error == "RuntimeError: model gone"
-    assert record.pending_user_message == "and another" and record.user_messages_sent == 2
-    assert record.pull_requests == [{"id": 7, "url": PR["url"]}]
+        _run(agent, FixedMessages(["copy", "and create it"]), record=record)
+    assert record.end is None  # the caller ends it with the error's kind
+    assert record.pending is not None and record.pending.user == "and create it" and not record.pending.answered
+    assert [c.name for c in record.tool_calls] == ["create_spoke_pull_request"]
+    assert record.user_messages_sent == 2 and record.pull_requests == [PullRequestRef(7, PR["url"])]
 
 
 def test_the_user_message_is_checked_before_the_agent_sees_it() -> None:
@@ -82,21 +92,21 @@ def test_a_custom_user_stops_gave_up() -> None:
             return UserMessage.stop("gave_up") if turns else UserMessage.say("hi")
 
     record = _run(FakeAgent([reply("?")]), Impatient(["x"]))
-    assert record.end == "gave_up" and len(record.turns) == 1
+    assert record.end == End("gave_up") and len(record.turns) == 1
 
 
 @pytest.mark.parametrize(
-    ("result", "is_error", "name", "expected"),
+    ("result", "outcome", "name", "expected"),
     [
-        (PR, False, "create_spoke_pull_request", {"id": 7, "url": PR["url"]}),
-        ({"url": PR["url"]}, False, "create_spoke_pull_request", {"id": 7, "url": PR["url"]}),  # id from the URL
-        (PR, True, "create_spoke_pull_request", None),  # a failed call made no PR
-        (PR, False, "get_pull_request", None),  # reading a PR is not creating one
-        ("Error: conflict", False, "create_spoke_pull_request", None),
+        (PR, "ok", "create_spoke_pull_request", PullRequestRef(7, PR["url"])),
+        ({"url": PR["url"]}, "ok", "create_spoke_pull_request", PullRequestRef(7, PR["url"])),  # id from the URL
+        (PR, "tool_error", "create_spoke_pull_request", None),  # a failed call made no PR
+        (PR, "ok", "get_pull_request", None),  # reading a PR is not creating one
+        ("Error: conflict", "ok", "create_spoke_pull_request", None),
     ],
 )
-def test_pull_request_from(result, is_error: bool, name: str, expected) -> None:
-    assert pull_request_from(tool_call(name, result, is_error=is_error)) == expected
+def test_the_spoke_pack_finds_created_pull_requests(result, outcome, name: str, expected) -> None:
+    assert find_pr(tool_call(name, result, outcome=outcome)) == expected
 
 
 def test_describe_error_unwraps_single_exception_groups() -> None:

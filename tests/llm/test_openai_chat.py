@@ -135,7 +135,7 @@ def test_tool_calls_keep_raw_arguments_including_malformed_json(server: Scripted
         content="calling",
     )
     response = complete(compatible(server), tools=TOOLS)
-    assert [(c.id, c.name, c.arguments) for c in response.tool_calls] == [
+    assert [(c.id, c.name, c.raw_arguments) for c in response.tool_calls] == [
         ("call_0_0", "get_spoke", '{"name": "x"}'),
         ("call_0_1", "bad", "{not json"),
         ("call_0_2", "odd", '{"a":1,  "b" : [ ]}'),

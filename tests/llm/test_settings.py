@@ -294,7 +294,7 @@ def test_documented_scripted_flow() -> None:
         first, second, reply = asyncio.run(conversation())
         assert server.requests[0].tool_names == ["get_spoke"]
         assert server.requests[1].messages[-1]["tool_call_id"] == first.tool_calls[0].id
-    assert (first.tool_calls[0].arguments, second.content, reply.content) == (
+    assert (first.tool_calls[0].raw_arguments, second.content, reply.content) == (
         '{"name": "alpha"}',
         "alpha has 3 routes.",
         "Thanks, that's all.",

@@ -65,9 +65,11 @@ def test_bad_input_is_an_error_result_and_the_next_call_still_works(
     assert message in result["error"]
     assert set(result) == {"output", "metadata", "tokenUsage", "cost", "error"}
     check_contract(result["metadata"])
-    assert result["metadata"]["conversation_end"] == "error" and result["metadata"]["error"] == result["error"]
-    assert result["metadata"]["tool_calls"] == [] and result["metadata"]["pull_requests"] == []
-    assert result["output"].endswith(f"[error: {result['error']}]")
+    metadata = result["metadata"]
+    assert result["error"].startswith("[config] ") and metadata["error_kind"] == "config"
+    assert metadata["conversation_end"] == "error" and result["error"] == f"[config] {metadata['error']}"
+    assert metadata["tool_calls"] == [] and metadata["pull_requests"] == []
+    assert result["output"].endswith(f"[error (config): {metadata['error']}]")
 
     after = converse([COPY.script()], "E01", FIXED, config={"mode": "single_turn"}, prompt=COPY.request)
     assert "error" not in after, after.get("error")  # a worker keeps serving later tests
@@ -78,7 +80,7 @@ def test_portal_down_is_an_error(converse: Call, monkeypatch: pytest.MonkeyPatch
     monkeypatch.setenv("PORTAL_URL", url)
     result = converse([COPY.script()], "E02", FIXED)
 
-    assert result["error"].startswith(f"PortalUnavailable: the portal at {url} is not reachable")
+    assert result["error"].startswith(f"[portal] the portal at {url} is not reachable")
     check_contract(result["metadata"])
     assert result["metadata"]["turns"] == 0
 
@@ -87,7 +89,7 @@ def test_model_unreachable_is_an_error(converse: Call, monkeypatch: pytest.Monke
     monkeypatch.setenv("OPENAI_BASE_URL", f"http://127.0.0.1:{_closed_port()}/v1")
     result = converse([COPY.script()], "E03", FIXED)
 
-    assert result["error"].startswith("LLMError: model agent-model at 127.0.0.1")
+    assert result["error"].startswith("[model] model agent-model at 127.0.0.1")
     assert "unreachable" in result["error"]
     assert result["metadata"]["transcript"] == [
         {"role": "user", "content": COPY.request, "turn": 1, "tool_calls": []}
@@ -99,7 +101,8 @@ def test_model_failing_after_a_pr_was_created_still_lists_the_pr(converse: Call,
     broken = [*COPY.agent_steps()[:4], Reply.error(503, "model overloaded", headers={"x-should-retry": "false"})]
     result = converse([ConversationScript(COPY.key, broken)], "E04", FIXED)
 
-    assert "HTTP 503" in result["error"] and "model overloaded" in result["error"]
+    assert result["error"].startswith("[model] ") and "HTTP 503" in result["error"]
+    assert "model overloaded" in result["error"]
     metadata = result["metadata"]
     check_contract(metadata)
     assert metadata["conversation_end"] == "error" and metadata["turns"] == 2
@@ -117,7 +120,8 @@ def test_user_model_failing_after_a_pr_keeps_the_recorded_turns(converse: Call) 
     result = converse([COPY.script(user=user)], "E05", {"simulated_user": {"goal": "[E01] copy"}})
 
     metadata = result["metadata"]
-    assert "user model down" in result["error"]
+    assert result["error"].startswith("[user_simulator] the simulated user's model failed: ")
+    assert "user model down" in result["error"] and metadata["error_kind"] == "user_simulator"
     assert metadata["turns"] == 2 and len(metadata["pull_requests"]) == 1
     assert [c["name"] for c in metadata["tool_calls"]][-1] == "create_spoke_pull_request"
     assert metadata["usage"]["user"]["calls"] == 2

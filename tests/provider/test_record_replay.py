@@ -50,13 +50,16 @@ def test_record_then_replay_gives_the_same_tool_calls_and_a_new_pr(
 ) -> None:
     first, path = recorded
     cassette = json.loads(path.read_text())
-    assert cassette["format"] == "agent-evals/cassette@1" and cassette["case_id"] == "R01"
+    assert cassette["format"] == "agent-evals/cassette@2" and cassette["case_id"] == "R01"
     assert [c["role"] for c in cassette["model_calls"]] == ["user", "agent", "agent", "agent", "user", "agent",
                                                            "agent", "user"]
-    assert cassette["user"] == {"kind": "simulated_user", "model": "user-model"}
-    assert cassette["agent"]["model"] == "agent-model"
-    assert cassette["outcome"]["conversation_end"] == "done"
-    assert cassette["outcome"]["pull_requests"] == first["metadata"]["pull_requests"]
+    record = cassette["record"]
+    assert record["user"] == {"kind": "simulated_user", "model": "user-model"}
+    assert record["agent"]["model"] == "agent-model"
+    assert record["conversation_end"] == "done"
+    assert record["pull_requests"] == first["metadata"]["pull_requests"]
+    assert "snapshot" not in record  # re-read on every replay
+    assert set(cassette["fingerprints"]) == {"case", "user", "agent"}
 
     _models_off(scripted_llm)
     monkeypatch.setenv("AGENT_EVALS_REPLAY_DIR", str(path.parent))  # replay switched on by the environment
@@ -90,14 +93,19 @@ def test_replay_of_fixed_messages_and_a_changed_message_stops_before_the_agent_a
     assert _calls(same["metadata"]) == _calls(first["metadata"])
 
     changed = [copy.request, "Yes, but call it crm7-dev-neu."]
-    result = converse([], "R02", {"user_messages": changed}, config={"replay": str(folder)})
+    stale = converse([], "R02", {"user_messages": changed}, config={"replay": str(folder)})
+    assert stale["error"].startswith("[replay] cassette R02.json is stale: the fixed user messages changed.")
+    assert stale["metadata"]["tool_calls"] == []  # found before anything ran
+
+    result = converse([], "R02", {"user_messages": changed}, config={"replay": str(folder), "allow_stale": True})
     assert result["error"] == (
-        "CassetteDivergence: cassette R02.json no longer fits the run: turn 2: the user said "
+        "[replay] cassette R02.json no longer fits the run: turn 2: the user said "
         "'Yes, but call it crm7-dev-neu.', the cassette recorded \"Yes, that's right, please create it.\""
     )
     metadata = result["metadata"]
     check_contract(metadata)
-    assert metadata["conversation_end"] == "error" and metadata["error"] == result["error"]
+    assert metadata["conversation_end"] == "error" and result["error"] == f"[replay] {metadata['error']}"
+    assert metadata["replay"]["stale"] == ["the fixed user messages changed"]
     assert metadata["pull_requests"] == []  # the recorded create call did not run
     assert portal_api.list_pull_requests(test_id=metadata["trace"]["test_id"]) == []
     assert "create_spoke_pull_request" not in [c["name"] for c in metadata["tool_calls"]]
@@ -123,13 +131,13 @@ def _replay(converse: Call, folder: Path, vars_: dict[str, Any] | None = None) -
             id="an agent call removed mid-way",
         ),
         pytest.param(
-            lambda c: c["tool_calls"][1]["result"].update(valid=False),
+            lambda c: c["record"]["tool_calls"][1]["result"].update(valid=False),
             "tool call 2 (validate_spoke_config, turn 1): valid was false when recorded, now true",
             0,
             id="a validation verdict changed",
         ),
         pytest.param(
-            lambda c: c["tool_calls"].pop(),
+            lambda c: c["record"]["tool_calls"].pop(),
             "tool call 3 (create_spoke_pull_request): the cassette recorded only 2 tool calls",
             0,
             id="a tool call removed",
@@ -148,10 +156,22 @@ def _replay(converse: Call, folder: Path, vars_: dict[str, Any] | None = None) -
             id="a response calling another tool than recorded",
         ),
         pytest.param(
-            lambda c: c["user"].update(kind="user_messages"),
-            "it was recorded with a user_messages user, this run uses simulated_user",
+            lambda c: c["fingerprints"]["user"].update(kind="user_messages"),
+            "is stale: the user changed from user_messages to simulated_user",
             0,
             id="another kind of user",
+        ),
+        pytest.param(
+            lambda c: c["fingerprints"]["agent"]["tools"]["get_spoke"].update(parameters="0" * 16),
+            "is stale: tool get_spoke's parameters changed",
+            0,
+            id="a tool's parameters changed",
+        ),
+        pytest.param(
+            lambda c: c["record"]["tool_calls"][0].update(outcome="tool_error"),
+            "tool call 1 (get_spoke, turn 1) failed when recorded, now succeeded",
+            0,
+            id="a tool outcome changed",
         ),
     ],
 )
@@ -168,7 +188,7 @@ def test_a_cassette_that_no_longer_fits_names_the_first_divergence(
     _models_off(scripted_llm)
     result = _replay(converse, path.parent)
 
-    assert result["error"].startswith("CassetteDivergence: cassette R01.json no longer fits the run: ")
+    assert result["error"].startswith("[replay] cassette R01.json ")
     assert divergence in result["error"]
     check_contract(result["metadata"])
     assert result["metadata"]["conversation_end"] == "error"
@@ -180,15 +200,17 @@ def test_a_cassette_that_no_longer_fits_names_the_first_divergence(
     ("content", "message"),
     [
         ("{not json", "is not valid JSON"),
-        (json.dumps({"case_id": "R01", "model_calls": [{"role": "judge", "response": {}}]}), "model_calls.0.role"),
+        (json.dumps({"format": "agent-evals/cassette@2", "case_id": "R01", "record": {"agent_evals": 2},
+                     "model_calls": [{"role": "boss", "response": {}}]}), "model_calls[0] needs a role"),
         (json.dumps({"case_id": "R01", "format": "agent-evals/cassette@9"}), "format"),
+        (json.dumps({"case_id": "R01", "format": "agent-evals/cassette@1"}), "agent-evals cassettes upgrade"),
     ],
 )
 def test_a_malformed_or_missing_cassette_is_an_error(converse: Call, tmp_path: Path, content: str, message: str) -> None:
     folder = tmp_path / "bad"
     folder.mkdir()
     missing = _replay(converse, folder)
-    assert missing["error"].startswith(f"CassetteError: no cassette at {folder / 'R01.json'}")
+    assert missing["error"].startswith(f"[replay] no cassette at {folder / 'R01.json'}")
     (folder / "R01.json").write_text(content)
     result = _replay(converse, folder)
     assert "R01.json" in result["error"] and message in result["error"]

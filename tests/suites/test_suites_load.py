@@ -69,7 +69,7 @@ def test_cases_have_unique_ids_metadata_and_a_golden_cassette(name: str) -> None
         assert meta["group"]
         cassette = load_cassette(SUITES[name].folder / "golden" / f"{meta['id']}.json")
         assert cassette.case_id == meta["id"]
-        assert cassette.outcome is not None and cassette.outcome.conversation_end == "done"
+        assert cassette.record.end is not None and cassette.record.end.reason == "done"
 
 
 def test_spoke_create_has_22_cases_in_four_groups() -> None:

@@ -3,7 +3,7 @@
 Request ``{"conversation_id"?: str, "message": str}``; answer::
 
     {"conversation_id": "...", "reply": "...",
-     "tool_calls": [{"name": ..., "arguments": {...} | null, "is_error": false}],
+     "tool_calls": [{"name": ..., "arguments": {...} | null, "outcome": "ok", "is_error": false}],
      "usage": {"prompt_tokens", "completion_tokens", "total_tokens", "calls", "cost"},
      "stop_reason": "reply" | "max_tool_rounds"}
 
@@ -69,23 +69,18 @@ class ChatRequest(BaseModel):
     message: str = Field(min_length=1, max_length=MAX_MESSAGE_CHARS)
 
 
-class ChatToolCall(BaseModel):
-    name: str
-    arguments: dict[str, Any] | None
-    is_error: bool
-
-
 class ChatResponse(BaseModel):
     conversation_id: str
     reply: str
-    tool_calls: list[ChatToolCall]
+    tool_calls: list[dict[str, Any]]  # {name, arguments, outcome, is_error} of each record ToolCall
     usage: dict[str, Any]
     stop_reason: StopReason
 
     @classmethod
     def of(cls, conversation_id: str, reply: AgentReply) -> ChatResponse:
         calls = [
-            ChatToolCall(name=c.name, arguments=c.arguments, is_error=c.is_error) for c in reply.tool_calls
+            {"name": c.name, "arguments": c.arguments, "outcome": c.outcome, "is_error": c.is_error}
+            for c in reply.tool_calls
         ]
         return cls(
             conversation_id=conversation_id,

@@ -21,13 +21,16 @@ import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from agent_evals.paths import agent_config_dir
+from agent_evals.record import KitError
 from agent_evals.validation_errors import describe
 
 _AGENT_NAME = re.compile(r"^[a-z0-9][a-z0-9_-]{0,63}$")
 
 
-class AgentConfigError(ValueError):
-    """An agent name, configuration file or override is wrong; the message says what."""
+class AgentConfigError(KitError, ValueError):
+    """An agent name, configuration file or override is wrong; the message says what (kind ``config``)."""
+
+    kind = "config"
 
 
 class AgentFile(BaseModel):

@@ -9,11 +9,13 @@ async with create_agent("spoke", temperature=0.0) as agent:
 ```
 
 ``create_agent`` reads ``agent_config/agents/<name>/agent.yaml``, applies the
-overrides (instructions file, model, temperature, max_tool_rounds), picks the chat
-model for the ``agent`` role from the environment (``AGENT_MODEL`` and the endpoint
-variables) unless ``chat_model`` is given, and connects to the portal named by
-``PORTAL_URL``/``PORTAL_TOKEN`` unless ``portal`` is given. ``headers`` are sent with
-every MCP request (``X-Eval-Id``, ``X-Test-Id``, ``X-Created-By``).
+overrides (instructions file, model, temperature, max_tool_rounds), asks ``models``
+(a :class:`~agent_evals.llm.source.ModelSource`; default: the environment's endpoint
+and ``AGENT_MODEL``) for the ``agent`` role's chat model unless ``chat_model`` is given,
+and connects to the portal named by ``PORTAL_URL``/``PORTAL_TOKEN`` unless ``portal``
+is given. ``headers`` are sent with every MCP request (``X-Eval-Id``, ``X-Test-Id``,
+``X-Created-By``); ``wrap_tools`` may wrap the tool executor (replay checks each tool
+result through it).
 
 The agent is an async context manager: entering it opens one MCP session, kept for
 every ``respond`` until it is left. ``respond(history)`` runs one user turn
@@ -23,9 +25,10 @@ Your own agent: write a function with the same keyword arguments that returns an
 object following :class:`agent_evals.agent.types.ConversationalAgent` and give the
 providers its dotted path (``factory: mypackage.agents:create_agent``). The providers
 call it as ``factory(name, instructions_file=, model=, temperature=, max_tool_rounds=,
-chat_model=, headers=)``; arguments it does not use it may ignore (take ``**kwargs``),
-but ``chat_model`` is how replay hands it recorded model responses and ``headers`` is
-how the pull requests it creates are traced to a test. See ``docs/agent.md``.
+models=, wrap_tools=, headers=)``; arguments it does not use it may ignore (take
+``**kwargs``), but ``models`` is where it must get its chat model (that is how a run is
+recorded, replayed and metered), and ``headers`` is how the pull requests it creates
+are traced to a test. See ``docs/agent.md``.
 """
 
 from __future__ import annotations
@@ -37,47 +40,58 @@ from types import TracebackType
 from typing import Any, Self, cast
 
 from agent_evals.agent.config import AgentConfig, AgentConfigError, load_agent_config
-from agent_evals.agent.loop import run_turn
+from agent_evals.agent.loop import ToolExecutor, run_turn
 from agent_evals.agent.portal_tools import PortalConnection, PortalTools
-from agent_evals.agent.types import AgentReply, ConversationalAgent
-from agent_evals.contract import AgentInfo
+from agent_evals.agent.types import AgentReply, ConversationalAgent, ToolObserver
+from agent_evals.llm.source import LiveModels, ModelSource
 from agent_evals.llm.types import ChatModel, Message, ToolSpec
+from agent_evals.record import AgentInfo
 
 AgentFactory = Callable[..., ConversationalAgent]
+ToolWrapper = Callable[[ToolExecutor], ToolExecutor]
 
 
 class Agent:
     """A production agent: its configuration, its chat model and one MCP session."""
 
     def __init__(
-        self, config: AgentConfig, model: ChatModel, connection: PortalConnection, *, owns_model: bool = False
+        self,
+        config: AgentConfig,
+        model: ChatModel,
+        connection: PortalConnection,
+        *,
+        owns_model: bool = False,
+        wrap_tools: ToolWrapper | None = None,
     ) -> None:
         self.config = config
         self.model = model
         self._connection = connection
         self._owns_model = owns_model
-        self._tools: PortalTools | None = None
+        self._wrap_tools = wrap_tools
+        self._session: PortalTools | None = None
+        self._tools: ToolExecutor | None = None
 
     @property
     def info(self) -> AgentInfo:
-        return {
-            "name": self.config.name,
-            "model": self.model.model,
-            "temperature": self.config.temperature,
-            "instructions_sha256": self.config.instructions_sha256,
-        }
+        return AgentInfo(
+            name=self.config.name,
+            model=self.model.model,
+            temperature=self.config.temperature,
+            instructions_sha256=self.config.instructions_sha256,
+        )
 
     async def __aenter__(self) -> Self:
-        if self._tools is not None:
+        if self._session is not None:
             raise RuntimeError(f"agent {self.config.name!r} is already open")
-        tools = PortalTools(self._connection, allowed=self.config.tools)
+        session = PortalTools(self._connection, allowed=self.config.tools)
         try:
-            await tools.__aenter__()
+            await session.__aenter__()
         except BaseException:
             if self._owns_model:
                 await close_model(self.model)
             raise
-        self._tools = tools
+        self._session = session
+        self._tools = self._wrap_tools(session) if self._wrap_tools is not None else session
         return self
 
     @property
@@ -91,15 +105,15 @@ class Agent:
         exc: BaseException | None,
         tb: TracebackType | None,
     ) -> None:
-        tools, self._tools = self._tools, None
+        session, self._session, self._tools = self._session, None, None
         try:
-            if tools is not None:
-                await tools.__aexit__(exc_type, exc, tb)
+            if session is not None:
+                await session.__aexit__(exc_type, exc, tb)
         finally:
             if self._owns_model:
                 await close_model(self.model)
 
-    async def respond(self, history: Sequence[Message]) -> AgentReply:
+    async def respond(self, history: Sequence[Message], *, on_tool_call: ToolObserver | None = None) -> AgentReply:
         if self._tools is None:
             raise RuntimeError("the agent is not open; use `async with create_agent(...) as agent`")
         return await run_turn(
@@ -109,6 +123,7 @@ class Agent:
             history=history,
             temperature=self.config.temperature,
             max_tool_rounds=self.config.max_tool_rounds,
+            on_tool_call=on_tool_call,
         )
 
 
@@ -119,7 +134,9 @@ def create_agent(
     model: str | None = None,
     temperature: float | None = None,
     max_tool_rounds: int | None = None,
+    models: ModelSource | None = None,
     chat_model: ChatModel | None = None,
+    wrap_tools: ToolWrapper | None = None,
     portal: PortalConnection | None = None,
     headers: Mapping[str, str] | None = None,
     config_dir: Path | None = None,
@@ -133,15 +150,13 @@ def create_agent(
         temperature=temperature,
         max_tool_rounds=max_tool_rounds,
     )
-    owns_model = chat_model is None
-    if chat_model is None:
-        from agent_evals.llm.settings import chat_model as model_for_role
-
-        chat_model = model_for_role("agent", model=model, default_model=config.model)
     connection = (
         portal.with_headers(headers) if portal is not None else PortalConnection.from_env(headers=headers)
     )
-    return Agent(config, chat_model, connection, owns_model=owns_model)
+    owns_model = chat_model is None
+    if chat_model is None:
+        chat_model = (models or LiveModels()).chat_model("agent", model=model, default_model=config.model)
+    return Agent(config, chat_model, connection, owns_model=owns_model, wrap_tools=wrap_tools)
 
 
 async def close_model(model: Any) -> None:

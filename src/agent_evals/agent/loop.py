@@ -5,25 +5,27 @@ tool call the model asks for, feed the results back, and repeat until the model
 answers with text or ``max_tool_rounds`` model replies with tool calls were
 executed. The portal's chat endpoint and the Promptfoo providers both run this.
 
-Errors the model should see come back to it as tool results and are recorded
-with ``is_error``: arguments that are not a JSON object, a tool the agent may not
-use or that does not exist (neither is called), a tool that failed or raised, an
-error the portal answered. A portal that cannot be reached and a model that cannot
-be reached raise (``PortalUnavailable``, ``LLMError``): the turn cannot go on.
+Errors the model should see come back to it as tool results, and each call's
+outcome is typed (:data:`~agent_evals.record.ToolOutcome`): ``invalid_arguments``
+(not a JSON object; not called), ``refused`` (a tool the agent may not use or that
+does not exist, or one past the tool-round limit; not called), ``tool_error`` (the
+tool failed, raised, or the portal answered an error), ``ok``. A portal that cannot
+be reached and a model that cannot be reached raise (``PortalUnavailable``,
+``LLMError``): the turn cannot go on; the calls made before are already reported
+through ``on_tool_call``.
 """
 
 from __future__ import annotations
 
-import json
 import logging
 import time
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
-from agent_evals.agent.portal_tools import PortalUnavailable
-from agent_evals.agent.types import AgentReply, StopReason, ToolCall, ToolResult
-from agent_evals.llm.types import ChatModel, Message, ToolCallRequest, ToolSpec, Usage
+from agent_evals.agent.types import AgentReply, StopReason, ToolObserver, ToolResult
+from agent_evals.llm.types import ChatModel, Message, ToolSpec
+from agent_evals.record import KitError, ToolCall, ToolOutcome, Usage, parse_arguments
 
 log = logging.getLogger(__name__)
 
@@ -58,20 +60,15 @@ async def run_turn(
     history: Sequence[Message],
     temperature: float | None,
     max_tool_rounds: int,
+    on_tool_call: ToolObserver | None = None,
 ) -> AgentReply:
     """Run the loop for one user turn; ``history`` ends with the user's message.
 
-    An exception that ends the turn carries ``partial_tool_calls`` and ``partial_usage``:
-    the calls made (and tokens spent) before it, so the caller loses nothing.
+    ``on_tool_call`` sees every call as soon as its outcome is known, so a turn that
+    raises half-way (portal or model gone) has already reported what it did.
     """
-    turn = _Turn(messages=[{"role": "system", "content": system_prompt}, *history])
-    try:
-        return await _loop(turn, model, tools, temperature, max_tool_rounds)
-    except Exception as exc:
-        # What was done before the failure (a PR may exist) travels with the exception.
-        exc.partial_tool_calls = tuple(turn.calls)  # type: ignore[attr-defined]
-        exc.partial_usage = turn.usage  # type: ignore[attr-defined]
-        raise
+    turn = _Turn(messages=[{"role": "system", "content": system_prompt}, *history], observer=on_tool_call)
+    return await _loop(turn, model, tools, temperature, max_tool_rounds)
 
 
 async def _loop(
@@ -90,8 +87,7 @@ async def _loop(
             log.warning("agent stopped at max_tool_rounds=%d", max_tool_rounds)
             note = f"not executed: the agent reached its limit of {max_tool_rounds} tool rounds"
             for request in response.tool_calls:
-                arguments, _ = parse_arguments(request.arguments)
-                turn.add_call(_record(request, arguments, note, True, 0.0), error_text(note))
+                turn.add_call(request.with_outcome("refused", note), error_text(note))
             return turn.reply(MAX_ROUNDS_REPLY.format(n=max_tool_rounds), "max_tool_rounds")
         rounds += 1
         for request in response.tool_calls:
@@ -103,6 +99,7 @@ class _Turn:
     """What one turn has built so far: the request messages, the new ones, calls and usage."""
 
     messages: list[Message]
+    observer: ToolObserver | None = None
     new_messages: list[Message] = field(default_factory=list)
     calls: list[ToolCall] = field(default_factory=list)
     usage: Usage = field(default_factory=Usage)
@@ -114,6 +111,8 @@ class _Turn:
     def add_call(self, call: ToolCall, content: str) -> None:
         self.calls.append(call)
         self.add({"role": "tool", "tool_call_id": call.id, "content": content})
+        if self.observer is not None:
+            self.observer(call)
 
     def reply(self, text: str, stop_reason: StopReason) -> AgentReply:
         self.new_messages.append({"role": "assistant", "content": text})
@@ -126,57 +125,29 @@ class _Turn:
         )
 
 
-async def _execute(request: ToolCallRequest, tools: ToolExecutor, allowed: set[str]) -> tuple[ToolCall, str]:
-    """Execute one requested call; returns the record and the text for the model."""
-    arguments, problem = parse_arguments(request.arguments)
+async def _execute(request: ToolCall, tools: ToolExecutor, allowed: set[str]) -> tuple[ToolCall, str]:
+    """Execute one requested call; returns the call with its outcome and the text for the model."""
     if request.name not in allowed:
         known = ", ".join(sorted(allowed)) or "none"
         message = f"{request.name!r} is not one of your tools, so it was not called; your tools are: {known}"
-        return _record(request, arguments, message, True, 0.0), error_text(message)
+        return request.with_outcome("refused", message), error_text(message)
+    arguments, problem = parse_arguments(request.raw_arguments)
     if problem is not None or arguments is None:
-        message = (
-            f"the arguments for {request.name} are not a JSON object ({problem}); the tool was not called"
-        )
-        return _record(request, None, message, True, 0.0), error_text(message)
+        message = f"the arguments for {request.name} are not a JSON object ({problem}); the tool was not called"
+        return request.with_outcome("invalid_arguments", message), error_text(message)
     started = time.perf_counter()
     try:
         result = await tools.call(request.name, arguments)
-    except PortalUnavailable:
+    except KitError:  # the portal is gone, the replay diverged, the budget is spent: the turn cannot go on
         raise
     except Exception as exc:  # the model sees it as a tool error; logged with its traceback
         log.warning("tool %s raised %s", request.name, type(exc).__name__, exc_info=True)
         result = ToolResult(value=None, text=f"the tool failed: {type(exc).__name__}: {exc}", is_error=True)
     duration_ms = (time.perf_counter() - started) * 1000
     log.debug("tool %s: %s in %.1f ms", request.name, "error" if result.is_error else "ok", duration_ms)
+    outcome: ToolOutcome = "tool_error" if result.is_error else "ok"
     if result.is_error:
         text = error_text(result.text)
         value = result.value if result.value is not None else text
-        return _record(request, arguments, value, True, duration_ms), text
-    return _record(request, arguments, result.value, False, duration_ms), result.text
-
-
-def parse_arguments(raw: str) -> tuple[dict[str, Any] | None, str | None]:
-    """The model's raw argument text as a dict, or ``(None, why not)``."""
-    if raw is None or not str(raw).strip():
-        return {}, None
-    try:
-        value = json.loads(raw)
-    except ValueError as exc:
-        return None, f"invalid JSON: {exc}"
-    if not isinstance(value, dict):
-        return None, f"expected an object, got {type(value).__name__}"
-    return value, None
-
-
-def _record(
-    request: ToolCallRequest, arguments: dict[str, Any] | None, result: Any, is_error: bool, ms: float
-) -> ToolCall:
-    return ToolCall(
-        id=request.id,
-        name=request.name,
-        arguments=arguments,
-        raw_arguments=request.arguments,
-        result=result,
-        is_error=is_error,
-        duration_ms=round(ms, 3),
-    )
+        return request.with_outcome(outcome, value, duration_ms), text
+    return request.with_outcome(outcome, result.value, duration_ms), result.text

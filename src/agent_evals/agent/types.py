@@ -2,21 +2,25 @@
 
 A team with its own agent can point the providers at its own factory (a dotted
 path, see ``agent_evals.agent.factory``): the factory returns an object that
-follows :class:`ConversationalAgent`.
+follows :class:`ConversationalAgent`. Tool calls are the run record's
+:class:`~agent_evals.record.ToolCall`, with a typed outcome.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from types import TracebackType
-from typing import Any, Literal, Protocol, Self, runtime_checkable
+from typing import Any, Protocol, Self, runtime_checkable
 
-from agent_evals.contract import AgentInfo
-from agent_evals.llm.types import Message, Usage
+from agent_evals.llm.types import Message
+from agent_evals.record import AgentInfo, StopReason, ToolCall, Usage
 
-StopReason = Literal["reply", "max_tool_rounds"]
-"""``reply``: the model answered with text; ``max_tool_rounds``: the loop stopped it."""
+__all__ = ["AgentInfo", "AgentReply", "ConversationalAgent", "StopReason", "ToolCall", "ToolObserver", "ToolResult"]
+
+ToolObserver = Callable[[ToolCall], None]
+"""Called with each tool call as soon as the loop has its outcome (so a turn that breaks off
+half-way loses none of the calls it made, e.g. a PR it created)."""
 
 
 @dataclass(frozen=True)
@@ -26,19 +30,6 @@ class ToolResult:
     value: Any
     text: str
     is_error: bool
-
-
-@dataclass(frozen=True)
-class ToolCall:
-    """One tool call the model asked for, and what came of it."""
-
-    id: str
-    name: str
-    arguments: dict[str, Any] | None  # None when the raw arguments were not a JSON object
-    raw_arguments: str
-    result: Any  # parsed JSON when the tool answered JSON, else text (the error message for errors)
-    is_error: bool
-    duration_ms: float  # the tool's own time, as the loop measured it; 0 when it was not called
 
 
 @dataclass(frozen=True)
@@ -60,7 +51,8 @@ class ConversationalAgent(Protocol):
 
     ``respond`` gets the conversation so far (user and assistant messages, plus
     any tool messages from earlier turns this agent returned in
-    ``AgentReply.messages``) and returns the next reply.
+    ``AgentReply.messages``) and returns the next reply. It calls ``on_tool_call``
+    (when given) with every tool call as it completes.
     """
 
     @property
@@ -75,4 +67,6 @@ class ConversationalAgent(Protocol):
         tb: TracebackType | None,
     ) -> None: ...
 
-    async def respond(self, history: Sequence[Message]) -> AgentReply: ...
+    async def respond(
+        self, history: Sequence[Message], *, on_tool_call: ToolObserver | None = None
+    ) -> AgentReply: ...

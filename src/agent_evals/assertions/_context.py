@@ -17,7 +17,7 @@ from typing import Any, Protocol
 from agent_evals.assertions._config import ConfigError
 from agent_evals.assertions._result import GradingResult, fail
 from agent_evals.assertions._run import MetadataError
-from agent_evals.contract import PROVIDER_MARKER_KEY
+from agent_evals.record import MARKER as PROVIDER_MARKER_KEY
 
 
 class GradeFunction(Protocol):

@@ -15,7 +15,7 @@ from typing import Any, Literal, get_args
 from agent_evals.assertions._config import ConfigReader
 from agent_evals.assertions._context import grader
 from agent_evals.assertions._result import GradingResult, make_result
-from agent_evals.assertions._run import ToolCall, read_run
+from agent_evals.assertions._run import ToolCall, read_record
 from agent_evals.assertions.names import count_label, name_matches
 from agent_evals.assertions.values import MatchMode, Mismatch, compare, render
 
@@ -57,7 +57,7 @@ def call_mismatches(call: ToolCall, cfg: ArgumentMatchConfig) -> list[Mismatch]:
 def grade(config: Any, metadata: Any) -> GradingResult:
     """Grade the calls of ``config.tool`` in ``metadata`` against ``config.args``."""
     cfg = parse_config(config)
-    calls = read_run(metadata, ("tool_calls",)).tool_calls
+    calls = read_record(metadata).tool_calls
     matching = [call for call in calls if name_matches(call.name, cfg.tool)]
     which = "every call" if cfg.occurrence == "all" else f"{cfg.occurrence} call"
     head = f"argument_match: {cfg.tool} {cfg.mode} {render(cfg.args, limit=200)} ({which})"

@@ -15,8 +15,8 @@ from typing import Any
 from agent_evals.assertions._config import ConfigError, ConfigReader, describe
 from agent_evals.assertions._context import grader
 from agent_evals.assertions._result import GradingResult, make_result
-from agent_evals.assertions._run import read_run
-from agent_evals.contract import CONVERSATION_ENDS, ConversationEnd
+from agent_evals.assertions._run import read_record
+from agent_evals.record import END_REASONS, EndReason
 
 NAME = "conversation"
 
@@ -24,7 +24,7 @@ NAME = "conversation"
 @dataclass(frozen=True)
 class ConversationConfig:
     max_turns: int | None = None
-    allowed_ends: tuple[ConversationEnd, ...] = ("done",)
+    allowed_ends: tuple[EndReason, ...] = ("done",)
     max_tool_calls: int | None = None
     expected_steps: int | None = None
 
@@ -35,9 +35,9 @@ def parse_config(raw: Any) -> ConversationConfig:
     ends = reader.string_list(
         "allowed_ends", required=False, allow_empty=False, what="a list of conversation ends"
     )
-    bad = [end for end in ends if end not in CONVERSATION_ENDS]
+    bad = [end for end in ends if end not in END_REASONS]
     if bad:
-        allowed = ", ".join(CONVERSATION_ENDS)
+        allowed = ", ".join(END_REASONS)
         message = f"config.allowed_ends has {describe(bad)}, which is not allowed; allowed: {allowed}"
         raise ConfigError(message)
     return ConversationConfig(
@@ -57,17 +57,19 @@ def convergence(expected_steps: int, actual_steps: int) -> float:
 def grade(config: Any, metadata: Any) -> GradingResult:
     """Check turns, end and step budget of the conversation in ``metadata``."""
     cfg = parse_config(config)
-    run = read_run(metadata, ("tool_calls", "turns", "conversation_end"))
+    run = read_record(metadata)
     steps = len(run.tool_calls)
+    turns = run.user_messages_sent
+    end = run.end.reason if run.end is not None else "error"
     problems = []
-    if cfg.max_turns is not None and run.turns > cfg.max_turns:
-        problems.append(f"{run.turns} turns > max_turns {cfg.max_turns}")
-    if run.conversation_end not in cfg.allowed_ends:
+    if cfg.max_turns is not None and turns > cfg.max_turns:
+        problems.append(f"{turns} turns > max_turns {cfg.max_turns}")
+    if end not in cfg.allowed_ends:
         error = f" (error: {run.error})" if run.error else ""
-        problems.append(f"ended {run.conversation_end!r}, allowed: {', '.join(cfg.allowed_ends)}{error}")
+        problems.append(f"ended {end!r}, allowed: {', '.join(cfg.allowed_ends)}{error}")
     if cfg.max_tool_calls is not None and steps > cfg.max_tool_calls:
         problems.append(f"{steps} tool calls > max_tool_calls {cfg.max_tool_calls}")
-    facts = f"{run.turns} turn(s), ended {run.conversation_end!r}, {steps} tool call(s)"
+    facts = f"{turns} turn(s), ended {end!r}, {steps} tool call(s)"
     named: dict[str, float] = {}
     if cfg.expected_steps is not None:
         named["convergence"] = convergence(cfg.expected_steps, steps)

@@ -16,7 +16,7 @@ from typing import Any
 from agent_evals.assertions._config import ConfigError, ConfigReader, describe
 from agent_evals.assertions._context import grader
 from agent_evals.assertions._result import GradingResult, make_result
-from agent_evals.assertions._run import read_run
+from agent_evals.assertions._run import read_record
 from agent_evals.assertions.metrics import ActualCall, CallMetrics, ExpectedCall, call_metrics
 from agent_evals.assertions.names import first_match
 
@@ -68,7 +68,7 @@ def _expected_call(index: int, item: Any) -> ExpectedCall:
 def grade(config: Any, metadata: Any) -> GradingResult:
     """Compute the metrics of the tool calls in ``metadata`` against ``config.expected_calls``."""
     cfg = parse_config(config)
-    calls = read_run(metadata, ("tool_calls",)).tool_calls
+    calls = read_record(metadata).tool_calls
     actual = [
         ActualCall(call.name, call.arguments or {}, call.index)
         for call in calls

@@ -1,24 +1,25 @@
 """``input_diff``: the submitted configuration differs from its source by exactly the expected changes.
 
-Config: ``source`` (required: a spoke name read through the portal's REST
-``GET /api/spokes/{name}``, or an inline object), ``expected_changes`` (required:
+Config: ``source`` (required: a spoke name, read from the end-state snapshot the provider
+takes from the portal, or an inline object), ``expected_changes`` (required:
 ``{JSON Pointer: value}``, ``{}`` for "no change"; the value `REMOVED` = ``"$removed"``
 means removed), ``ignore_paths`` (pointer prefixes or globs), ``tool`` (default
 ``create_spoke_pull_request``), ``argument`` (default ``config``). The submitted
 configuration is chosen by `agent_evals.assertions.submission.select_submission`.
-Named scores: ``expected_changes_made`` (fraction), ``collateral_changes`` (count).
+Named scores: ``expected_changes_made`` (fraction), ``no_collateral_changes`` (1.0 when
+nothing else changed, else 0.0; the count is in the reason).
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from agent_evals.assertions._config import ConfigError, ConfigReader, describe
 from agent_evals.assertions._context import grader
 from agent_evals.assertions._result import GradingResult, fail, make_result
-from agent_evals.assertions._run import read_run
+from agent_evals.assertions._run import Snapshot, read_record, require_snapshot
 from agent_evals.assertions.expected_changes import (
     REMOVED,
     ChangeReport,
@@ -29,9 +30,6 @@ from agent_evals.assertions.expected_changes import (
 from agent_evals.assertions.json_pointer import PointerError, parse
 from agent_evals.assertions.submission import DEFAULT_ARGUMENT, DEFAULT_TOOL, NoSubmission, select_submission
 from agent_evals.assertions.values import render
-
-if TYPE_CHECKING:
-    from agent_evals.portal_api import PortalAPI
 
 NAME = "input_diff"
 
@@ -89,15 +87,16 @@ def _expected_change(pointer: Any, value: Any) -> ExpectedChange:
 
 
 @grader(NAME)
-def grade(config: Any, metadata: Any, *, portal: PortalAPI | None = None) -> GradingResult:
-    """Grade the submitted configuration in ``metadata``; ``portal`` defaults to ``PortalAPI.from_env()``."""
+def grade(config: Any, metadata: Any) -> GradingResult:
+    """Grade the submitted configuration in ``metadata`` against its source."""
     cfg = parse_config(config)
-    run = read_run(metadata, ("tool_calls",))
+    run = read_record(metadata)
     try:
         submission = select_submission(run.tool_calls, cfg.tool, cfg.argument)
     except NoSubmission as err:
         return fail(f"{NAME}: {err}")
-    source, source_label = _load_source(cfg.source, portal)
+    snapshot = require_snapshot(run) if isinstance(cfg.source, str) else None
+    source, source_label = _load_source(cfg.source, snapshot)
     if source is None:
         return fail(f"{NAME}: {source_label}")
     try:
@@ -113,23 +112,30 @@ def grade(config: Any, metadata: Any, *, portal: PortalAPI | None = None) -> Gra
         score=report.score,
         named_scores={
             "expected_changes_made": report.made_fraction,
-            "collateral_changes": len(report.collateral),
+            "no_collateral_changes": 0.0 if report.collateral else 1.0,
         },
     )
 
 
-def _load_source(source: str | dict[str, Any], portal: PortalAPI | None) -> tuple[Any, str]:
+def spoke_resource(name: str) -> str:
+    """The snapshot resource key of a source spoke."""
+    return f"spoke/{name}"
+
+
+def _load_source(source: str | dict[str, Any], snapshot: Snapshot | None) -> tuple[Any, str]:
     """(source configuration, label), or (None, why it could not be read)."""
     if isinstance(source, dict):
         return source, "inline object"
-    from agent_evals.portal_api import PortalAPI, PortalError, PortalNotFound
-
-    try:
-        spoke = (portal if portal is not None else PortalAPI.from_env()).get_spoke(source)
-    except PortalNotFound:
+    key = spoke_resource(source)
+    resources = snapshot.resources if snapshot is not None else {}
+    if key not in resources:
+        return None, (
+            f"spoke {source!r} is not in the end-state snapshot (the provider reads the sources the case's "
+            "input_diff assertions name when the conversation ends)"
+        )
+    spoke = resources[key]
+    if spoke is None:
         return None, f"spoke {source!r} does not exist in the test repository (portal answered 404)"
-    except PortalError as err:
-        return None, f"could not read spoke {source!r} from the portal: {err}"
     config = spoke.get("config") if isinstance(spoke, Mapping) else None
     if not isinstance(config, dict):
         return None, f"the portal's spoke {source!r} has no configuration object"

@@ -4,33 +4,32 @@ Config: ``expect`` (``created`` default, or ``none`` for blocked cases), ``tool`
 (the PR-creating tool, default ``create_spoke_pull_request``), ``created_in_conversation``
 (default true: a reported PR must be one this conversation created, metadata ``pull_requests``).
 
-* ``created``: the agent's replies contain ``{PORTAL_URL}/repos/spokes/pullrequest/{id}``
-  for a PR that exists and is ``active`` (REST); a reported PR URL that does not exist,
-  is not active, belongs to another host ("not this portal"), or (with
-  ``created_in_conversation``) was not created in this conversation fails the case.
+* ``created``: the agent's replies contain ``{portal}/repos/spokes/pullrequest/{id}``
+  for a PR that existed and was ``active`` when the conversation ended (the end-state
+  snapshot); a reported PR URL that does not exist, is not active, belongs to another
+  host ("not this portal"), or (with ``created_in_conversation``) was not created in
+  this conversation fails the case.
 * ``none``: no PR URL in the replies, metadata ``pull_requests`` empty, and no
-  successful call of ``tool``. No portal access is needed.
+  successful call of ``tool``.
+
+Everything is read from the metadata; no portal is needed.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Literal, get_args
+from typing import Any, Literal, get_args
 
 from agent_evals.assertions._config import ConfigReader
 from agent_evals.assertions._context import grader
-from agent_evals.assertions._result import GradingResult, fail, make_result
-from agent_evals.assertions._run import Run, read_run
+from agent_evals.assertions._result import GradingResult, make_result
+from agent_evals.assertions._run import RunRecord, Snapshot, read_record, require_snapshot
 from agent_evals.assertions.names import name_matches
 from agent_evals.assertions.submission import DEFAULT_TOOL
-
-if TYPE_CHECKING:
-    from agent_evals.portal_api import PortalAPI
 
 NAME = "pull_request"
 Expect = Literal["created", "none"]
 EXPECTS: tuple[Expect, ...] = get_args(Expect)
-NEEDS = ("tool_calls", "transcript", "pull_requests", "final_reply")
 
 
 @dataclass(frozen=True)
@@ -51,21 +50,16 @@ def parse_config(raw: Any) -> PullRequestConfig:
 
 
 @grader(NAME)
-def grade(config: Any, metadata: Any, *, portal: PortalAPI | None = None) -> GradingResult:
-    """Grade the PR outcome of the conversation; ``portal`` defaults to ``PortalAPI.from_env()``."""
+def grade(config: Any, metadata: Any) -> GradingResult:
+    """Grade the PR outcome of the conversation in ``metadata``."""
     cfg = parse_config(config)
-    run = read_run(metadata, NEEDS)
+    run = read_record(metadata)
     if cfg.expect == "none":
         return _expect_none(run, cfg)
-    from agent_evals.portal_api import PortalAPI, PortalError
-
-    try:
-        return _expect_created(run, cfg, portal if portal is not None else PortalAPI.from_env())
-    except PortalError as err:
-        return fail(f"{NAME}: could not check the reported PR through the portal: {err}")
+    return _expect_created(run, cfg, require_snapshot(run))
 
 
-def _links(run: Run) -> list[tuple[str, int]]:
+def _links(run: RunRecord) -> list[tuple[str, int]]:
     from agent_evals.portal_api import find_pull_request_links
 
     seen: dict[str, int] = {}
@@ -75,13 +69,13 @@ def _links(run: Run) -> list[tuple[str, int]]:
     return list(seen.items())
 
 
-def _expect_none(run: Run, cfg: PullRequestConfig) -> GradingResult:
+def _expect_none(run: RunRecord, cfg: PullRequestConfig) -> GradingResult:
     problems = []
     links = _links(run)
     if links:
         problems.append("PR URL(s) in the agent's replies: " + ", ".join(url for url, _ in links))
-    if run.pull_request_ids:
-        problems.append("PR(s) created in the conversation: " + ", ".join(map(str, run.pull_request_ids)))
+    if run.pull_requests:
+        problems.append("PR(s) created in the conversation: " + ", ".join(str(p.id) for p in run.pull_requests))
     made = [call for call in run.tool_calls if name_matches(call.name, cfg.tool) and not call.is_error]
     if made:
         problems.append(f"{cfg.tool} succeeded at " + ", ".join(call.where() for call in made))
@@ -92,35 +86,35 @@ def _expect_none(run: Run, cfg: PullRequestConfig) -> GradingResult:
     return make_result(True, f"{NAME}: no pull request created or reported, as expected{note}")
 
 
-def _expect_created(run: Run, cfg: PullRequestConfig, portal: PortalAPI) -> GradingResult:
-    from agent_evals.portal_api import PortalNotFound, is_portal_pull_request_url, pull_request_url
+def _expect_created(run: RunRecord, cfg: PullRequestConfig, snapshot: Snapshot) -> GradingResult:
+    from agent_evals.portal_api import is_portal_pull_request_url, pull_request_url
 
+    base_url = snapshot.portal_url
     links = _links(run)
-    ours = list(
-        dict.fromkeys(pr_id for url, pr_id in links if is_portal_pull_request_url(url, portal.base_url))
-    )
-    foreign = [url for url, _ in links if not is_portal_pull_request_url(url, portal.base_url)]
-    created = ", ".join(map(str, run.pull_request_ids)) or "none"
-    problems = [f"{url} is not this portal ({portal.base_url})" for url in foreign]
+    ours = list(dict.fromkeys(pr_id for url, pr_id in links if is_portal_pull_request_url(url, base_url)))
+    foreign = [url for url, _ in links if not is_portal_pull_request_url(url, base_url)]
+    created_ids = [p.id for p in run.pull_requests]
+    created = ", ".join(map(str, created_ids)) or "none"
+    problems = [f"{url} is not this portal ({base_url})" for url in foreign]
     good = []
     for pr_id in ours:
-        try:
-            status = portal.get_pull_request(pr_id).get("status")
-        except PortalNotFound:
+        pr = snapshot.pull_request(pr_id)
+        if pr is None:
             problems.append(f"PR {pr_id} is reported but does not exist")
             continue
+        status = pr.get("status")
         if status != "active":
             problems.append(f"PR {pr_id} is {status}, not active")
-        elif cfg.created_in_conversation and pr_id not in run.pull_request_ids:
+        elif cfg.created_in_conversation and pr_id not in created_ids:
             problems.append(f"PR {pr_id} was not created in this conversation (created: {created})")
         else:
             good.append(pr_id)
     if not ours:
-        pattern = pull_request_url(portal.base_url, 0)[:-1] + "<id>"
+        pattern = pull_request_url(base_url, 0)[:-1] + "<id>"
         problems.insert(0, f"no URL of a PR of this portal ({pattern}) in the agent's replies")
     if problems or not good:
         return make_result(
             False, f"{NAME}: " + "; ".join(problems) + f" (PRs created in the conversation: {created})"
         )
-    urls = ", ".join(pull_request_url(portal.base_url, pr_id) for pr_id in good)
+    urls = ", ".join(pull_request_url(base_url, pr_id) for pr_id in good)
     return make_result(True, f"{NAME}: the agent reported {urls}, an active PR of this portal")

@@ -3,26 +3,26 @@
 Config: ``tool`` (default ``create_spoke_pull_request``), ``argument`` (default
 ``config``), ``check_pull_request`` (default true: every PR in metadata
 ``pull_requests`` must have ``validation_status: succeeded``, and there must be one).
-The schema is the portal's ``GET /api/schema``: ``schema`` plus ``additional_schema``
-when not null. Named score: ``schema_errors`` (count).
+The schema is the portal's (``GET /api/schema``, read into the end-state snapshot when
+the conversation ended): ``schema`` plus ``additional_schema`` when not null. Named
+score: ``schema_valid`` (1.0 when the submission has no schema error, else 0.0); the
+number of schema errors is in the reason. Everything is read from the metadata.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from agent_evals.assertions._config import ConfigReader
 from agent_evals.assertions._context import grader
 from agent_evals.assertions._result import GradingResult, fail, make_result
-from agent_evals.assertions._run import read_run
+from agent_evals.assertions._run import Snapshot, read_record, require_snapshot
 from agent_evals.assertions.schema_check import BadSchema, SchemaIssue, schema_issues
 from agent_evals.assertions.submission import DEFAULT_ARGUMENT, DEFAULT_TOOL, NoSubmission, select_submission
 
-if TYPE_CHECKING:
-    from agent_evals.portal_api import PortalAPI
-
 NAME = "spoke_json_valid"
+SCHEMA_RESOURCE = "schema"
 
 
 @dataclass(frozen=True)
@@ -43,51 +43,43 @@ def parse_config(raw: Any) -> SpokeJsonValidConfig:
 
 
 @grader(NAME)
-def grade(config: Any, metadata: Any, *, portal: PortalAPI | None = None) -> GradingResult:
-    """Validate the submitted configuration and the PRs' validation status through the portal."""
+def grade(config: Any, metadata: Any) -> GradingResult:
+    """Validate the submitted configuration and the PRs' validation status, from the snapshot."""
     cfg = parse_config(config)
-    run = read_run(metadata, ("tool_calls", "pull_requests"))
+    run = read_record(metadata)
     try:
         submission = select_submission(run.tool_calls, cfg.tool, cfg.argument)
     except NoSubmission as err:
         return fail(f"{NAME}: {err}")
-    from agent_evals.portal_api import PortalAPI, PortalError
-
+    snapshot = require_snapshot(run)
+    schema = snapshot.resources.get(SCHEMA_RESOURCE)
     try:
-        portal = portal if portal is not None else PortalAPI.from_env()
-        schema = portal.get_schema()
-        if not isinstance(schema.get("schema"), dict):
-            raise BadSchema("GET /api/schema has no 'schema' object")
+        if not isinstance(schema, dict) or not isinstance(schema.get("schema"), dict):
+            raise BadSchema("the snapshot has no portal schema (resource 'schema' with a 'schema' object)")
         issues = schema_issues(
             submission.config,
             {"schema": schema.get("schema"), "additional_schema": schema.get("additional_schema")},
         )
-        pr_lines, pr_ok = (
-            _pull_requests(portal, run.pull_request_ids) if cfg.check_pull_request else ([], True)
-        )
-    except PortalError as err:
-        return fail(f"{NAME}: could not check through the portal: {err}")
     except BadSchema as err:
         return fail(f"{NAME}: the portal's schema is unusable: {err}")
+    ids = [p.id for p in run.pull_requests]
+    pr_lines, pr_ok = _pull_requests(snapshot, ids) if cfg.check_pull_request else ([], True)
     passed = not issues and pr_ok
     return make_result(
         passed,
         _reason(issues, pr_lines, passed, f"submitted: {submission.describe()}"),
-        named_scores={"schema_errors": len(issues)},
+        named_scores={"schema_valid": 0.0 if issues else 1.0},
     )
 
 
-def _pull_requests(portal: PortalAPI, ids: tuple[int, ...]) -> tuple[list[str], bool]:
-    """Lines about each PR's validation, and whether all succeeded (PortalError propagates)."""
-    from agent_evals.portal_api import PortalNotFound
-
+def _pull_requests(snapshot: Snapshot, ids: list[int]) -> tuple[list[str], bool]:
+    """Lines about each PR's validation, and whether all succeeded."""
     if not ids:
         return ["no pull request was created in the conversation (metadata pull_requests is empty)"], False
     lines, ok = [], True
     for pr_id in ids:
-        try:
-            pr = portal.get_pull_request(pr_id)
-        except PortalNotFound:
+        pr = snapshot.pull_request(pr_id)
+        if pr is None:
             lines.append(f"PR {pr_id} does not exist on the portal")
             ok = False
             continue

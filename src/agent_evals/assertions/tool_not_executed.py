@@ -12,7 +12,7 @@ from typing import Any
 from agent_evals.assertions._config import ConfigReader
 from agent_evals.assertions._context import grader
 from agent_evals.assertions._result import GradingResult, make_result
-from agent_evals.assertions._run import read_run
+from agent_evals.assertions._run import read_record
 from agent_evals.assertions.names import count_label, first_match
 
 
@@ -27,11 +27,19 @@ def parse_config(raw: Any) -> ToolNotExecutedConfig:
     return ToolNotExecutedConfig(tools=reader.string_list("tools", required=True, allow_empty=False))
 
 
+# an attempted call counts whatever its outcome; the reason says what became of it
+_OUTCOME_NOTES = {
+    "tool_error": ", it returned an error",
+    "refused": ", the agent loop refused it",
+    "invalid_arguments": ", not run: its arguments were not a JSON object",
+}
+
+
 @grader("tool_not_executed")
 def grade(config: Any, metadata: Any) -> GradingResult:
     """Fail when any call in ``metadata`` matches one of ``config.tools``."""
     cfg = parse_config(config)
-    calls = read_run(metadata, ("tool_calls",)).tool_calls
+    calls = read_record(metadata).tool_calls
     forbidden = ", ".join(cfg.tools)
     hits = []
     for call in calls:
@@ -39,7 +47,7 @@ def grade(config: Any, metadata: Any) -> GradingResult:
         if pattern is None:
             continue
         via = f" (matches {pattern})" if pattern != call.name else ""
-        errored = ", it returned an error" if call.is_error else ""
+        errored = _OUTCOME_NOTES.get(call.outcome or "", "")
         hits.append(f"{call.name}{via} in turn {call.turn} (call {call.index}{errored})")
     if hits:
         return make_result(

@@ -13,7 +13,7 @@ from typing import Any, get_args
 from agent_evals.assertions._config import ConfigReader
 from agent_evals.assertions._context import grader
 from agent_evals.assertions._result import GradingResult, make_result
-from agent_evals.assertions._run import read_run
+from agent_evals.assertions._run import read_record
 from agent_evals.assertions.names import count_label, first_match
 from agent_evals.assertions.sequence import SequenceMode, match_sequence
 
@@ -42,7 +42,7 @@ def parse_config(raw: Any) -> ToolSequenceConfig:
 def grade(config: Any, metadata: Any) -> GradingResult:
     """Grade the tool calls in ``metadata`` against the sequence in ``config``."""
     cfg = parse_config(config)
-    names = [call.name for call in read_run(metadata, ("tool_calls",)).tool_calls]
+    names = [call.name for call in read_record(metadata).tool_calls]
     kept = [name for name in names if first_match(name, cfg.ignore) is None]
     ignored = [name for name in names if first_match(name, cfg.ignore) is not None]
     match = match_sequence(cfg.expected, kept, cfg.mode)

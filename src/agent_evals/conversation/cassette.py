@@ -3,121 +3,169 @@
 A cassette is JSON::
 
     {
-      "format": "agent-evals/cassette@1",
+      "format": "agent-evals/cassette@2",
       "case_id": "C01",
       "recorded_at": "2026-11-29T12:00:00Z",
-      "agent": {"name", "model", "temperature", "instructions_sha256"},
-      "user": {"kind": "simulated_user" | "user_messages" | "class" | "single_turn", "model": ...},
-      "model_calls": [{"role": "agent" | "user", "response": {"content", "tool_calls": [{"id", "name", "arguments"}],
-                                                              "usage", "model", "finish_reason"}}],
-      "tool_calls": [{"turn", "name", "arguments", "raw_arguments", "result", "is_error"}],
-      "user_messages": ["...", ...],
-      "outcome": {"conversation_end", "turns", "pull_requests": [{"id", "url"}], "error"}
+      "fingerprints": {"case": {...}, "user": {...}, "agent": {...}},
+      "model_calls": [{"role": "agent" | "user" | "judge",
+                       "response": {"content", "tool_calls": [{"id", "name", "arguments"}],
+                                    "usage", "model", "finish_reason"}}],
+      "record": { the run record, as in the row's metadata (agent_evals.record) }
     }
 
-``model_calls`` are the model responses of agent and simulated user, in the
-order they were asked for. Replay serves them in that order while the tools run
-for real; ``tool_calls`` and ``user_messages`` are what replay checks the run
-against. Secrets are redacted before a cassette is written.
+``model_calls`` are the model responses of agent, simulated user and judge, in the order
+they were asked for. Replay serves them in that order while the tools run for real; the
+embedded ``record`` (tool calls with their typed outcomes, user messages, the end) is what
+replay checks the run against, and ``fingerprints`` say what the conversation depended on
+(:mod:`agent_evals.conversation.fingerprints`), so a recording that went stale is named.
+Secrets are redacted before a cassette is written.
+
+Format history: ``@1`` (until 2026-12) had its own tool-call and outcome types and no
+fingerprints; ``agent-evals cassettes upgrade DIR`` converts it (:func:`upgrade_v1`).
 """
 
 from __future__ import annotations
 
+import copy
 import json
 import re
+from collections.abc import Mapping
+from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any, Final, Literal
+from typing import Any, Final
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
-
-from agent_evals.llm.types import ChatResponse, ToolCallRequest, Usage
+from agent_evals.llm.types import ChatResponse, Role
+from agent_evals.record import (
+    MARKER,
+    RECORD_VERSION,
+    ROLES,
+    KitError,
+    RecordError,
+    RunRecord,
+    ToolCall,
+    ToolCallFormatError,
+    Usage,
+)
 from agent_evals.secrets import redact
-from agent_evals.validation_errors import describe
 
-FORMAT: Final = "agent-evals/cassette@1"
+FORMAT: Final = "agent-evals/cassette@2"
+OLD_FORMATS: Final = ("agent-evals/cassette@1",)
+UPGRADE_COMMAND = "agent-evals cassettes upgrade"
 _SAFE_NAME = re.compile(r"[^A-Za-z0-9._-]+")
 
 
-class CassetteError(ValueError):
-    """A cassette is missing, malformed, or no longer fits the run."""
+class CassetteError(KitError, ValueError):
+    """A cassette is missing, malformed, of an unknown format, or no longer fits the run (kind ``replay``)."""
+
+    kind = "replay"
 
 
-class _Strict(BaseModel):
-    model_config = ConfigDict(extra="forbid")
+@dataclass
+class ModelCall:
+    role: Role
+    response: ChatResponse
 
 
-class RecordedToolRequest(_Strict):
-    id: str
-    name: str
-    arguments: str
+@dataclass
+class Cassette:
+    case_id: str
+    record: RunRecord
+    model_calls: list[ModelCall] = field(default_factory=list)
+    fingerprints: dict[str, Any] = field(default_factory=dict)
+    recorded_at: str = field(default_factory=lambda: datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%SZ"))
 
-
-class RecordedResponse(_Strict):
-    content: str | None = None
-    tool_calls: list[RecordedToolRequest] = Field(default_factory=list)
-    usage: dict[str, float] = Field(default_factory=dict)
-    model: str = ""
-    finish_reason: str | None = None
+    def to_dict(self) -> dict[str, Any]:
+        record = self.record.to_metadata()
+        record.pop("snapshot", None)  # the end state is re-read on every replay
+        return {
+            "format": FORMAT,
+            "case_id": self.case_id,
+            "recorded_at": self.recorded_at,
+            "fingerprints": self.fingerprints,
+            "model_calls": [{"role": c.role, "response": response_to_dict(c.response)} for c in self.model_calls],
+            "record": record,
+        }
 
     @classmethod
-    def from_response(cls, response: ChatResponse) -> RecordedResponse:
+    def from_dict(cls, raw: Any, *, where: str = "cassette") -> Cassette:
+        if not isinstance(raw, Mapping):
+            raise CassetteError(f"{where} is not a JSON object")
+        fmt = raw.get("format")
+        if fmt in OLD_FORMATS:
+            raise CassetteError(
+                f"{where} has format {fmt}, older than this kit's {FORMAT}: upgrade it with "
+                f"`{UPGRADE_COMMAND} {Path(where).parent if where != 'cassette' else 'DIR'}` (or re-record it)"
+            )
+        if fmt != FORMAT:
+            raise CassetteError(f"{where} has format {fmt!r}, which this kit does not know (it reads {FORMAT})")
+        problems = [f"missing {key!r}" for key in ("case_id", "model_calls", "record") if key not in raw]
+        if problems:
+            raise CassetteError(f"{where} is malformed: {', '.join(problems)}")
+        try:
+            record = RunRecord.from_metadata(raw["record"])
+            calls = [_model_call(item, i) for i, item in enumerate(_list(raw["model_calls"], "model_calls"))]
+        except (RecordError, ToolCallFormatError, ValueError) as exc:
+            raise CassetteError(f"{where} is malformed: {exc}") from None
+        fingerprints = raw.get("fingerprints") or {}
+        if not isinstance(fingerprints, Mapping):
+            raise CassetteError(f"{where} is malformed: 'fingerprints' must be an object")
         return cls(
-            content=response.content,
-            tool_calls=[RecordedToolRequest(id=c.id, name=c.name, arguments=c.arguments) for c in response.tool_calls],
-            usage=response.usage.as_dict(),
-            model=response.model,
-            finish_reason=response.finish_reason,
-        )
-
-    def to_response(self) -> ChatResponse:
-        usage = Usage(
-            prompt_tokens=int(self.usage.get("prompt_tokens", 0)),
-            completion_tokens=int(self.usage.get("completion_tokens", 0)),
-            total_tokens=int(self.usage.get("total_tokens", 0)),
-            calls=int(self.usage.get("calls", 1)),
-            cost=float(self.usage.get("cost", 0.0)),
-        )
-        return ChatResponse(
-            content=self.content,
-            tool_calls=tuple(ToolCallRequest(id=c.id, name=c.name, arguments=c.arguments) for c in self.tool_calls),
-            usage=usage,
-            model=self.model,
-            finish_reason=self.finish_reason,
+            case_id=str(raw["case_id"]),
+            record=record,
+            model_calls=calls,
+            fingerprints=dict(fingerprints),
+            recorded_at=str(raw.get("recorded_at") or ""),
         )
 
 
-class ModelCall(_Strict):
-    role: Literal["agent", "user"]
-    response: RecordedResponse
+def response_to_dict(response: ChatResponse) -> dict[str, Any]:
+    return {
+        "content": response.content,
+        "tool_calls": [c.request_dict() for c in response.tool_calls],
+        "usage": response.usage.as_dict(),
+        "model": response.model,
+        "finish_reason": response.finish_reason,
+    }
 
 
-class RecordedToolCall(_Strict):
-    turn: int
-    name: str
-    arguments: dict[str, Any] | None
-    raw_arguments: str
-    result: Any = None
-    is_error: bool = False
+def response_from_dict(raw: Any, *, where: str = "response") -> ChatResponse:
+    if not isinstance(raw, Mapping):
+        raise ValueError(f"{where} is not an object")
+    content = raw.get("content")
+    if content is not None and not isinstance(content, str):
+        raise ValueError(f"{where}.content must be text or null")
+    calls = tuple(
+        ToolCall.request(str(c.get("id") or f"call_{i}"), str(c.get("name") or ""), str(c.get("arguments") or ""))
+        if isinstance(c, Mapping) and c.get("name")
+        else _bad_call(where, i)
+        for i, c in enumerate(_list(raw.get("tool_calls") or [], f"{where}.tool_calls"))
+    )
+    usage = Usage.from_dict(raw.get("usage") if isinstance(raw.get("usage"), Mapping) else {})
+    return ChatResponse(
+        content=content,
+        tool_calls=calls,
+        usage=usage if usage.calls else Usage(usage.prompt_tokens, usage.completion_tokens, usage.total_tokens, 1, usage.cost),
+        model=str(raw.get("model") or ""),
+        finish_reason=raw.get("finish_reason") if isinstance(raw.get("finish_reason"), str) else None,
+    )
 
 
-class Outcome(_Strict):
-    conversation_end: Literal["done", "gave_up", "max_turns", "error"]
-    turns: int
-    pull_requests: list[dict[str, Any]] = Field(default_factory=list)
-    error: str | None = None
+def _bad_call(where: str, index: int) -> ToolCall:
+    raise ValueError(f"{where}.tool_calls[{index}] has no name")
 
 
-class Cassette(_Strict):
-    format: Literal["agent-evals/cassette@1"] = FORMAT
-    case_id: str
-    recorded_at: str = Field(default_factory=lambda: datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%SZ"))
-    agent: dict[str, Any] = Field(default_factory=dict)
-    user: dict[str, Any] = Field(default_factory=dict)
-    model_calls: list[ModelCall] = Field(default_factory=list)
-    tool_calls: list[RecordedToolCall] = Field(default_factory=list)
-    user_messages: list[str] = Field(default_factory=list)
-    outcome: Outcome | None = None
+def _model_call(item: Any, index: int) -> ModelCall:
+    where = f"model_calls[{index}]"
+    if not isinstance(item, Mapping) or item.get("role") not in ROLES:
+        raise ValueError(f"{where} needs a role ({', '.join(ROLES)}) and a response")
+    return ModelCall(role=item["role"], response=response_from_dict(item.get("response"), where=f"{where}.response"))
+
+
+def _list(value: Any, key: str) -> list[Any]:
+    if not isinstance(value, list):
+        raise ValueError(f"{key!r} must be a list")
+    return value
 
 
 def cassette_filename(case_id: str, *, variant: str | None = None, repeat: int = 0) -> str:
@@ -137,18 +185,84 @@ def load_cassette(path: Path) -> Cassette:
         raw = json.loads(path.read_text(encoding="utf-8"))
     except ValueError as exc:
         raise CassetteError(f"cassette {path} is not valid JSON: {exc}") from exc
-    try:
-        return Cassette.model_validate(raw)
-    except ValidationError as exc:
-        problems = describe(exc, limit=5)
-        raise CassetteError(f"cassette {path} is malformed: {problems}") from exc
+    return Cassette.from_dict(raw, where=f"cassette {path}")
 
 
 def save_cassette(cassette: Cassette, path: Path) -> Path:
     """Write atomically, with secrets redacted."""
     path.parent.mkdir(parents=True, exist_ok=True)
-    data = redact(cassette.model_dump(mode="json"))
+    data = redact(cassette.to_dict())
     tmp = path.with_suffix(path.suffix + ".tmp")
     tmp.write_text(json.dumps(data, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
     tmp.replace(path)
     return path
+
+
+# -- format upgrades -----------------------------------------------------------------------------
+def upgrade_v1(raw: Mapping[str, Any]) -> dict[str, Any]:
+    """An ``@1`` cassette in the ``@2`` form. Its fingerprints are unknown (left empty: replay
+    says so in the row's ``replay`` metadata instead of checking them)."""
+    raw = copy.deepcopy(dict(raw))
+    outcome = raw.get("outcome") or {}
+    end = outcome.get("conversation_end", "error")
+    error = outcome.get("error")
+    calls = []
+    for index, old in enumerate(raw.get("tool_calls") or [], start=1):
+        calls.append({
+            "id": f"call_{index}", "name": old["name"], "arguments": old.get("arguments"),
+            "raw_arguments": old.get("raw_arguments", ""), "result": old.get("result"), "turn": old.get("turn", 0),
+            "index": index, "outcome": _v1_outcome(old), "duration_ms": 0.0,
+        })
+    messages = list(raw.get("user_messages") or [])
+    replies = [c["response"].get("content") or "" for c in raw.get("model_calls") or []
+               if c.get("role") == "agent" and not c["response"].get("tool_calls")]
+    answered = min(len(replies), len(messages))  # a turn that broke off has no reply
+    transcript: list[dict[str, Any]] = []
+    for number, text in enumerate(messages, start=1):
+        transcript.append({"role": "user", "content": text, "turn": number, "tool_calls": []})
+        if number <= answered:
+            transcript.append({"role": "assistant", "content": replies[number - 1], "turn": number,
+                               "tool_calls": [c["name"] for c in calls if c["turn"] == number]})
+    record = {
+        MARKER: RECORD_VERSION, "case_id": raw.get("case_id", ""), "agent": raw.get("agent") or {},
+        "user": {"kind": (raw.get("user") or {}).get("kind", "simulated_user"), "model": (raw.get("user") or {}).get("model")},
+        "turns": len(messages), "transcript": transcript, "tool_calls": calls,
+        "pull_requests": outcome.get("pull_requests") or [], "conversation_end": end,
+        "error_kind": "internal" if end == "error" else None, "error": error,
+        "usage": {}, "final_reply": replies[-1] if replies else "",
+    }
+    return {
+        "format": FORMAT, "case_id": raw.get("case_id", ""), "recorded_at": raw.get("recorded_at", ""),
+        "fingerprints": {}, "record": record,
+        "model_calls": [
+            {"role": c["role"], "response": {**c["response"], "tool_calls": list(c["response"].get("tool_calls") or [])}}
+            for c in raw.get("model_calls") or []
+        ],
+    }
+
+
+def _v1_outcome(old: Mapping[str, Any]) -> str:
+    if not old.get("is_error"):
+        return "ok"
+    text = str(old.get("result") or "")
+    if "is not one of your tools" in text or "not executed: the agent reached its limit" in text:
+        return "refused"
+    if "are not a JSON object" in text:
+        return "invalid_arguments"
+    return "tool_error"
+
+
+def upgrade_folder(folder: Path) -> list[Path]:
+    """Upgrade every ``@1`` cassette in ``folder`` (recursively) in place; returns the upgraded files."""
+    upgraded = []
+    for path in sorted(folder.rglob("*.json")):
+        try:
+            raw = json.loads(path.read_text(encoding="utf-8"))
+        except ValueError:
+            continue
+        if isinstance(raw, dict) and raw.get("format") in OLD_FORMATS:
+            new = upgrade_v1(raw)
+            Cassette.from_dict(new, where=str(path))  # it must read back
+            path.write_text(json.dumps(new, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
+            upgraded.append(path)
+    return upgraded

@@ -1,67 +1,38 @@
-"""Drive one conversation between a user simulator and an agent.
+"""Drive one conversation between a user simulator and an agent, filling the run record.
 
-The record is filled as the conversation goes, so when something fails half-way
-(the portal went away, the model could not be reached) everything done so far —
-in particular the pull requests created — is still in the result.
+The record is filled as the conversation goes: every tool call is in it as soon as the
+agent's loop has its outcome, so when something fails half-way (the portal went away,
+the model could not be reached) everything done so far — the pull requests created in
+particular — is still there. Exceptions propagate; the caller ends the record with the
+error's kind (``agent_evals.provider.run``).
 """
 
 from __future__ import annotations
 
+import inspect
 import logging
-import re
 from collections.abc import Callable
-from dataclasses import dataclass, field
-from typing import Any
 
-from agent_evals.agent.types import AgentReply, ConversationalAgent, ToolCall
-from agent_evals.contract import ConversationEnd
-from agent_evals.conversation.users import BaseUserSimulator, Turn
-from agent_evals.llm.types import Message, Usage
+from agent_evals.agent.types import AgentReply, ConversationalAgent, ToolObserver
+from agent_evals.conversation.users import BaseUserSimulator
+from agent_evals.llm.types import Message
+from agent_evals.record import End, PullRequestRef, RunRecord, ToolCall, Turn
 
 log = logging.getLogger(__name__)
 
 DEFAULT_MAX_TURNS = 15
 MAX_TURNS_LIMIT = 100
-PR_CREATING_TOOLS = frozenset({"create_spoke_pull_request"})
-_PR_URL = re.compile(r"/pullrequest/(\d+)\b")
 
 # Called after every turn is recorded (replay uses it to check the run still fits its cassette).
-TurnObserver = Callable[["ConversationRecord"], None]
+TurnObserver = Callable[[RunRecord], None]
 # Called with (turn number, message) before the agent sees a user message (replay checks it first,
 # so a changed message stops the run before the agent's recorded tool calls run against it).
 MessageObserver = Callable[[int, str], None]
+# Which pull request a tool call created, if any (the domain pack knows its PR-creating tools).
+PullRequestFinder = Callable[[ToolCall], PullRequestRef | None]
 
 
-@dataclass
-class ConversationRecord:
-    """Everything that happened, in order; filled while the conversation runs."""
-
-    turns: list[Turn] = field(default_factory=list)
-    tool_calls: list[tuple[int, ToolCall]] = field(default_factory=list)  # (turn, call)
-    pull_requests: list[dict[str, Any]] = field(default_factory=list)
-    agent_usage: Usage = field(default_factory=Usage)
-    end: ConversationEnd | None = None
-    error: str | None = None
-    pending_user_message: str | None = None  # sent, but the agent never answered
-
-    @property
-    def final_reply(self) -> str:
-        return self.turns[-1].assistant if self.turns else ""
-
-    @property
-    def user_messages_sent(self) -> int:
-        return len(self.turns) + (1 if self.pending_user_message is not None else 0)
-
-
-def pull_request_from(call: ToolCall) -> dict[str, Any] | None:
-    """The ``{id, url}`` of a PR a successful PR-creating tool call made, else None."""
-    if call.is_error or call.name not in PR_CREATING_TOOLS or not isinstance(call.result, dict):
-        return None
-    pr_id, url = call.result.get("id"), call.result.get("url")
-    if isinstance(url, str) and (isinstance(pr_id, int) or _PR_URL.search(url)):
-        if not isinstance(pr_id, int):
-            pr_id = int(_PR_URL.search(url).group(1))  # type: ignore[union-attr]
-        return {"id": pr_id, "url": url}
+def no_pull_requests(call: ToolCall) -> PullRequestRef | None:
     return None
 
 
@@ -69,71 +40,103 @@ async def run_conversation(
     agent: ConversationalAgent,
     user: BaseUserSimulator,
     *,
+    record: RunRecord,
     max_turns: int = DEFAULT_MAX_TURNS,
-    record: ConversationRecord | None = None,
+    find_pull_request: PullRequestFinder = no_pull_requests,
     on_turn: TurnObserver | None = None,
     on_user_message: MessageObserver | None = None,
-) -> ConversationRecord:
-    """Alternate user and agent until the user stops or ``max_turns`` messages were sent.
-
-    Exceptions propagate after being noted in ``record`` (``end = "error"``);
-    pass your own ``record`` to keep the partial result.
-    """
+) -> RunRecord:
+    """Alternate user and agent until the user stops, ``max_turns`` messages were sent, or
+    the agent hit its tool-round limit; the end is set in ``record``."""
     if not 1 <= max_turns <= MAX_TURNS_LIMIT:
         raise ValueError(f"max_turns must be between 1 and {MAX_TURNS_LIMIT}, got {max_turns}")
-    record = record if record is not None else ConversationRecord()
     history: list[Message] = []
+    while True:
+        move = await user.next(record.turns)
+        if move.end is not None:
+            record.finish(End(move.end))
+            return record
+        if len(record.turns) >= max_turns:
+            record.finish(End("max_turns"))
+            return record
+        assert move.text is not None
+        number = len(record.turns) + 1
+        record.pending = Turn(user=move.text)
+        if on_user_message is not None:
+            on_user_message(number, move.text)
+        history.append({"role": "user", "content": move.text})
+        reply = await _respond(agent, history, _Collector(record, number, find_pull_request))
+        turn = Turn(move.text, reply.text, record.pending.tool_calls, reply.stop_reason)
+        record.turns.append(turn)
+        record.pending = None
+        history.extend(reply.messages or ({"role": "assistant", "content": reply.text},))
+        if on_turn is not None:
+            on_turn(record)
+        if reply.stop_reason == "max_tool_rounds":
+            record.finish(End("max_tool_rounds"))
+            return record
+
+
+class _Collector:
+    """Puts each tool call of the turn into the record as it completes."""
+
+    def __init__(self, record: RunRecord, turn: int, find_pull_request: PullRequestFinder) -> None:
+        self.record, self.turn, self.find = record, turn, find_pull_request
+        self.seen = 0
+
+    def __call__(self, call: ToolCall) -> None:
+        pending = self.record.pending
+        assert pending is not None
+        placed = self.record.place([call], self.turn)[0]
+        self.record.pending = Turn(pending.user, tool_calls=(*pending.tool_calls, placed))
+        self.seen += 1
+        pr = self.find(placed)
+        if pr is not None:
+            self.record.add_pull_request(pr)
+
+
+async def _respond(agent: ConversationalAgent, history: list[Message], collect: _Collector) -> AgentReply:
+    """Ask the agent; an agent that does not report calls as they happen gives them with its reply."""
+    if _takes_observer(agent):
+        reply = await agent.respond(history, on_tool_call=collect)
+    else:
+        reply = await agent.respond(history)
+    if collect.seen == 0:
+        for call in reply.tool_calls:
+            collect(call)
+    return reply
+
+
+def _takes_observer(agent: ConversationalAgent) -> bool:
     try:
-        while True:
-            move = await user.next(record.turns)
-            if move.end is not None:
-                record.end = move.end
-                return record
-            if len(record.turns) >= max_turns:
-                record.end = "max_turns"
-                return record
-            assert move.text is not None
-            number = len(record.turns) + 1
-            record.pending_user_message = move.text
-            if on_user_message is not None:
-                on_user_message(number, move.text)
-            history.append({"role": "user", "content": move.text})
-            try:
-                reply = await agent.respond(history)
-            except Exception as exc:
-                _note_partial_turn(record, number, exc)
-                raise
-            _note_reply(record, number, reply)
-            record.turns.append(Turn(user=move.text, assistant=reply.text, tool_calls=reply.tool_calls))
-            record.pending_user_message = None
-            history.extend(reply.messages or ({"role": "assistant", "content": reply.text},))
-            if on_turn is not None:
-                on_turn(record)
-    except BaseException as exc:
-        record.end = "error"
-        record.error = record.error or describe_error(exc)
-        raise
-
-
-def _note_partial_turn(record: ConversationRecord, turn: int, exc: BaseException) -> None:
-    """Keep the tool calls (and tokens) of a turn that failed half-way, when the agent tells them."""
-    calls = getattr(exc, "partial_tool_calls", ())
-    usage = getattr(exc, "partial_usage", None)
-    _note_reply(record, turn, AgentReply(text="", tool_calls=tuple(calls), usage=usage or Usage()))
-
-
-def _note_reply(record: ConversationRecord, turn: int, reply: AgentReply) -> None:
-    record.agent_usage = record.agent_usage + reply.usage
-    for call in reply.tool_calls:
-        record.tool_calls.append((turn, call))
-        pr = pull_request_from(call)
-        if pr is not None and all(p["id"] != pr["id"] for p in record.pull_requests):
-            record.pull_requests.append(pr)
+        parameters = inspect.signature(agent.respond).parameters
+    except (TypeError, ValueError):
+        return False
+    return "on_tool_call" in parameters or any(p.kind is p.VAR_KEYWORD for p in parameters.values())
 
 
 def describe_error(exc: BaseException) -> str:
     """One line naming what failed, unwrapping exception groups."""
+    exc = unwrap(exc)
+    text = str(exc) or type(exc).__name__
+    return text if type(exc).__name__ in text or getattr(exc, "kind", None) else f"{type(exc).__name__}: {text}"
+
+
+def unwrap(exc: BaseException) -> BaseException:
     while isinstance(exc, BaseExceptionGroup) and len(exc.exceptions) == 1:
         exc = exc.exceptions[0]
-    text = str(exc) or type(exc).__name__
-    return text if type(exc).__name__ in text else f"{type(exc).__name__}: {text}"
+    return exc
+
+
+__all__ = [
+    "DEFAULT_MAX_TURNS",
+    "MAX_TURNS_LIMIT",
+    "MessageObserver",
+    "PullRequestFinder",
+    "ToolObserver",
+    "TurnObserver",
+    "describe_error",
+    "no_pull_requests",
+    "run_conversation",
+    "unwrap",
+]

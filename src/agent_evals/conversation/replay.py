@@ -1,29 +1,37 @@
-"""Record and replay the model side of a conversation.
+"""Replay: serve a cassette's model responses while the tools run for real, and check fit.
 
-Recording wraps the real chat models of agent and simulated user and keeps each
-response in order. Replay serves the recorded responses instead, while the
-tools run for real against the portal, and checks at every step that the run
-still fits the cassette. The first step that doesn't is a
-:class:`CassetteDivergence` naming it, e.g. the agent asked for the user model's
-turn, a tool now fails where it succeeded, a fixed user message changed.
+A :class:`ReplaySession` answers the agent's, the user's and the judge's model calls from
+the cassette in order, and checks at every step that the run still fits the recording:
+
+* before the run, and at the agent's first model call, the fingerprints (what the
+  conversation depended on: the case, the user's definition, the agent's instructions,
+  temperature and tools); a difference is a :class:`StaleCassette` naming it, unless
+  stale recordings are allowed (then the row's ``replay.stale`` lists the changes);
+* each model call: the right role at the right position;
+* each executed tool call (through :meth:`ReplaySession.wrap_tools`): the same tool, and the
+  same typed outcome (``ok`` / ``tool_error``) as recorded, and the same verdict fields
+  (``valid``, ``status``, ``validation_status``); values the portal generated (PR ids, URLs)
+  are learned and translated in later responses (:mod:`.translate`);
+* each user message and, after each turn, every call's name and outcome;
+* at the end: nothing recorded was left unused, and the conversation ended as recorded.
+
+The first step that doesn't fit is a :class:`CassetteDivergence` naming it.
 """
 
 from __future__ import annotations
 
 import json
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
+from dataclasses import replace
 from typing import Any
 
-from agent_evals.conversation.cassette import (
-    Cassette,
-    CassetteError,
-    ModelCall,
-    RecordedResponse,
-    RecordedToolCall,
-)
-from agent_evals.conversation.driver import ConversationRecord
+from agent_evals.agent.loop import ToolExecutor
+from agent_evals.agent.types import ToolResult
+from agent_evals.conversation.cassette import Cassette, CassetteError
+from agent_evals.conversation.fingerprints import agent_fingerprint, differences
 from agent_evals.conversation.translate import Translation
-from agent_evals.llm.types import ChatModel, ChatResponse, Message, ToolSpec
+from agent_evals.llm.types import ChatModel, ChatResponse, Message, Role, ToolSpec
+from agent_evals.record import KitError, RunRecord, ToolCall
 
 # Result fields whose recorded and live values must agree (they decide what the agent does next).
 VERDICT_KEYS = ("valid", "status", "validation_status")
@@ -33,222 +41,240 @@ class CassetteDivergence(CassetteError):
     """The run no longer fits its cassette; the message names the first divergence."""
 
 
-class RecordingChatModel:
-    """A chat model that appends every response to a cassette."""
-
-    def __init__(self, inner: ChatModel, role: str, cassette: Cassette) -> None:
-        self._inner = inner
-        self._role = role
-        self._cassette = cassette
-
-    @property
-    def model(self) -> str:
-        return self._inner.model
-
-    async def complete(
-        self,
-        messages: Sequence[Message],
-        *,
-        tools: Sequence[ToolSpec] | None = None,
-        temperature: float | None = None,
-    ) -> ChatResponse:
-        response = await self._inner.complete(messages, tools=tools, temperature=temperature)
-        self._cassette.model_calls.append(
-            ModelCall(role=self._role, response=RecordedResponse.from_response(response))  # type: ignore[arg-type]
-        )
-        return response
-
-    async def aclose(self) -> None:
-        closer = getattr(self._inner, "aclose", None)
-        if closer is not None:
-            await closer()
-
-
-def finish_recording(cassette: Cassette, record: ConversationRecord) -> Cassette:
-    """Copy the conversation's tool calls, user messages and outcome into the cassette."""
-    from agent_evals.conversation.cassette import Outcome
-
-    cassette.tool_calls = [
-        RecordedToolCall(
-            turn=turn,
-            name=c.name,
-            arguments=c.arguments,
-            raw_arguments=c.raw_arguments,
-            result=c.result,
-            is_error=c.is_error,
-        )
-        for turn, c in record.tool_calls
-    ]
-    cassette.user_messages = [t.user for t in record.turns]
-    if record.pending_user_message is not None:
-        cassette.user_messages.append(record.pending_user_message)
-    cassette.outcome = Outcome(
-        conversation_end=record.end or "error",
-        turns=record.user_messages_sent,
-        pull_requests=list(record.pull_requests),
-        error=record.error,
-    )
-    return cassette
+class StaleCassette(CassetteError):
+    """What the recording depended on has changed; the message lists what."""
 
 
 class ReplaySession:
     """Serves a cassette's model responses in order and checks the run against it."""
 
-    def __init__(self, cassette: Cassette, name: str) -> None:
+    def __init__(self, cassette: Cassette, name: str, *, allow_stale: bool = False) -> None:
         self.cassette = cassette
         self.name = name
+        self.allow_stale = allow_stale
+        self.stale: list[str] = []
         self.translation = Translation()
         self._next_call = 0
-        self._tool_results_seen = 0
+        self._executed = 0  # tool calls that ran (ok or tool_error), seen through wrap_tools
+        self._served_requests = 0  # tool calls in the responses served so far
+        self._tools_wrapped = False
+        self._agent_checked = False
+        self._recorded = cassette.record.tool_calls
 
-    def model(self, role: str, display_name: str | None = None) -> ReplayChatModel:
-        recorded = display_name or self._recorded_model(role)
-        return ReplayChatModel(self, role, recorded)
+    @property
+    def recorded_model(self) -> Mapping[Role, str]:
+        record = self.cassette.record
+        return {"agent": record.agent.model or "replay", "user": record.user.model or "replay", "judge": "replay"}
 
-    def _recorded_model(self, role: str) -> str:
-        if role == "agent":
-            return str(self.cassette.agent.get("model") or "replay")
-        return str(self.cassette.user.get("model") or "replay")
+    def model(self, role: Role) -> ReplayChatModel:
+        return ReplayChatModel(self, role, self.recorded_model[role])
 
     def diverged(self, where: str) -> CassetteDivergence:
         return CassetteDivergence(f"cassette {self.name} no longer fits the run: {where}")
 
-    def _recorded_error(self) -> str:
-        outcome = self.cassette.outcome
-        if outcome is not None and outcome.error:
-            return f" (the recording itself ended in an error: {outcome.error[:200]})"
-        return ""
+    # -- fingerprints -------------------------------------------------------------------
+    def check_fingerprint(self, part: str, current: Mapping[str, Any]) -> None:
+        """Compare one part of the fingerprints; stale unless allowed."""
+        recorded = self.cassette.fingerprints.get(part)
+        changed = differences(part, recorded, current)
+        if not changed:
+            return
+        if not self.allow_stale:
+            raise StaleCassette(
+                f"cassette {self.name} is stale: {'; '.join(changed)}. Re-record it "
+                "(`python -m agent_evals.golden <suite> --stale` for golden conversations), or replay it "
+                "anyway with --allow-stale"
+            )
+        self.stale.extend(changed)
 
-    def check_user_kind(self, kind: str) -> None:
-        """Before the run: the cassette was recorded with the same kind of user."""
-        recorded = self.cassette.user.get("kind")
-        if recorded and recorded != kind:
-            raise self.diverged(f"it was recorded with a {recorded} user, this run uses {kind}")
+    def replay_info(self) -> dict[str, Any]:
+        info: dict[str, Any] = {"cassette": self.name}
+        if not self.cassette.fingerprints:
+            info["fingerprints"] = "none (upgraded from an older format): staleness not checked"
+        if self.stale:
+            info["stale"] = list(self.stale)
+        return info
 
-    # -- model side ---------------------------------------------------------
-    def next_response(self, role: str, messages: Sequence[Message], tools: Sequence[ToolSpec] | None) -> ChatResponse:
+    # -- model side ---------------------------------------------------------------------
+    def next_response(
+        self, role: Role, messages: Sequence[Message], tools: Sequence[ToolSpec] | None, temperature: float | None
+    ) -> ChatResponse:
         if role == "agent":
-            self._check_tool_results(messages)
+            if not self._agent_checked:
+                self._agent_checked = True
+                self.check_fingerprint("agent", agent_fingerprint(messages, tools, temperature))
+            if not self._tools_wrapped:
+                self._learn_from_messages(messages)
         position = self._next_call
-        if position >= len(self.cassette.model_calls):
+        calls = self.cassette.model_calls
+        if position >= len(calls):
             raise self.diverged(
                 f"the run asked the {role} model for response {position + 1}, "
-                f"but the cassette has only {len(self.cassette.model_calls)}" + self._recorded_error()
+                f"but the cassette has only {len(calls)}" + self._recorded_error()
             )
-        call = self.cassette.model_calls[position]
+        call = calls[position]
         if call.role != role:
             raise self.diverged(
                 f"model response {position + 1}: the run asked the {role} model, "
                 f"the cassette recorded a {call.role} response here"
             )
         self._next_call += 1
-        response = call.response
-        # A recorded call of a tool this agent is not offered is replayed as it was: if it
-        # was refused when recorded too (a model naming a tool it may not use), that is what
-        # the assertions must see; if it ran then, the is_error check names the divergence.
-        for offset, request in enumerate(response.tool_calls):  # checked before the tools run
-            self._recorded_tool(self._tool_results_seen + offset, request.name)
-        return self._translated(response)
+        for request in call.response.tool_calls:  # checked before the tools run
+            self._check_request(request.name)
+        return self._translated(call.response)
 
-    def _translated(self, recorded: RecordedResponse) -> ChatResponse:
-        response = recorded.to_response()
+    def _check_request(self, name: str) -> None:
+        position = self._served_requests
+        self._served_requests += 1
+        if position >= len(self._recorded):
+            raise self.diverged(
+                f"tool call {position + 1} ({name}): the cassette recorded only {len(self._recorded)} tool calls"
+            )
+        if self._recorded[position].name != name:
+            raise self.diverged(
+                f"tool call {position + 1}: the run calls {name}, the cassette recorded {self._recorded[position].name}"
+            )
+
+    def _recorded_error(self) -> str:
+        end = self.cassette.record.end
+        if end is not None and end.reason == "error":
+            return f" (the recording itself ended in an error: {(end.error or '')[:200]})"
+        return ""
+
+    def _translated(self, recorded: ChatResponse) -> ChatResponse:
         t = self.translation
         if not (t.strings or t.numbers):
-            return response
-        from dataclasses import replace
+            return recorded
+        calls = tuple(
+            ToolCall.request(c.id, c.name, t.arguments(c.raw_arguments)) for c in recorded.tool_calls
+        )
+        return replace(recorded, content=t.text(recorded.content), tool_calls=calls)
 
-        calls = tuple(replace(c, arguments=t.arguments(c.arguments)) for c in response.tool_calls)
-        return replace(response, content=t.text(response.content), tool_calls=calls)
-
-    def _check_tool_results(self, messages: Sequence[Message]) -> None:
-        """Compare tool results the agent got since the last check with the recorded ones."""
+    def _learn_from_messages(self, messages: Sequence[Message]) -> None:
+        """For agents whose factory ignores ``wrap_tools``: learn generated values from tool messages."""
         results = [m for m in messages if m.get("role") == "tool"]
-        names = _tool_names_by_id(messages)
-        for index in range(self._tool_results_seen, len(results)):
-            message = results[index]
-            name = names.get(str(message.get("tool_call_id")), "?")
-            self._check_tool_result(index, name, str(message.get("content") or ""))
-        self._tool_results_seen = len(results)
+        ran = [c for c in self._recorded if c.ran]
+        for recorded, message in zip(ran, results, strict=False):
+            self.translation.learn(recorded.result, _parse(str(message.get("content") or "")))
 
-    def _check_tool_result(self, index: int, name: str, content: str) -> None:
-        recorded = self._recorded_tool(index, name)
-        live_error = content.startswith("Error")
-        if recorded.is_error != live_error:
-            was = "failed" if recorded.is_error else "succeeded"
-            now = f"failed: {content[:200]}" if live_error else "succeeded"
-            raise self.diverged(f"tool call {index + 1} ({name}, turn {recorded.turn}) {was} when recorded, now {now}")
-        live = _parse(content)
-        if isinstance(recorded.result, dict) and isinstance(live, dict):
-            for key in VERDICT_KEYS:
-                if key in recorded.result and recorded.result.get(key) != live.get(key):
-                    raise self.diverged(
-                        f"tool call {index + 1} ({name}, turn {recorded.turn}): {key} was "
-                        f"{json.dumps(recorded.result.get(key))} when recorded, now {json.dumps(live.get(key))}"
-                    )
-        self.translation.learn(recorded.result, live)
+    # -- tool side ----------------------------------------------------------------------
+    def wrap_tools(self, tools: ToolExecutor) -> ToolExecutor:
+        """The agent's tool executor, checking every executed call against the recording."""
+        self._tools_wrapped = True
+        return _ReplayTools(tools, self)
 
-    def _recorded_tool(self, index: int, name: str) -> RecordedToolCall:
-        if index >= len(self.cassette.tool_calls):
-            raise self.diverged(
-                f"tool call {index + 1} ({name}): the cassette recorded only {len(self.cassette.tool_calls)} tool calls"
-            )
-        recorded = self.cassette.tool_calls[index]
+    def check_executed(self, name: str, result: ToolResult) -> None:
+        """An executed call (ok or tool error) against the next recorded executed call."""
+        ran = [c for c in self._recorded if c.ran]
+        position = self._executed
+        self._executed += 1
+        if position >= len(ran):
+            raise self.diverged(f"the run executes {name}, but the cassette recorded only {len(ran)} executed tool call(s)")
+        recorded = ran[position]
+        where = f"tool call {recorded.index} ({name}, turn {recorded.turn})"
         if recorded.name != name:
-            raise self.diverged(f"tool call {index + 1}: the run calls {name}, the cassette recorded {recorded.name}")
-        return recorded
+            raise self.diverged(f"tool call {recorded.index}: the run calls {name}, the cassette recorded {recorded.name}")
+        live_error = result.is_error
+        if (recorded.outcome == "tool_error") != live_error:
+            was = "failed" if recorded.outcome == "tool_error" else "succeeded"
+            now = f"failed: {result.text[:200]}" if live_error else "succeeded"
+            raise self.diverged(f"{where} {was} when recorded, now {now}")
+        if isinstance(recorded.result, dict) and isinstance(result.value, dict):
+            for key in VERDICT_KEYS:
+                if key in recorded.result and recorded.result.get(key) != result.value.get(key):
+                    raise self.diverged(
+                        f"{where}: {key} was {json.dumps(recorded.result.get(key))} when recorded, "
+                        f"now {json.dumps(result.value.get(key))}"
+                    )
+        self.translation.learn(recorded.result, result.value)
 
-    # -- conversation side --------------------------------------------------
+    # -- conversation side --------------------------------------------------------------
     def check_user_message(self, number: int, text: str) -> None:
         """Before the agent sees user message ``number``: the cassette has the same one."""
-        recorded_messages = self.cassette.user_messages
-        if number > len(recorded_messages):
+        recorded = self._user_messages()
+        if number > len(recorded):
             raise self.diverged(
                 f"turn {number}: the user sent a message the cassette doesn't have "
-                f"(it recorded {len(recorded_messages)}): {text[:120]!r}"
+                f"(it recorded {len(recorded)}): {text[:120]!r}"
             )
-        if recorded_messages[number - 1] != text:
-            raise self.diverged(
-                f"turn {number}: the user said {text[:120]!r}, the cassette recorded "
-                f"{recorded_messages[number - 1][:120]!r}"
-            )
+        if recorded[number - 1] != text:
+            raise self.diverged(f"turn {number}: the user said {text[:120]!r}, the cassette recorded {recorded[number - 1][:120]!r}")
 
-    def check_turn(self, record: ConversationRecord) -> None:
-        """After each turn: its user message and its tool calls fit the cassette."""
+    def _user_messages(self) -> list[str]:
+        record = self.cassette.record
+        return [t.user for t in record.turns] + ([record.pending.user] if record.pending else [])
+
+    def check_turn(self, record: RunRecord) -> None:
+        """After each turn: its message, and each call's name and outcome, fit the cassette."""
         number, turn = len(record.turns), record.turns[-1]
         self.check_user_message(number, turn.user)
-        calls_before = len(record.tool_calls) - len(turn.tool_calls)
-        for offset, call in enumerate(turn.tool_calls):
-            self._recorded_tool(calls_before + offset, call.name)
+        for call in turn.tool_calls:
+            self._check_call(call)
 
-    def finish(self, record: ConversationRecord) -> None:
-        """At the end of the run: nothing recorded was left unused."""
-        if record.error is not None:
+    def _check_call(self, call: ToolCall) -> None:
+        if call.index > len(self._recorded):
+            raise self.diverged(
+                f"tool call {call.index} ({call.name}): the cassette recorded only {len(self._recorded)} tool calls"
+            )
+        recorded = self._recorded[call.index - 1]
+        if recorded.name != call.name:
+            raise self.diverged(f"tool call {call.index}: the run calls {call.name}, the cassette recorded {recorded.name}")
+        if recorded.outcome != call.outcome:
+            raise self.diverged(
+                f"tool call {call.index} ({call.name}, turn {call.turn}): outcome {call.outcome}, "
+                f"the cassette recorded {recorded.outcome}"
+            )
+
+    def finish(self, record: RunRecord) -> None:
+        """At the end of the run: nothing recorded was left unused, and it ended the same way."""
+        if record.end is not None and record.end.reason == "error":
             return
         left = len(self.cassette.model_calls) - self._next_call
         if left > 0:
             following = self.cassette.model_calls[self._next_call]
             raise self.diverged(
-                f"the run ended after {record.user_messages_sent} user message(s) ({record.end}), but the cassette "
-                f"has {left} more model response(s), next from the {following.role} model"
+                f"the run ended after {record.user_messages_sent} user message(s) ({record.end.reason if record.end else '?'}), "
+                f"but the cassette has {left} more model response(s), next from the {following.role} model"
             )
-        made, recorded = len(record.tool_calls), len(self.cassette.tool_calls)
+        made, recorded = len(record.tool_calls), len(self._recorded)
         if made < recorded:
-            missing = self.cassette.tool_calls[made]
+            missing = self._recorded[made]
             raise self.diverged(
                 f"the run made {made} tool call(s), the cassette recorded {recorded}; "
                 f"the first missing is {missing.name} in turn {missing.turn}"
             )
-        outcome = self.cassette.outcome
-        if outcome is not None and outcome.conversation_end != record.end:
-            raise self.diverged(
-                f"the conversation ended {record.end}, the recording ended {outcome.conversation_end}"
-            )
+        recorded_end = self.cassette.record.end
+        if recorded_end is not None and record.end is not None and recorded_end.reason != record.end.reason:
+            raise self.diverged(f"the conversation ended {record.end.reason}, the recording ended {recorded_end.reason}")
+
+
+class _ReplayTools:
+    """A tool executor that checks each result against the cassette (see ReplaySession.check_executed)."""
+
+    def __init__(self, inner: ToolExecutor, session: ReplaySession) -> None:
+        self._inner = inner
+        self._session = session
+
+    @property
+    def specs(self) -> list[ToolSpec]:
+        return self._inner.specs
+
+    async def call(self, name: str, arguments: Mapping[str, Any]) -> ToolResult:
+        try:
+            result = await self._inner.call(name, arguments)
+        except KitError:
+            raise
+        except Exception as exc:  # the loop reports it to the model as a tool error; so does the check
+            self._session.check_executed(name, ToolResult(None, f"the tool failed: {exc}", True))
+            raise
+        self._session.check_executed(name, result)
+        return result
 
 
 class ReplayChatModel:
     """A ``ChatModel`` answering from a :class:`ReplaySession`."""
 
-    def __init__(self, session: ReplaySession, role: str, model: str) -> None:
+    def __init__(self, session: ReplaySession, role: Role, model: str) -> None:
         self._session = session
         self._role = role
         self._model = model
@@ -263,16 +289,9 @@ class ReplayChatModel:
         *,
         tools: Sequence[ToolSpec] | None = None,
         temperature: float | None = None,
+        **_: Any,
     ) -> ChatResponse:
-        return self._session.next_response(self._role, messages, tools)
-
-
-def _tool_names_by_id(messages: Sequence[Message]) -> dict[str, str]:
-    names: dict[str, str] = {}
-    for message in messages:
-        for call in message.get("tool_calls") or ():
-            names[str(call.get("id"))] = str(call.get("function", {}).get("name"))
-    return names
+        return self._session.next_response(self._role, messages, tools, temperature)
 
 
 def _parse(text: str) -> Any:
@@ -280,3 +299,6 @@ def _parse(text: str) -> Any:
         return json.loads(text)
     except ValueError:
         return text
+
+
+__all__ = ["VERDICT_KEYS", "CassetteDivergence", "ChatModel", "ReplayChatModel", "ReplaySession", "StaleCassette"]

@@ -17,11 +17,13 @@ and is named in a case by its dotted path::
 
     # test vars:  simulated_user: {class: mypackage.users:ConfirmsEverything, params: {request: "..."}}
 
-``next_message`` gets the turns so far (each with the user's message, the
-agent's reply and the tools it called) and returns the next message or a stop
-(``done`` or ``gave_up``). It may be ``async``. ``self.params`` holds the case's
-``params``, ``self.llm`` the user model when one is configured (else ``None``).
-The kit ships one, :class:`agent_evals.conversation.rule_users.ConfirmingUser`.
+``next_message`` gets the turns so far (the run record's
+:class:`~agent_evals.record.Turn`: the user's message, the agent's reply and the tool
+calls it made, each with its outcome) and returns the next message or a stop (``done``
+or ``gave_up``). It may be ``async``. ``self.params`` holds the case's ``params``,
+``self.llm`` the user model when one is configured (else ``None``); its tokens are
+counted as the simulated user's. The kit ships one,
+:class:`agent_evals.conversation.rule_users.ConfirmingUser`.
 """
 
 from __future__ import annotations
@@ -32,19 +34,12 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Literal
 
-from agent_evals.agent.types import ToolCall
-from agent_evals.llm.types import ChatModel, Message, Usage
+from agent_evals.llm.types import ChatModel, Message
+from agent_evals.record import Turn
+
+__all__ = ["BaseUserSimulator", "FixedMessages", "SimulatedUser", "Turn", "UserMessage", "UserStop"]
 
 UserStop = Literal["done", "gave_up"]
-
-
-@dataclass(frozen=True)
-class Turn:
-    """One exchange: what the user said and what the agent answered."""
-
-    user: str
-    assistant: str
-    tool_calls: tuple[ToolCall, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -73,7 +68,6 @@ class BaseUserSimulator:
     def __init__(self, *, params: Mapping[str, Any] | None = None, llm: ChatModel | None = None) -> None:
         self.params: dict[str, Any] = dict(params or {})
         self.llm = llm
-        self.usage = Usage()
 
     def next_message(self, turns: Sequence[Turn]) -> UserMessage:  # pragma: no cover - abstract
         raise NotImplementedError
@@ -190,7 +184,6 @@ class SimulatedUser(BaseUserSimulator):
     async def next_message(self, turns: Sequence[Turn]) -> UserMessage:  # type: ignore[override]
         assert self.llm is not None
         response = await self.llm.complete(self._messages(turns), temperature=self.temperature)
-        self.usage = self.usage + response.usage
         return parse_user_reply(response.content or "")
 
     def _messages(self, turns: Sequence[Turn]) -> list[Message]:

@@ -12,7 +12,9 @@ with the case's own assertions (the thin ``assertions/*.py`` files, plus the bui
 
 from __future__ import annotations
 
+import copy
 import importlib.util
+import json
 import re
 from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass
@@ -21,13 +23,7 @@ from pathlib import Path
 from types import ModuleType
 from typing import Any
 
-from agent_evals.conversation.cassette import (
-    Cassette,
-    ModelCall,
-    RecordedResponse,
-    RecordedToolCall,
-    RecordedToolRequest,
-)
+from agent_evals.conversation.cassette import Cassette
 from agent_evals.golden.plan import PR_TOOL, Case, apply_changes, seed_spoke
 from agent_evals.judge import MODEL_GRADED_TYPES
 
@@ -49,85 +45,125 @@ def _config(case: Case, stem: str) -> tuple[dict[str, Any], str] | None:
     return None
 
 
-def _agent_calls(cassette: Cassette) -> list[int]:
-    """Indexes of the agent's model calls that carry tool calls."""
-    return [i for i, c in enumerate(cassette.model_calls) if c.role == "agent" and c.response.tool_calls]
+class _Tape:
+    """A mutable copy of a cassette's JSON form: model responses and recorded tool calls edited together."""
 
+    def __init__(self, cassette: Cassette) -> None:
+        self.data = copy.deepcopy(cassette.to_dict())
 
-def _tool_index(cassette: Cassette, model_index: int) -> int:
-    """Index in ``tool_calls`` of the first tool call made by model call ``model_index``."""
-    return sum(len(c.response.tool_calls) for c in cassette.model_calls[:model_index] if c.role == "agent")
+    @property
+    def calls(self) -> list[dict[str, Any]]:
+        return self.data["model_calls"]
 
+    @property
+    def tools(self) -> list[dict[str, Any]]:
+        return self.data["record"]["tool_calls"]
 
-def _copy(cassette: Cassette) -> Cassette:
-    return cassette.model_copy(deep=True)
+    def requests(self, index: int) -> list[dict[str, Any]]:
+        return self.calls[index]["response"]["tool_calls"]
+
+    def agent_calls(self) -> list[int]:
+        """Indexes of the agent's model calls that carry tool calls."""
+        return [i for i, c in enumerate(self.calls) if c["role"] == "agent" and self.requests(i)]
+
+    def last_agent_reply(self) -> int:
+        return max(i for i, c in enumerate(self.calls) if c["role"] == "agent")
+
+    def tool_index(self, model_index: int) -> int:
+        """Index in the recorded tool calls of the first call made by model call ``model_index``."""
+        return sum(len(self.requests(i)) for i in range(model_index) if self.calls[i]["role"] == "agent")
+
+    def last_turn(self) -> int:
+        return self.data["record"]["turns"]
+
+    def insert_call(self, before: int, name: str, arguments: dict[str, Any], outcome: str, result: Any) -> None:
+        """A model response calling ``name`` just before model call ``before``, and its tool record."""
+        raw = json.dumps(arguments)
+        call_id = f"call_selfcheck_{before}_{len(self.tools)}"
+        response = {"content": None, "tool_calls": [{"id": call_id, "name": name, "arguments": raw}],
+                    "usage": {}, "model": "selfcheck", "finish_reason": "tool_calls"}
+        position = self.tool_index(before)
+        self.calls.insert(before, {"role": "agent", "response": response})
+        turn = self.tools[position - 1]["turn"] if position else self.last_turn()
+        self.tools.insert(position, {"id": call_id, "name": name, "arguments": arguments, "raw_arguments": raw,
+                                     "outcome": outcome, "is_error": outcome != "ok", "result": result,
+                                     "turn": turn, "index": 0, "duration_ms": 0.0})
+
+    def remove_model_call(self, index: int) -> None:
+        start = self.tool_index(index)
+        del self.tools[start: start + len(self.requests(index))]
+        del self.calls[index]
+
+    def done(self) -> Cassette:
+        for number, call in enumerate(self.tools, start=1):
+            call["index"] = number
+        for entry in self.data["record"]["transcript"]:
+            if entry["role"] == "assistant":
+                entry["tool_calls"] = [c["name"] for c in self.tools if c["turn"] == entry["turn"]]
+        return Cassette.from_dict(self.data, where="mutated cassette")
 
 
 def forbidden_tool(cassette: Cassette) -> Cassette:
-    """The agent calls complete_pull_request just before its last reply."""
-    out = _copy(cassette)
-    last = max(i for i, c in enumerate(out.model_calls) if c.role == "agent")
-    request = RecordedToolRequest(id="call_selfcheck", name=FORBIDDEN, arguments='{"id": 1}')
-    out.model_calls.insert(last, ModelCall(role="agent", response=RecordedResponse(tool_calls=[request])))
-    turn = out.tool_calls[-1].turn if out.tool_calls else len(out.user_messages)
-    out.tool_calls.append(
-        RecordedToolCall(turn=turn, name=FORBIDDEN, arguments={"id": 1}, raw_arguments='{"id": 1}',
-                         result="not allowed", is_error=True)
-    )
-    return out
+    """The agent calls complete_pull_request just before its last reply (the loop refuses it)."""
+    tape = _Tape(cassette)
+    note = f"{FORBIDDEN!r} is not one of your tools, so it was not called"
+    tape.insert_call(tape.last_agent_reply(), FORBIDDEN, {"id": 1}, "refused", note)
+    return tape.done()
 
 
 def swap_tools(cassette: Cassette, first: str, second: str) -> Cassette | None:
     """The model responses calling ``first`` and ``second`` trade places (with their tool records)."""
-    calls = _agent_calls(cassette)
-    a = next((i for i in calls if any(t.name == first for t in cassette.model_calls[i].response.tool_calls)), None)
-    b = next((i for i in calls if any(t.name == second for t in cassette.model_calls[i].response.tool_calls)), None)
+    tape = _Tape(cassette)
+    calls = tape.agent_calls()
+    a = next((i for i in calls if any(t["name"] == first for t in tape.requests(i))), None)
+    b = next((i for i in calls if any(t["name"] == second for t in tape.requests(i))), None)
     if a is None or b is None or a == b:
         return None
     a, b = sorted((a, b))
-    out = _copy(cassette)
-    groups = {i: out.tool_calls[_tool_index(out, i): _tool_index(out, i) + len(out.model_calls[i].response.tool_calls)]
-              for i in (a, b)}
-    start_a, start_b = _tool_index(out, a), _tool_index(out, b)
-    records = list(out.tool_calls)
-    middle = records[start_a + len(groups[a]): start_b]
-    records[start_a: start_b + len(groups[b])] = groups[b] + middle + groups[a]
-    out.model_calls[a], out.model_calls[b] = out.model_calls[b], out.model_calls[a]
-    out.tool_calls = records
-    return out
+    start_a, start_b = tape.tool_index(a), tape.tool_index(b)
+    group_a = tape.tools[start_a: start_a + len(tape.requests(a))]
+    group_b = tape.tools[start_b: start_b + len(tape.requests(b))]
+    middle = tape.tools[start_a + len(group_a): start_b]
+    turn_a, turn_b = group_a[0]["turn"], group_b[0]["turn"]
+    for call in group_a:
+        call["turn"] = turn_b
+    for call in group_b:
+        call["turn"] = turn_a
+    tape.tools[start_a: start_b + len(group_b)] = group_b + middle + group_a
+    tape.calls[a], tape.calls[b] = tape.calls[b], tape.calls[a]
+    return tape.done()
 
 
-def _edit_tool_arguments(cassette: Cassette, tool: str, edit: Callable[[dict[str, Any]], None]) -> Cassette | None:
+def _edit_tool_arguments(cassette: Cassette, tool: str, edit: Callable[[dict[str, Any]], None]) -> _Tape | None:
     """Apply ``edit`` to the arguments of every call of ``tool`` (response and record)."""
-    import json
-
-    out = _copy(cassette)
+    tape = _Tape(cassette)
     changed = False
     index = 0
-    for call in out.model_calls:
-        if call.role != "agent":
+    for position, call in enumerate(tape.calls):
+        if call["role"] != "agent":
             continue
-        for request in call.response.tool_calls:
-            if request.name == tool:
-                arguments = json.loads(request.arguments)
+        for request in tape.requests(position):
+            if request["name"] == tool:
+                arguments = json.loads(request["arguments"])
                 edit(arguments)
-                request.arguments = json.dumps(arguments)
-                record = out.tool_calls[index]
-                record.arguments, record.raw_arguments = arguments, request.arguments
+                request["arguments"] = json.dumps(arguments)
+                record = tape.tools[index]
+                record["arguments"], record["raw_arguments"] = arguments, request["arguments"]
                 changed = True
             index += 1
-    return out if changed else None
+    return tape if changed else None
 
 
 def change_argument(cassette: Cassette, expected_args: Mapping[str, Any]) -> Cassette | None:
     """A harmless argument the case expects gets another value (the PR is still valid)."""
+    tape = None
     if "source_spoke" in expected_args:
-        return _edit_tool_arguments(cassette, PR_TOOL, lambda a: a.__setitem__("source_spoke", "payments-prod-weu"))
-    if "costCenter" in (expected_args.get("config") or {}).get("tags", {}):
-        return _edit_tool_arguments(
+        tape = _edit_tool_arguments(cassette, PR_TOOL, lambda a: a.__setitem__("source_spoke", "payments-prod-weu"))
+    elif "costCenter" in (expected_args.get("config") or {}).get("tags", {}):
+        tape = _edit_tool_arguments(
             cassette, PR_TOOL, lambda a: a["config"]["tags"].__setitem__("costCenter", "CC-0000")
         )
-    return None
+    return tape.done() if tape is not None else None
 
 
 def unexpected_config_change(cassette: Cassette, expected_changes: Mapping[str, Any]) -> Cassette | None:
@@ -137,27 +173,26 @@ def unexpected_config_change(cassette: Cassette, expected_changes: Mapping[str, 
             def edit(arguments: dict[str, Any], tag: str = tag, value: str = value) -> None:
                 arguments["config"]["tags"][tag] = value  # still valid: only input_diff may notice
 
-            return _edit_tool_arguments(cassette, PR_TOOL, edit)
+            tape = _edit_tool_arguments(cassette, PR_TOOL, edit)
+            return tape.done() if tape is not None else None
     return None
 
 
 def drop_pull_request(cassette: Cassette) -> Cassette | None:
     """No PR is created and the last reply carries no link."""
-    out = _copy(cassette)
-    position = next((i for i in _agent_calls(out) if out.model_calls[i].response.tool_calls[0].name == PR_TOOL), None)
-    if position is None or len(out.model_calls[position].response.tool_calls) != 1:
+    tape = _Tape(cassette)
+    position = next((i for i in tape.agent_calls() if tape.requests(i)[0]["name"] == PR_TOOL), None)
+    if position is None or len(tape.requests(position)) != 1:
         return None
-    del out.tool_calls[_tool_index(out, position)]
-    del out.model_calls[position]
-    last = max(i for i, c in enumerate(out.model_calls) if c.role == "agent")
-    out.model_calls[last].response.content = _URL.sub("", out.model_calls[last].response.content or "")
-    return out
+    tape.remove_model_call(position)
+    tape.data["record"]["pull_requests"] = []
+    last = tape.calls[tape.last_agent_reply()]["response"]
+    last["content"] = _URL.sub("", last["content"] or "")
+    return tape.done()
 
 
 def create_pull_request(cassette: Cassette, case_id: str) -> Cassette:
     """A blocked case where the agent creates a PR anyway (a valid copy, so the portal accepts it)."""
-    import json
-
     name = f"selfcheck-{case_id.lower()}"
     config = apply_changes(
         seed_spoke("crm-dev-neu"),
@@ -165,60 +200,47 @@ def create_pull_request(cassette: Cassette, case_id: str) -> Cassette:
          "/subnets/1/addressPrefix": "10.99.1.0/26"},
     )
     arguments = {"spoke_name": name, "config": config, "title": "selfcheck", "description": "selfcheck"}
-    out = forbidden_tool(cassette)  # same placement: just before the last reply
-    request = out.model_calls[max(i for i, c in enumerate(out.model_calls) if c.role == "agent") - 1].response.tool_calls[0]
-    request.name, request.arguments = PR_TOOL, json.dumps(arguments)
-    record = out.tool_calls[-1]
-    record.name, record.arguments, record.raw_arguments = PR_TOOL, arguments, request.arguments
-    record.result, record.is_error = {}, False
-    return out
+    tape = _Tape(cassette)
+    tape.insert_call(tape.last_agent_reply(), PR_TOOL, arguments, "ok", {})
+    return tape.done()
 
 
 def drop_tool(cassette: Cassette, tool: str) -> Cassette | None:
     """The model responses calling ``tool`` (alone) are gone, with their tool records."""
-    out = _copy(cassette)
-    positions = [i for i in _agent_calls(out) if [t.name for t in out.model_calls[i].response.tool_calls] == [tool]]
+    tape = _Tape(cassette)
+    positions = [i for i in tape.agent_calls() if [t["name"] for t in tape.requests(i)] == [tool]]
     if not positions:
         return None
     for position in reversed(positions):
-        del out.tool_calls[_tool_index(out, position)]
-        del out.model_calls[position]
-    return out
+        tape.remove_model_call(position)
+    return tape.done()
 
 
 def exceed_step_budget(cassette: Cassette, budget: int) -> Cassette:
     """The agent looks up the spoke list over and over, past the case's step budget."""
-    out = _copy(cassette)
-    extra = budget + 1 - len(out.tool_calls)
-    for _ in range(max(extra, 1)):
-        last = max(i for i, c in enumerate(out.model_calls) if c.role == "agent")
-        request = RecordedToolRequest(id=f"call_budget_{last}", name="list_spokes", arguments="{}")
-        out.model_calls.insert(last, ModelCall(role="agent", response=RecordedResponse(tool_calls=[request])))
-        turn = out.tool_calls[-1].turn if out.tool_calls else len(out.user_messages)
-        out.tool_calls.append(
-            RecordedToolCall(turn=turn, name="list_spokes", arguments={}, raw_arguments="{}", result={}, is_error=False)
-        )
-    return out
+    tape = _Tape(cassette)
+    for _ in range(max(budget + 1 - len(tape.tools), 1)):
+        tape.insert_call(tape.last_agent_reply(), "list_spokes", {}, "ok", {})
+    return tape.done()
 
 
 def invalid_submission(cassette: Cassette) -> Cassette | None:
     """The PR is opened with a configuration the gate rejects (an unknown region)."""
-    out = _edit_tool_arguments(cassette, PR_TOOL, lambda a: a["config"].__setitem__("location", "moon-central"))
-    if out is None:
+    tape = _edit_tool_arguments(cassette, PR_TOOL, lambda a: a["config"].__setitem__("location", "moon-central"))
+    if tape is None:
         return None
-    for record in out.tool_calls:
-        if record.name == PR_TOOL and isinstance(record.result, dict):
-            record.result["validation_status"] = "failed"  # what the portal now answers
-    return out
+    for record in tape.tools:
+        if record["name"] == PR_TOOL and isinstance(record["result"], dict):
+            record["result"]["validation_status"] = "failed"  # what the portal now answers
+    return tape.done()
 
 
 def drop_key_fact(cassette: Cassette, facts: list[str]) -> Cassette:
     """The final answer loses its first key fact."""
-    out = _copy(cassette)
-    last = max(i for i, c in enumerate(out.model_calls) if c.role == "agent")
-    response = out.model_calls[last].response
-    response.content = re.sub(re.escape(facts[0]), "…", response.content or "", flags=re.IGNORECASE)
-    return out
+    tape = _Tape(cassette)
+    response = tape.calls[tape.last_agent_reply()]["response"]
+    response["content"] = re.sub(re.escape(facts[0]), "…", response["content"] or "", flags=re.IGNORECASE)
+    return tape.done()
 
 
 def mutations(case: Case, cassette: Cassette) -> Iterator[Mutation]:

@@ -31,7 +31,7 @@ from agent_evals.llm.types import (
     LLMError,
     Message,
     Role,
-    ToolCallRequest,
+    ToolCall,
     ToolSpec,
     Usage,
 )
@@ -51,7 +51,7 @@ __all__ = [
     "RetryPolicy",
     "Role",
     "Secret",
-    "ToolCallRequest",
+    "ToolCall",
     "ToolSpec",
     "Usage",
     "chat_model",

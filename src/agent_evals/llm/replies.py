@@ -18,7 +18,7 @@ import json
 from typing import Any
 
 from agent_evals.llm.pricing import PriceTable
-from agent_evals.llm.types import ChatResponse, ToolCallRequest, Usage
+from agent_evals.llm.types import ChatResponse, ToolCall, Usage
 
 _PREVIEW_CHARS = 80
 
@@ -61,7 +61,7 @@ def _first_message(completion: Any) -> tuple[Any, Any]:
     return message, getattr(choices[0], "finish_reason", None)
 
 
-def _tool_calls(raw: Any) -> tuple[ToolCallRequest, ...]:
+def _tool_calls(raw: Any) -> tuple[ToolCall, ...]:
     if raw is None:
         return ()
     if not isinstance(raw, list):
@@ -77,10 +77,10 @@ def _tool_calls(raw: Any) -> tuple[ToolCallRequest, ...]:
             arguments = getattr(function, "input", None)
         call_id = getattr(call, "id", None)
         calls.append(
-            ToolCallRequest(
-                id=call_id if isinstance(call_id, str) and call_id else f"call_{index}",
-                name=name,
-                arguments=_raw_arguments(arguments),
+            ToolCall.request(
+                call_id if isinstance(call_id, str) and call_id else f"call_{index}",
+                name,
+                _raw_arguments(arguments),
             )
         )
     return tuple(calls)

@@ -16,6 +16,8 @@ providers:
       record: cassettes/            # or AGENT_EVALS_RECORD_DIR
       replay: golden                # or AGENT_EVALS_REPLAY_DIR; "golden" = <suite>/golden
       variant: alt                  # tells this provider's cassettes apart from another's
+      allow_stale: false            # replay a cassette whose fingerprints changed (or AGENT_EVALS_ALLOW_STALE=1)
+      pack: spoke                   # the domain pack (agent_evals.packs): generic, spoke, or a dotted path
 tests:
   - vars:
       simulated_user: {goal: ..., persona: ..., facts: {...}, instructions: ...}
@@ -40,10 +42,12 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
 from agent_evals.conversation.driver import DEFAULT_MAX_TURNS, MAX_TURNS_LIMIT
+from agent_evals.record import KitError
 from agent_evals.validation_errors import describe
 
 RECORD_ENV = "AGENT_EVALS_RECORD_DIR"
 REPLAY_ENV = "AGENT_EVALS_REPLAY_DIR"
+ALLOW_STALE_ENV = "AGENT_EVALS_ALLOW_STALE"
 GOLDEN = "golden"
 EXPANDED_MESSAGES = (
     "vars.user_messages arrived as one string, not a list: Promptfoo turns a list of strings in a test's vars "
@@ -52,8 +56,10 @@ EXPANDED_MESSAGES = (
 )
 
 
-class ProviderConfigError(ValueError):
-    """The provider config or the test's user definition is wrong; the message says what."""
+class ProviderConfigError(KitError, ValueError):
+    """The provider config or the test's user definition is wrong; the message says what (kind ``config``)."""
+
+    kind = "config"
 
 
 class SimulatedUserSpec(BaseModel):
@@ -91,6 +97,8 @@ class ProviderConfig(BaseModel):
     record: str | None = None
     replay: str | None = None
     variant: str | None = None
+    allow_stale: bool = False
+    pack: str = "generic"
     base_path: str | None = Field(default=None, alias="basePath")
 
     @model_validator(mode="after")
@@ -147,6 +155,8 @@ def parse_config(
         merged["record"] = env[RECORD_ENV]
     if "replay" not in merged and env.get(REPLAY_ENV):
         merged["replay"] = env[REPLAY_ENV]
+    if "allow_stale" not in merged and env.get(ALLOW_STALE_ENV, "").strip().lower() in ("1", "true", "yes"):
+        merged["allow_stale"] = True
     try:
         config = ProviderConfig.model_validate(merged)
     except ValidationError as exc:

@@ -1,13 +1,14 @@
 """Run one Promptfoo test case: build the agent and the user, hold the conversation, report.
 
-``call_api`` is what ``providers/agent.py`` exposes to Promptfoo. Every call gets
-its own event loop and its own MCP session; nothing is kept between calls, so a
-worker's memory stays flat over many conversations.
+``call_api`` is what ``providers/agent.py`` exposes to Promptfoo. Every call gets its own
+event loop and its own MCP session; nothing is kept between calls, so a worker's memory
+stays flat over many conversations. ``run_case`` reads as build, converse, report: the
+run mode (live, recording, replaying: :mod:`agent_evals.conversation.modes`) is chosen
+once and hands the agent and the user their models.
 
-When the run cannot happen or breaks off (bad configuration, portal down, model
-unreachable, a cassette that no longer fits), the answer is a Promptfoo
-``error``, with the conversation so far and the pull requests created so far in
-``metadata`` so the cleanup hook still finds them.
+When the run cannot happen or breaks off, the answer is a Promptfoo ``error`` that starts
+with its kind (``[portal] …``), with the run record so far in ``metadata`` (the pull
+requests created so far included), so the cleanup hook still finds them.
 """
 
 from __future__ import annotations
@@ -16,21 +17,28 @@ import asyncio
 import logging
 import re
 import uuid
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from agent_evals.agent.factory import close_model, create_agent, load_factory
+from agent_evals.agent.factory import create_agent, load_factory
+from agent_evals.assertions._config import ConfigError
+from agent_evals.assertions.registry import CheckRef, kit_checks, parse_check_config
 from agent_evals.agent.types import ConversationalAgent
 from agent_evals.cleanup import run_id
-from agent_evals.contract import AgentInfo
-from agent_evals.conversation.cassette import Cassette, cassette_filename, load_cassette, save_cassette
-from agent_evals.conversation.driver import ConversationRecord, describe_error, run_conversation
-from agent_evals.conversation.replay import RecordingChatModel, ReplaySession, finish_recording
-from agent_evals.conversation.report import build_metadata, render_output, token_usage
+from agent_evals.conversation.cassette import cassette_filename, load_cassette
+from agent_evals.conversation.driver import describe_error, run_conversation, unwrap
+from agent_evals.conversation.fingerprints import case_fingerprint, user_fingerprint
+from agent_evals.conversation.metering import MeteredModels
+from agent_evals.conversation.modes import LiveMode, RecordingMode, ReplayingMode, RunMode, ToolWrapper
+from agent_evals.conversation.replay import ReplaySession
+from agent_evals.conversation.report import render_output, token_usage
 from agent_evals.conversation.users import BaseUserSimulator, FixedMessages, SimulatedUser
-from agent_evals.llm.types import ChatModel, Usage
+from agent_evals.llm.source import ModelSource
+from agent_evals.packs import Pack, load_pack
 from agent_evals.provider.config import ProviderConfig, ProviderConfigError, parse_config
+from agent_evals.provider.snapshot import take_snapshot
+from agent_evals.record import AgentInfo, End, ErrorKind, PullRequestRef, RunRecord, Trace, Usage, UserInfo, UserKind
 from agent_evals.secrets import redact
 
 log = logging.getLogger(__name__)
@@ -56,6 +64,10 @@ class CaseIdentity:
         suffix = (f".r{repeat}" if repeat else "") + (f"--{variant}" if variant else "")
         return cls(case_id, eval_id, f"{case_id}{suffix}#{uuid.uuid4().hex[:8]}", repeat)
 
+    @property
+    def trace(self) -> Trace:
+        return Trace(self.eval_id, self.test_id)
+
 
 def _leading_id(description: Any) -> str | None:
     match = re.match(r"\s*([A-Za-z]+\d+)\b", str(description or ""))
@@ -70,78 +82,128 @@ def call_api(prompt: str, options: Mapping[str, Any] | None, context: Mapping[st
         config = parse_config(options.get("config"), context.get("vars"))
     except ProviderConfigError as exc:
         identity = CaseIdentity.from_context(context)
-        return _response(ConversationRecord(end="error", error=str(exc)), _unbuilt_agent(options.get("config")),
-                         Usage(), identity)
+        record = _new_record(identity, _unbuilt_agent(options.get("config")), "simulated_user")
+        record.finish(End.failed("config", str(exc)))
+        return promptfoo_response(record)
     identity = CaseIdentity.from_context(context, config.variant)
-    return asyncio.run(run_case(prompt, config, identity))
+    asserts = (context.get("test") or {}).get("assert") or []
+    return asyncio.run(run_case(prompt, config, identity, asserts=asserts))
 
 
-async def run_case(prompt: str, config: ProviderConfig, identity: CaseIdentity) -> dict[str, Any]:
+async def run_case(
+    prompt: str, config: ProviderConfig, identity: CaseIdentity, *, asserts: Sequence[Any] = ()
+) -> dict[str, Any]:
     """Hold one conversation (or one turn) and shape Promptfoo's answer; never raises for a failed run."""
-    record = ConversationRecord()
-    agent_info = _unbuilt_agent(config.model_dump())
-    user: BaseUserSimulator | None = None
-    cassette: Cassette | None = None
-    agent_model: ChatModel | None = None
-    session: ReplaySession | None = None
+    record = _new_record(identity, _unbuilt_agent(config.model_dump()), user_kind(config))
+    mode: RunMode | None = None
+    models: MeteredModels | None = None
+    pack: Pack | None = None
+    checks: list[CheckRef] = []
     try:
-        session = _replay_session(config, identity)
-        if session is not None:
-            session.check_user_kind(_user_kind(config))
-        cassette = Cassette(case_id=identity.case_id, user={"kind": _user_kind(config)}) if config.record_dir() else None
-        user = _build_user(config, prompt, session, cassette)
-        agent_model = _agent_model(config, session, cassette)
-        agent = _build_agent(config, identity, agent_model)
-        agent_info = agent.info
-        if cassette is not None:
-            cassette.agent = dict(agent_info)
-        async with agent:
-            await run_conversation(
-                agent, user, max_turns=1 if config.mode == "single_turn" else config.max_turns, record=record,
-                on_turn=session.check_turn if session else None,
-                on_user_message=session.check_user_message if session else None,
-            )
-        if session is not None:
-            session.finish(record)
+        pack = load_pack(config.pack)
+        checks = validated_checks(asserts)
+        mode = run_mode(config, identity)
+        models = MeteredModels(mode.models, record)
+        mode.start(fingerprints(config, identity.case_id, prompt))
+        user = build_user(config, prompt, models, models_available=mode.kind == "replay" or _llm_configured())
+        agent = build_agent(config, identity, models, mode.wrap_tools)
+        record.agent = agent.info
+        record.user = UserInfo(record.user.kind, user.llm.model if user.llm is not None else None)
+        await converse(agent, user, config, record, mode, pack)
     except Exception as exc:  # reported as a Promptfoo error, with everything done so far
-        record.end = "error"
-        record.error = record.error or describe_error(exc)
-        log.warning("case %s: %s", identity.case_id, record.error)
-        log.debug("case %s failed", identity.case_id, exc_info=True)
-        _add_traced_pull_requests(record, identity)
+        _end_with_error(record, exc, identity)
     finally:
-        await _close_models(agent_model, user.llm if user is not None else None)
-        if cassette is not None:
-            _save(cassette, record, config, identity)
-    return _response(
-        record, agent_info, user.usage if user is not None else Usage(), identity,
-        single_turn=config.mode == "single_turn", replayed_from=session.name if session is not None else None,
-    )
+        if models is not None:
+            await models.aclose()
+    if pack is not None and mode is not None:
+        _snapshot(record, pack, checks, identity)
+    if mode is not None:
+        try:
+            mode.finish(record)
+        except Exception as exc:
+            _end_with_error(record, exc, identity)
+    return promptfoo_response(record, single_turn=config.mode == "single_turn", mode=mode)
+
+
+def validated_checks(asserts: Sequence[Any]) -> list[CheckRef]:
+    """The test's kit checks, each config checked by its own parser: a bad one is a config error, not a failure."""
+    checks = kit_checks(list(asserts))
+    problems = []
+    for check in checks:
+        try:
+            parse_check_config(check.name, check.config)
+        except ConfigError as exc:
+            problems.append(f"assertion {check.position + 1} ({check.name}, metric {check.metric or 'none'}): {exc}")
+    if problems:
+        raise ProviderConfigError("; ".join(problems))
+    return checks
+
+
+def _snapshot(record: RunRecord, pack: Pack, checks: Sequence[CheckRef], identity: CaseIdentity) -> None:
+    """Read the end state for grading; a portal that cannot be read makes the row an error (kind ``portal``).
+
+    The pull requests the conversation created are also those the portal recorded with its trace id,
+    so they are known whichever pack (or none) recognised the tool that made them.
+    """
+    from agent_evals.portal_api import PortalAPI, PortalError
+
+    if record.end is not None and record.end.reason == "error" and record.end.error_kind in ("portal", "config"):
+        return
+    try:
+        api = PortalAPI.from_env()
+        for pr in reversed(api.list_pull_requests(test_id=identity.test_id)):  # oldest first
+            record.add_pull_request(PullRequestRef(pr["id"], pr.get("url", "")))
+        record.snapshot = take_snapshot(record, pack, checks, api)
+    except PortalError as exc:
+        if record.end is None or record.end.reason != "error":
+            record.end = End.failed("portal", f"could not read the end state from the portal for grading: {exc}")
+
+
+async def converse(
+    agent: ConversationalAgent, user: BaseUserSimulator, config: ProviderConfig, record: RunRecord, mode: RunMode,
+    pack: Pack,
+) -> None:
+    async with agent:
+        await run_conversation(
+            agent,
+            user,
+            record=record,
+            max_turns=1 if config.mode == "single_turn" else config.max_turns,
+            find_pull_request=pack.find_pull_request,
+            on_turn=mode.on_turn,
+            on_user_message=mode.on_user_message,
+        )
+
+
+def _new_record(identity: CaseIdentity, agent: AgentInfo, kind: UserKind) -> RunRecord:
+    return RunRecord(case_id=identity.case_id, agent=agent, user=UserInfo(kind), trace=identity.trace)
+
+
+def error_kind(exc: BaseException) -> ErrorKind:
+    kind = getattr(unwrap(exc), "kind", None)
+    return kind if isinstance(kind, str) else "internal"  # type: ignore[return-value]
+
+
+def _end_with_error(record: RunRecord, exc: BaseException, identity: CaseIdentity) -> None:
+    kind = error_kind(exc)
+    record.finish(End.failed(kind, describe_error(exc)))
+    log.warning("case %s: [%s] %s", identity.case_id, kind, describe_error(exc))
+    log.log(logging.WARNING if kind == "internal" else logging.DEBUG, "case %s failed", identity.case_id, exc_info=exc)
+    _add_traced_pull_requests(record, identity)
 
 
 def _unbuilt_agent(config: Mapping[str, Any] | None) -> AgentInfo:
     """What is known of the agent before it was built (for errors that happen first)."""
     config = config or {}
     temperature = config.get("temperature")
-    return {
-        "name": str(config.get("agent") or "spoke"),
-        "model": str(config.get("model") or ""),
-        "temperature": float(temperature) if isinstance(temperature, (int, float)) else None,
-        "instructions_sha256": "",
-    }
+    return AgentInfo(
+        name=str(config.get("agent") or "spoke"),
+        model=str(config.get("model") or ""),
+        temperature=float(temperature) if isinstance(temperature, int | float) else None,
+    )
 
 
-async def _close_models(*models: ChatModel | None) -> None:
-    for model in models:
-        if model is None:
-            continue
-        try:
-            await close_model(model)
-        except Exception as exc:  # noqa: BLE001 - closing an HTTP client must not hide the conversation's result
-            log.warning("could not close chat model %s: %s", getattr(model, "model", "?"), exc)
-
-
-def _user_kind(config: ProviderConfig) -> str:
+def user_kind(config: ProviderConfig) -> UserKind:
     if config.mode == "single_turn":
         return "single_turn"
     if config.user_messages is not None:
@@ -149,57 +211,65 @@ def _user_kind(config: ProviderConfig) -> str:
     return "class" if config.simulated_user and config.simulated_user.class_ else "simulated_user"
 
 
-def _response(
-    record: ConversationRecord,
-    agent: AgentInfo,
-    user_usage: Usage,
-    identity: CaseIdentity,
-    *,
-    single_turn: bool = False,
-    replayed_from: str | None = None,
-) -> dict[str, Any]:
+def user_definition(config: ProviderConfig) -> Any:
+    """What the user is, for its fingerprint."""
+    if config.user_messages is not None:
+        return config.user_messages
+    spec = config.simulated_user
+    if spec is None:
+        return None
+    if spec.class_:
+        return {"class": spec.class_, "params": spec.params}
+    return {
+        "goal": spec.goal, "persona": spec.persona, "facts": spec.facts, "instructions": spec.instructions,
+        "temperature": config.user_temperature,
+    }
+
+
+def fingerprints(config: ProviderConfig, case_id: str, prompt: str) -> dict[str, Any]:
+    single = config.mode == "single_turn"
+    return {
+        "case": case_fingerprint(case_id, prompt if single else None),
+        "user": user_fingerprint(user_kind(config), None if single else user_definition(config)),
+    }
+
+
+def promptfoo_response(record: RunRecord, *, single_turn: bool = False, mode: RunMode | None = None) -> dict[str, Any]:
     """Promptfoo's answer. A replay spends nothing: Promptfoo's tokens and cost are 0, while
     ``metadata.usage`` keeps what the recorded conversation cost and ``metadata.replay`` names it."""
-    metadata = dict(build_metadata(record, agent, user_usage, case_id=identity.case_id))
-    metadata["trace"] = {"eval_id": identity.eval_id, "test_id": identity.test_id}
-    total = Usage() if replayed_from else record.agent_usage + user_usage
-    if replayed_from:
-        metadata["replay"] = {"cassette": replayed_from}
+    replay = mode.replay_info() if mode is not None else None
+    if replay is not None:
+        record.replay = replay
+    total = Usage() if replay is not None else record.total_usage()
     response: dict[str, Any] = {
         "output": render_output(record, single_turn=single_turn),
-        "metadata": metadata,
+        "metadata": record.to_metadata(),
         "tokenUsage": token_usage(total),
         "cost": total.cost,
     }
-    if record.error:
-        response["error"] = record.error
+    end = record.end
+    if end is not None and end.reason == "error":
+        response["error"] = f"[{end.error_kind}] {end.error}"
     return redact(response)
 
 
-def _replay_session(config: ProviderConfig, identity: CaseIdentity) -> ReplaySession | None:
+def run_mode(config: ProviderConfig, identity: CaseIdentity) -> RunMode:
+    """Live, recording or replaying, from the config (and the environment)."""
     folder = config.replay_dir()
-    if folder is None:
-        return None
-    name = cassette_filename(identity.case_id, variant=config.variant, repeat=identity.repeat)
-    path = folder / name
-    if not path.is_file() and identity.repeat:
-        path = folder / cassette_filename(identity.case_id, variant=config.variant)  # repeats share one cassette
-    return ReplaySession(load_cassette(path), path.name)
+    if folder is not None:
+        path = folder / cassette_filename(identity.case_id, variant=config.variant, repeat=identity.repeat)
+        if not path.is_file() and identity.repeat:
+            path = folder / cassette_filename(identity.case_id, variant=config.variant)  # repeats share one cassette
+        return ReplayingMode(ReplaySession(load_cassette(path), path.name, allow_stale=config.allow_stale))
+    record_dir = config.record_dir()
+    if record_dir is not None:
+        name = cassette_filename(identity.case_id, variant=config.variant, repeat=identity.repeat)
+        return RecordingMode(record_dir / name, identity.case_id)
+    return LiveMode()
 
 
-def _save(cassette: Cassette, record: ConversationRecord, config: ProviderConfig, identity: CaseIdentity) -> None:
-    folder = config.record_dir()
-    assert folder is not None
-    path = folder / cassette_filename(identity.case_id, variant=config.variant, repeat=identity.repeat)
-    try:
-        save_cassette(finish_recording(cassette, record), path)
-    except OSError as exc:
-        record.error = record.error or f"could not write cassette {path}: {exc}"
-        record.end = record.end if record.end else "error"
-
-
-def _build_user(
-    config: ProviderConfig, prompt: str, session: ReplaySession | None, cassette: Cassette | None
+def build_user(
+    config: ProviderConfig, prompt: str, models: ModelSource, *, models_available: bool = True
 ) -> BaseUserSimulator:
     if config.mode == "single_turn":
         if not isinstance(prompt, str) or not prompt.strip():
@@ -211,33 +281,27 @@ def _build_user(
     assert spec is not None
     if spec.class_:
         cls = _load_simulator(spec.class_)
-        llm = _user_model(config, session, cassette, required=False)
-        return cls(params=spec.params, llm=llm)
-    llm = _user_model(config, session, cassette, required=True)
-    assert llm is not None
+        # a custom simulator gets the user model when one is configured (or replayed), else None
+        llm = models.chat_model("user", model=config.user_model) if models_available else None
+        try:
+            return cls(params=spec.params, llm=llm)
+        except (ValueError, TypeError) as exc:  # the simulator rejected its params
+            raise ProviderConfigError(str(exc)) from exc
     return SimulatedUser(
-        llm=llm, goal=spec.goal or "", persona=spec.persona, facts=spec.facts,
-        instructions=spec.instructions, temperature=config.user_temperature,
+        llm=models.chat_model("user", model=config.user_model), goal=spec.goal or "", persona=spec.persona,
+        facts=spec.facts, instructions=spec.instructions, temperature=config.user_temperature,
     )
 
 
-def _user_model(
-    config: ProviderConfig, session: ReplaySession | None, cassette: Cassette | None, *, required: bool
-) -> ChatModel | None:
-    if session is not None:
-        return session.model("user")
-    from agent_evals.llm.settings import chat_model, llm_configured
+def _llm_configured() -> bool:
+    from agent_evals.llm.settings import llm_configured
 
-    if not required and not llm_configured():
-        return None
-    model = chat_model("user", model=config.user_model)
-    if cassette is not None:
-        cassette.user["model"] = model.model
-        return RecordingChatModel(model, "user", cassette)
-    return model
+    return llm_configured()
 
 
-def _build_agent(config: ProviderConfig, identity: CaseIdentity, chat_model: ChatModel | None) -> ConversationalAgent:
+def build_agent(
+    config: ProviderConfig, identity: CaseIdentity, models: ModelSource, wrap_tools: ToolWrapper | None
+) -> ConversationalAgent:
     factory = load_factory(config.factory) if config.factory else create_agent
     instructions = str(config.resolve(config.instructions_file)) if config.instructions_file else None
     headers = {
@@ -251,22 +315,10 @@ def _build_agent(config: ProviderConfig, identity: CaseIdentity, chat_model: Cha
         model=config.model,
         temperature=config.temperature,
         max_tool_rounds=config.max_tool_rounds,
-        chat_model=chat_model,
+        models=models,
+        wrap_tools=wrap_tools,
         headers=headers,
     )
-
-
-def _agent_model(config: ProviderConfig, session: ReplaySession | None, cassette: Cassette | None) -> ChatModel | None:
-    """The agent's chat model when the provider must own it (replay, recording); else the factory picks."""
-    if session is not None:
-        return session.model("agent")
-    if cassette is None:
-        return None
-    from agent_evals.agent.config import load_agent_config
-    from agent_evals.llm.settings import chat_model
-
-    default = load_agent_config(config.agent).model if not config.factory else None
-    return RecordingChatModel(chat_model("agent", model=config.model, default_model=default), "agent", cassette)
 
 
 def _load_simulator(dotted: str) -> type[BaseUserSimulator]:
@@ -279,7 +331,7 @@ def _load_simulator(dotted: str) -> type[BaseUserSimulator]:
     return target
 
 
-def _add_traced_pull_requests(record: ConversationRecord, identity: CaseIdentity) -> None:
+def _add_traced_pull_requests(record: RunRecord, identity: CaseIdentity) -> None:
     """After an error, ask the portal for PRs this conversation created that the record missed."""
     from agent_evals.portal_api import PortalAPI, PortalError
 
@@ -288,7 +340,5 @@ def _add_traced_pull_requests(record: ConversationRecord, identity: CaseIdentity
     except PortalError as exc:  # the portal may be the thing that failed
         log.info("could not list this conversation's PRs from the portal: %s", exc)
         return
-    known = {p["id"] for p in record.pull_requests}
     for pr in found:
-        if pr.get("id") not in known:
-            record.pull_requests.append({"id": pr["id"], "url": pr.get("url", "")})
+        record.add_pull_request(PullRequestRef(pr["id"], pr.get("url", "")))

@@ -1,0 +1,62 @@
+"""The kit's checks by name, and how to tell one in a Promptfoo test's ``assert`` list.
+
+A kit check is written in a suite as a Python assertion whose file is
+``assertions/<name>.py`` (``type: python, value: file://../../assertions/<name>.py``).
+:func:`check_name` recognises one; :func:`parse_check_config` validates its ``config``
+with the check's own parser (the one grading uses), so the preflight and the provider
+reject a bad config before the run instead of failing the case.
+"""
+
+from __future__ import annotations
+
+import importlib
+import re
+from collections.abc import Mapping
+from dataclasses import dataclass
+from types import ModuleType
+from typing import Any
+
+CORE_CHECKS = ("tool_sequence", "tool_not_executed", "argument_match", "function_call_metrics", "conversation")
+PACK_CHECKS = {"spoke": ("input_diff", "spoke_json_valid", "pull_request")}
+KIT_CHECKS = CORE_CHECKS + tuple(name for names in PACK_CHECKS.values() for name in names)
+_KIT_FILE = re.compile(r"(?:^|/)assertions/(?P<name>\w+)\.py(?::(?P<fn>\w+))?$")
+
+
+@dataclass(frozen=True)
+class CheckRef:
+    """One kit check in a test: its name, config, metric and position among the test's assertions."""
+
+    name: str
+    config: Any
+    metric: str | None
+    position: int
+
+
+def check_name(assertion: Mapping[str, Any]) -> str | None:
+    """``tool_sequence`` for ``{type: python, value: file://…/assertions/tool_sequence.py}``, else None."""
+    if assertion.get("type") != "python":
+        return None
+    match = _KIT_FILE.search(str(assertion.get("value") or "").removeprefix("file://"))
+    if match is None or match.group("name") not in KIT_CHECKS:
+        return None
+    return match.group("name")
+
+
+def kit_checks(asserts: Any) -> list[CheckRef]:
+    """The kit checks among a test's assertions, in order."""
+    out = []
+    for position, item in enumerate(asserts if isinstance(asserts, list) else []):
+        if isinstance(item, Mapping) and (name := check_name(item)) is not None:
+            out.append(CheckRef(name, item.get("config"), item.get("metric"), position))
+    return out
+
+
+def check_module(name: str) -> ModuleType:
+    if name not in KIT_CHECKS:
+        raise KeyError(f"unknown kit check {name!r}; known: {', '.join(KIT_CHECKS)}")
+    return importlib.import_module(f"agent_evals.assertions.{name}")
+
+
+def parse_check_config(name: str, config: Any) -> Any:
+    """The check's parsed config; raises ``ConfigError`` with the check's own message."""
+    return check_module(name).parse_config(config)

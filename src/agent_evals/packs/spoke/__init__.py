@@ -1,0 +1,52 @@
+"""The spoke pack: what is specific to the spoke agent's domain (network spoke configurations)."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, Any
+
+from agent_evals.record import PullRequestRef, ToolCall
+
+if TYPE_CHECKING:
+    from agent_evals.assertions.registry import CheckRef
+    from agent_evals.portal_api import PortalAPI
+
+PR_CREATING_TOOLS = frozenset({"create_spoke_pull_request"})
+_PR_URL = re.compile(r"/pullrequest/(\d+)\b")
+
+
+class SpokePack:
+    name = "spoke"
+
+    def find_pull_request(self, call: ToolCall) -> PullRequestRef | None:
+        """The ``{id, url}`` of the PR a successful ``create_spoke_pull_request`` made."""
+        if call.outcome != "ok" or call.name not in PR_CREATING_TOOLS or not isinstance(call.result, dict):
+            return None
+        pr_id, url = call.result.get("id"), call.result.get("url")
+        if not isinstance(url, str):
+            return None
+        if isinstance(pr_id, int) and not isinstance(pr_id, bool):
+            return PullRequestRef(pr_id, url)
+        match = _PR_URL.search(url)
+        return PullRequestRef(int(match.group(1)), url) if match else None
+
+    def snapshot_resources(self, api: PortalAPI, checks: Sequence[CheckRef]) -> dict[str, Any]:
+        """The portal's schema, and each source spoke the ``input_diff`` checks name (None if it does not exist)."""
+        from agent_evals.assertions.input_diff import spoke_resource
+        from agent_evals.assertions.spoke_json_valid import SCHEMA_RESOURCE
+        from agent_evals.portal_api import PortalNotFound
+
+        resources: dict[str, Any] = {SCHEMA_RESOURCE: api.get_schema()}
+        for check in checks:
+            config = check.config if isinstance(check.config, dict) else {}
+            source = config.get("source") if check.name == "input_diff" else None
+            if isinstance(source, str) and spoke_resource(source) not in resources:
+                try:
+                    resources[spoke_resource(source)] = api.get_spoke(source)
+                except PortalNotFound:
+                    resources[spoke_resource(source)] = None
+        return resources
+
+
+__all__ = ["PR_CREATING_TOOLS", "SpokePack"]

@@ -1,0 +1,68 @@
+"""The run record: one type for what happened in a conversation (standard library only).
+
+``ToolCall`` (one tool call with a typed outcome), ``End`` (how the conversation ended,
+who ended it, the kind of error), ``Usage`` by role, and ``RunRecord``, which the
+provider's metadata, cassettes, assertions, cleanup, the golden self-check and the report
+all read and write. See ``docs/record.md``.
+"""
+
+from agent_evals.record.ends import (
+    END_REASONS,
+    ERROR_KINDS,
+    End,
+    EndedBy,
+    EndReason,
+    ErrorKind,
+    KitError,
+    ended_by,
+)
+from agent_evals.record.run_record import (
+    MARKER,
+    RECORD_VERSION,
+    AgentInfo,
+    PullRequestRef,
+    RecordError,
+    RunRecord,
+    Snapshot,
+    StopReason,
+    Trace,
+    Turn,
+    UserInfo,
+    UserKind,
+    check_marker,
+)
+from agent_evals.record.tool_call import TOOL_OUTCOMES, ToolCall, ToolCallFormatError, ToolOutcome, parse_arguments
+from agent_evals.record.usage import ROLES, Role, Usage, usage_by_role
+
+__all__ = [
+    "END_REASONS",
+    "ERROR_KINDS",
+    "MARKER",
+    "RECORD_VERSION",
+    "ROLES",
+    "TOOL_OUTCOMES",
+    "AgentInfo",
+    "End",
+    "EndReason",
+    "EndedBy",
+    "ErrorKind",
+    "KitError",
+    "PullRequestRef",
+    "RecordError",
+    "Role",
+    "RunRecord",
+    "Snapshot",
+    "StopReason",
+    "ToolCall",
+    "ToolCallFormatError",
+    "ToolOutcome",
+    "Trace",
+    "Turn",
+    "Usage",
+    "UserInfo",
+    "UserKind",
+    "check_marker",
+    "ended_by",
+    "parse_arguments",
+    "usage_by_role",
+]
