@@ -33,7 +33,29 @@ def _portal_reset(args: argparse.Namespace) -> int:
 def _run(args: argparse.Namespace, extra: list[str]) -> int:
     from agent_evals.runner.run import run
 
-    return run(suite=args.suite, replay=args.replay, record=args.record, promptfoo_args=extra)
+    return run(
+        suite=args.suite, replay=args.replay, record=args.record, promptfoo_args=extra,
+        check=not args.no_check, allow_stale=args.allow_stale,
+    )
+
+
+def _check(args: argparse.Namespace, extra: list[str]) -> int:
+    from agent_evals.preflight.command import check_command
+
+    return check_command(
+        args.suite, replay=args.replay, offline=args.offline, allow_stale=args.allow_stale, promptfoo_args=extra
+    )
+
+
+def _cassettes_upgrade(args: argparse.Namespace) -> int:
+    from agent_evals.conversation.cassette import upgrade_folder
+
+    if not args.folder.is_dir():
+        print(f"cassettes upgrade: {args.folder} is not a folder")
+        return 2
+    upgraded = upgrade_folder(args.folder)
+    print(f"cassettes upgrade: {len(upgraded)} cassette(s) upgraded in {args.folder} (their fingerprints are unknown)")
+    return 0
 
 
 def _view(args: argparse.Namespace, extra: list[str]) -> int:
@@ -81,7 +103,27 @@ def build_parser() -> argparse.ArgumentParser:
         help="replay recorded conversations (default: each suite's golden/ folder); no model needed",
     )
     run.add_argument("--record", default=None, metavar="DIR", help="record every conversation as a cassette")
+    run.add_argument("--allow-stale", action="store_true", help="replay cassettes whose fingerprints changed")
+    run.add_argument("--no-check", action="store_true", help="skip the preflight check (agent-evals check)")
     run.set_defaults(handler=_run, passthrough=True)
+
+    check = sub.add_parser(
+        "check",
+        help="check suites before a run: configs, cases, assertions, cassettes, models; exit 2 on a problem",
+        description="Check suites before spending anything. Promptfoo filter flags select the cases.",
+    )
+    check.add_argument("suite", help="suite name (a folder under evals/) or 'all'")
+    check.add_argument("--replay", nargs="?", const="golden", default=None, metavar="DIR",
+                       help="check for a replay: cassettes present and not stale")
+    check.add_argument("--offline", action="store_true", help="do not send a request to the models")
+    check.add_argument("--allow-stale", action="store_true", help="stale cassettes are not a problem")
+    check.set_defaults(handler=_check, passthrough=True)
+
+    cassettes = sub.add_parser("cassettes", help="recorded conversations")
+    cassettes_sub = cassettes.add_subparsers(dest="cassettes_command", required=True)
+    upgrade = cassettes_sub.add_parser("upgrade", help="upgrade cassettes of an older format in a folder, in place")
+    upgrade.add_argument("folder", type=Path)
+    upgrade.set_defaults(handler=_cassettes_upgrade)
 
     viewer = sub.add_parser("view", help="open the Promptfoo viewer on this project's results")
     viewer.set_defaults(handler=_view, passthrough=True)

@@ -20,7 +20,7 @@ from agent_evals.portal.process import PortalProcess
 from agent_evals.portal_api import PortalAPI
 from agent_evals.runner.run import run
 from agent_evals.runner.suites import select
-from agent_evals.testing.conversations import ConversationScript, ScriptedConversations
+from agent_evals.testing.conversations import ConversationScript, ScriptedConversations, is_preflight_ping
 from agent_evals.testing.scripted_openai import Reply, ScriptedOpenAIServer, fixed_latency
 from tests.conftest import PROJECT_ROOT, clean_env
 
@@ -166,7 +166,7 @@ def test_qa_rubric_is_graded_by_the_judge_provider_when_a_grader_is_configured(
     graded: list[str] = []
 
     def responder(request: Any) -> Reply:
-        if request.model == "judge-model":
+        if request.model == "judge-model" and not is_preflight_ping(request):
             graded.append(request.messages[-1]["content"])
             return Reply.text(json.dumps({"pass": False, "score": 0.2, "reason": "judge says: misses the route table"}))
         return scripts(request)

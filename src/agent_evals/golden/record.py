@@ -20,10 +20,9 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
-import yaml
-
 from agent_evals.golden.plan import Case, PlanError, load_plan, scripts_for
 from agent_evals.runner.run import run_suite
+from agent_evals.runner.suite_files import load_suite, render_prompt
 from agent_evals.runner.suites import Suite, discover
 from agent_evals.testing.conversations import ConversationScript, ScriptedConversations
 from agent_evals.testing.scripted_openai import ScriptedOpenAIServer
@@ -35,51 +34,26 @@ PLAN_FILE = "plan.yaml"
 AGENT_MODEL = "golden-agent"
 USER_MODEL = "golden-user"
 
-
 def suite_cases(suite: Suite) -> list[Case]:
     """The cases of a suite as the plan needs them (ids, first messages, goals, assertions)."""
-    config = yaml.safe_load(suite.config.read_text(encoding="utf-8"))
-    provider = (config.get("providers") or [{}])[0]
-    single_turn = (provider.get("config") or {}).get("mode") == "single_turn"
-    template = str((config.get("prompts") or ["{{ prompt }}"])[0])
-    defaults = list((config.get("defaultTest") or {}).get("assert") or [])
+    loaded = load_suite(suite)
+    provider = loaded.providers[0] if loaded.providers else None
+    single_turn = provider is not None and provider.config.get("mode") == "single_turn"
+    template = loaded.prompts[0] if loaded.prompts else "{{ prompt }}"
     cases = []
-    for test in _tests(suite, config):
-        vars_ = test.get("vars") or {}
-        case_id = str((test.get("metadata") or {}).get("id") or "")
-        if not case_id:
-            raise PlanError(f"{suite.name}: a test without metadata.id: {test.get('description')!r}")
-        user = vars_.get("simulated_user") or {}
+    for test in loaded.tests:
+        if not test.case_id:
+            raise PlanError(f"{suite.name}: a test without metadata.id: {test.description!r}")
+        user = test.vars.get("simulated_user") or {}
         cases.append(
             Case(
-                id=case_id,
-                first_message_key=_render(template, vars_) if single_turn else None,
-                goal=user.get("goal"),
-                asserts=defaults + list(test.get("assert") or []),
+                id=test.case_id,
+                first_message_key=render_prompt(template, test.vars) if single_turn else None,
+                goal=user.get("goal") if isinstance(user, dict) else None,
+                asserts=[dict(a) for a in test.asserts],
             )
         )
     return cases
-
-
-def _tests(suite: Suite, config: dict[str, Any]) -> list[dict[str, Any]]:
-    tests = config.get("tests") or []
-    if isinstance(tests, str):
-        pattern = tests.removeprefix("file://")
-        tests = []
-        for path in sorted(suite.folder.glob(pattern)):
-            tests.extend(yaml.safe_load(path.read_text(encoding="utf-8")) or [])
-    return list(tests)
-
-
-def _render(template: str, vars_: dict[str, Any]) -> str:
-    def value(match: re.Match[str]) -> str:
-        node: Any = vars_
-        for part in match.group(1).split("."):
-            node = node.get(part, "") if isinstance(node, dict) else ""
-        return str(node)
-
-    return re.sub(r"\{\{\s*([\w.]+)\s*\}\}", value, template)
-
 
 def build_scripts(suite: Suite) -> list[ConversationScript]:
     plan_path = suite.folder / GOLDEN_DIR / PLAN_FILE
@@ -92,7 +66,6 @@ def build_scripts(suite: Suite) -> list[ConversationScript]:
     for case in cases:
         scripts.extend(scripts_for(case, entries[case.id], shapes))
     return scripts
-
 
 @contextmanager
 def _model_env(server: ScriptedOpenAIServer) -> Iterator[None]:
@@ -116,32 +89,53 @@ def _model_env(server: ScriptedOpenAIServer) -> Iterator[None]:
             else:
                 os.environ[key] = value
 
-
-def record_suite(suite: Suite, promptfoo_args: list[str] | None = None) -> int:
-    """Record one suite's golden cassettes; returns the run's exit status (0 = written)."""
+def record_suite(suite: Suite, promptfoo_args: list[str] | None = None, only: list[str] | None = None) -> int:
+    """Record one suite's golden cassettes (``only`` these cases, when given); returns the run's exit
+    status (0 = written)."""
     scripts = build_scripts(suite)
+    promptfoo_args = list(promptfoo_args or [])
+    if only:
+        promptfoo_args += ["--filter-pattern", "^(" + "|".join(re.escape(c) for c in only) + r")\b"]
     responder = ScriptedConversations(scripts, agent_model=AGENT_MODEL, user_model=USER_MODEL)
     with tempfile.TemporaryDirectory(prefix="golden-") as tmp, ScriptedOpenAIServer(responder) as server:
         with _model_env(server):
-            code = run_suite(suite, replay=None, record=tmp, promptfoo_args=promptfoo_args or [], workers=4)
+            code = run_suite(suite, replay=None, record=tmp, promptfoo_args=promptfoo_args, workers=4)
         recorded = sorted((Path(tmp) / suite.name).glob("*.json"))
         if code != 0:
             log.error("suite %s did not pass with its golden plan (exit %d): golden/ left unchanged", suite.name, code)
             return code
         target = suite.folder / GOLDEN_DIR
         for old in target.glob("*.json"):
-            old.unlink()
+            if not only or old.stem in only:
+                old.unlink()
         for path in recorded:
             shutil.copy2(path, target / path.name)
         print(f"golden: wrote {len(recorded)} cassette(s) to {target}")
     return 0
 
+def stale_cases(suite: Suite) -> list[tuple[str, str]]:
+    """``(case id, what changed)`` for each golden cassette of ``suite`` that went stale."""
+    from agent_evals.preflight.replay_checks import check_cassettes, replay_folder
+    from agent_evals.preflight.suite_checks import provider_plans
+
+    loaded = load_suite(suite)
+    problems: list[Any] = []
+    plans = provider_plans(loaded, problems)
+    found = []
+    for problem in check_cassettes(loaded, loaded.tests, plans, replay_folder(loaded, GOLDEN_DIR), allow_stale=False):
+        case_id, _, text = problem.message.partition(": ")
+        found.append((case_id, text))
+    return found
 
 def main(argv: list[str] | None = None) -> int:
+    """``python -m agent_evals.golden [suite ...] [--stale]``: record the golden cassettes; with
+    ``--stale``, list the stale ones and re-record only those."""
     import sys
 
     logging.basicConfig(level=logging.INFO, format="%(levelname)s %(name)s: %(message)s")
     names = list(sys.argv[1:] if argv is None else argv)
+    stale_only = "--stale" in names
+    names = [n for n in names if n != "--stale"]
     suites = [s for s in discover() if (s.folder / GOLDEN_DIR / PLAN_FILE).is_file()]
     if names:
         unknown = set(names) - {s.name for s in suites}
@@ -151,5 +145,14 @@ def main(argv: list[str] | None = None) -> int:
         suites = [s for s in suites if s.name in names]
     worst = 0
     for suite in suites:
-        worst = max(worst, record_suite(suite, ["--no-cache"]))
+        only = None
+        if stale_only:
+            stale = stale_cases(suite)
+            for case_id, text in stale:
+                print(f"golden: {suite.name} {case_id}: {text}")
+            if not stale:
+                print(f"golden: {suite.name}: no stale golden conversation")
+                continue
+            only = sorted({case_id for case_id, _ in stale})
+        worst = max(worst, record_suite(suite, ["--no-cache"], only=only))
     return worst

@@ -103,13 +103,22 @@ class OpenAIChatModel:
         *,
         tools: Sequence[ToolSpec] | None = None,
         temperature: float | None = None,
+        max_tokens: int | None = None,
     ) -> ChatResponse:
-        """One chat completion, retried on transient failures; raises LLMError otherwise."""
+        """One chat completion, retried on transient failures; raises LLMError otherwise.
+
+        When tools are offered, ``tool_choice: "auto"`` is sent too: OpenAI's default, and
+        what some OpenAI-compatible servers (llama.cpp's) need before they show the model
+        the tools at all.
+        """
         request: dict[str, Any] = {"model": self._model, "messages": list(messages)}
         if tools:  # an empty tools list is rejected by OpenAI, so send none
             request["tools"] = list(tools)
+            request["tool_choice"] = "auto"
         if temperature is not None:
             request["temperature"] = temperature
+        if max_tokens is not None:
+            request["max_tokens"] = max_tokens
 
         async def attempt() -> ChatResponse:
             return await self._attempt(request)

@@ -66,6 +66,7 @@ class ChatModel(Protocol):
         *,
         tools: Sequence[ToolSpec] | None = None,
         temperature: float | None = None,
+        max_tokens: int | None = None,
     ) -> ChatResponse:
         """Answer the conversation; raises LLMError when no answer could be had."""
         ...

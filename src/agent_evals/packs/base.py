@@ -31,6 +31,10 @@ class Pack(Protocol):
         """What the case's checks will read from the end state, keyed by name (the snapshot's ``resources``)."""
         ...
 
+    def preflight(self, check: str, config: Any) -> list[str]:
+        """Problems with a check's parsed config that only the domain can see (e.g. an unknown source)."""
+        ...
+
 
 class GenericPack:
     name = "generic"
@@ -40,3 +44,6 @@ class GenericPack:
 
     def snapshot_resources(self, api: PortalAPI, checks: Sequence[CheckRef]) -> dict[str, Any]:
         return {}
+
+    def preflight(self, check: str, config: Any) -> list[str]:
+        return []

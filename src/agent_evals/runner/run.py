@@ -24,12 +24,12 @@ from pathlib import Path
 from agent_evals.cleanup import RUN_ID_ENV, cleanup_run
 from agent_evals.paths import default_data_dir, project_root
 from agent_evals.portal_api import PortalAPI
-from agent_evals.provider.config import GOLDEN, RECORD_ENV, REPLAY_ENV
+from agent_evals.provider.config import ALLOW_STALE_ENV, GOLDEN, RECORD_ENV, REPLAY_ENV
+from agent_evals.runner.promptfoo_args import DEFAULT_CONCURRENCY, FlagError, read_flags
 from agent_evals.runner.suites import Suite, select
 
 log = logging.getLogger(__name__)
 
-DEFAULT_CONCURRENCY = 4
 INTERRUPT_GRACE_S = 20.0
 
 
@@ -60,36 +60,48 @@ def promptfoo_command(*args: str) -> list[str]:
 
 def concurrency(promptfoo_args: list[str]) -> int:
     """The ``-j`` / ``--max-concurrency`` value the user gave, else Promptfoo's default."""
-    for i, arg in enumerate(promptfoo_args):
-        for flag in ("-j", "--max-concurrency"):
-            value = None
-            if arg == flag and i + 1 < len(promptfoo_args):
-                value = promptfoo_args[i + 1]
-            elif arg.startswith(flag + "="):
-                value = arg.split("=", 1)[1]
-            elif flag == "-j" and arg.startswith("-j") and arg[2:].isdigit():
-                value = arg[2:]
-            if value is not None and value.isdigit() and int(value) > 0:
-                return int(value)
-    return DEFAULT_CONCURRENCY  # (a bad value is Promptfoo's to reject)
+    try:
+        return read_flags(promptfoo_args).concurrency
+    except FlagError:
+        return DEFAULT_CONCURRENCY  # the preflight says what is wrong
 
 
-def run(suite: str, replay: str | None, record: str | None, promptfoo_args: list[str]) -> int:
+def run(
+    suite: str,
+    replay: str | None,
+    record: str | None,
+    promptfoo_args: list[str],
+    *,
+    check: bool = True,
+    allow_stale: bool = False,
+) -> int:
     try:
         suites = select(suite)
-    except ValueError as exc:
+        flags = read_flags(promptfoo_args)
+    except (ValueError, FlagError) as exc:
         log.error("%s", exc)
         return 2
     if replay and record:
         log.error("--replay and --record are exclusive")
         return 2
-    workers = concurrency(promptfoo_args)
+    if check:
+        from agent_evals.preflight import preflight
+        from agent_evals.preflight.command import report
+
+        result = preflight(suites, flags, replay=replay, allow_stale=allow_stale)
+        if not result.ok:
+            print(report(result, suites), flush=True)
+            return 2
+        suites = _with_cases(suites, result)
     if not replay:
         _endpoint_notice()
     _grader_notice()
     worst = 0
     for item in suites:
-        code = run_suite(item, replay=replay, record=record, promptfoo_args=promptfoo_args, workers=workers)
+        code = run_suite(
+            item, replay=replay, record=record, promptfoo_args=promptfoo_args, workers=flags.concurrency,
+            allow_stale=allow_stale,
+        )
         worst = max(worst, code)
         if code == 130:
             break
@@ -97,7 +109,27 @@ def run(suite: str, replay: str | None, record: str | None, promptfoo_args: list
     return worst
 
 
-def run_suite(suite: Suite, *, replay: str | None, record: str | None, promptfoo_args: list[str], workers: int) -> int:
+def _with_cases(suites: list[Suite], result: object) -> list[Suite]:
+    """The suites the filters leave some case in; the others are skipped with one line."""
+    kept = []
+    for suite in suites:
+        cases = result.cases(suite.name)  # type: ignore[attr-defined]
+        if cases == 0:
+            print(f"suite {suite.name}: the filters select no case here; skipped", flush=True)
+        else:
+            kept.append(suite)
+    return kept
+
+
+def run_suite(
+    suite: Suite,
+    *,
+    replay: str | None,
+    record: str | None,
+    promptfoo_args: list[str],
+    workers: int,
+    allow_stale: bool = False,
+) -> int:
     run_id = f"run-{uuid.uuid4().hex[:12]}"
     print(f"\n=== suite {suite.name} ({run_id}) ===", flush=True)
     with _portal_for(suite) as portal:
@@ -112,6 +144,9 @@ def run_suite(suite: Suite, *, replay: str | None, record: str | None, promptfoo
             env[REPLAY_ENV] = GOLDEN if replay == GOLDEN else str(Path(replay).resolve() / suite.name)
         if record:
             env[RECORD_ENV] = str(Path(record).resolve() / suite.name)
+        env.pop(ALLOW_STALE_ENV, None)
+        if allow_stale:
+            env[ALLOW_STALE_ENV] = "1"
         args = [arg.replace("{suite}", suite.name) for arg in promptfoo_args]  # e.g. -o results/{suite}.json
         command = promptfoo_command("eval", "-c", str(suite.config), *args)
         code = _run_promptfoo(command, env)

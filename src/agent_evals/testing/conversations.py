@@ -83,6 +83,8 @@ class ScriptedConversations:
         self.user_model = user_model
 
     def __call__(self, request: ChatRequest) -> Reply:
+        if is_preflight_ping(request):
+            return Reply.text("OK", usage=(8, 1))
         role = self._role(request)
         haystack = _system_prompt(request) if role == "user" else _first_user_message(request)
         script = next((s for s in self.scripts if s.key in haystack), None)
@@ -222,3 +224,10 @@ def _verdict(result: Any) -> str:
         return "passed"
     errors = result.get("errors") if isinstance(result, dict) else None
     return f"failed: {json.dumps(errors)}" if errors else "failed"
+
+
+def is_preflight_ping(request: ChatRequest) -> bool:
+    """The one cheap request ``agent-evals check`` sends each model before a live run."""
+    from agent_evals.preflight.live_checks import PING
+
+    return request.messages == PING and request.body.get("max_tokens") == 1

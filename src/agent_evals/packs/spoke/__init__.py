@@ -49,4 +49,22 @@ class SpokePack:
         return resources
 
 
-__all__ = ["PR_CREATING_TOOLS", "SpokePack"]
+    def preflight(self, check: str, config: Any) -> list[str]:
+        """Before a run: every ``input_diff`` source the case names is a spoke of the seed data."""
+        source = getattr(config, "source", None) if check == "input_diff" else None
+        if isinstance(source, str) and source not in seed_spoke_names():
+            from agent_evals.preflight.problems import did_you_mean
+
+            known = sorted(seed_spoke_names())
+            return [f"source spoke {source!r} is not in the portal's seed data{did_you_mean(source, known)}"]
+        return []
+
+
+def seed_spoke_names() -> set[str]:
+    from importlib import resources
+
+    folder = resources.files("agent_evals.portal").joinpath("seed", "spokes")
+    return {entry.name.removesuffix(".json") for entry in folder.iterdir() if entry.name.endswith(".json")}
+
+
+__all__ = ["PR_CREATING_TOOLS", "SpokePack", "seed_spoke_names"]

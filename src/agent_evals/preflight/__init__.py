@@ -1,0 +1,104 @@
+"""``agent-evals check <suite|all>``: every problem of a run found before it spends anything.
+
+:func:`preflight` loads each suite the way Promptfoo will and lists every problem at once,
+one line each (file, line, what is wrong, what would be right): YAML errors, the provider
+config, each test's user and limits, every kit assertion's config (by the check's own
+parser), tool names against the agent's tools, sources against the seed data, metrics,
+cassettes for a replay (present and not stale), and for a live run each role's model (and,
+unless ``offline``, one cheap request to it) and an external portal. It is also the first
+step of ``agent-evals run``. Nothing is started, created or called on the model besides
+those pings.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from agent_evals.preflight.live_checks import check_external_portal, check_models
+from agent_evals.preflight.problems import Problem
+from agent_evals.preflight.replay_checks import check_cassettes, replay_folder
+from agent_evals.preflight.suite_checks import check_tests, needs_judge, needs_user_model, provider_plans
+from agent_evals.runner.promptfoo_args import Flags, select
+from agent_evals.runner.suite_files import SuiteFileError, TestEntry, load_suite
+from agent_evals.runner.suites import Suite
+
+__all__ = ["Preflight", "Problem", "preflight"]
+
+
+@dataclass
+class Preflight:
+    problems: list[Problem] = field(default_factory=list)
+    selected: dict[str, list[TestEntry] | None] = field(default_factory=dict)  # None: unknown ahead
+
+    @property
+    def ok(self) -> bool:
+        return not self.problems
+
+    def cases(self, suite: str) -> int | None:
+        chosen = self.selected.get(suite)
+        return None if chosen is None else len(chosen)
+
+
+def preflight(
+    suites: list[Suite],
+    flags: Flags,
+    *,
+    replay: str | None = None,
+    offline: bool = False,
+    allow_stale: bool = False,
+) -> Preflight:
+    result = Preflight()
+    roles: list[tuple[str, str | None, str | None]] = []
+    for suite in suites:
+        try:
+            loaded = load_suite(suite)
+        except SuiteFileError as exc:
+            result.problems.append(Problem(exc.where, exc.detail))
+            result.selected[suite.name] = None
+            continue
+        plans = provider_plans(loaded, result.problems)
+        chosen = select(loaded.tests, flags)
+        result.selected[suite.name] = chosen
+        tests = loaded.tests if chosen is None else chosen
+        check_tests(tests, plans, result.problems)
+        if replay:
+            folder = replay_folder(loaded, replay)
+            result.problems += check_cassettes(loaded, tests, plans, folder, allow_stale=allow_stale, repeat=flags.repeat)
+        elif tests:
+            roles += _roles(plans, tests)
+    if flags.filtered and all(c is not None and not c for c in result.selected.values()) and result.selected:
+        result.problems.append(Problem(None, f"the filters select no case in {_names(suites)}: {_filters(flags)}"))
+    if not replay:
+        result.problems += check_models(dict.fromkeys(roles), offline=offline)  # type: ignore[arg-type]
+    result.problems += check_external_portal()
+    return result
+
+
+def _roles(plans: list, tests: list[TestEntry]) -> list[tuple[str, str | None, str | None]]:
+    from agent_evals.judge import judge_configured
+
+    roles = []
+    for plan in plans:
+        default = plan.agent.model if plan.agent is not None else None
+        roles.append(("agent", plan.config.get("model"), default))
+        if needs_user_model(tests, [plan]):
+            roles.append(("user", plan.config.get("user_model"), None))
+    if needs_judge(tests) and judge_configured():
+        roles.append(("judge", None, None))
+    return roles
+
+
+def _names(suites: list[Suite]) -> str:
+    return "suite " + suites[0].name if len(suites) == 1 else f"any of {len(suites)} suites"
+
+
+def _filters(flags: Flags) -> str:
+    parts = [f"--filter-metadata {k}={v}" for k, v in flags.metadata]
+    if flags.pattern is not None:
+        parts.append(f"--filter-pattern {flags.pattern!r}")
+    if flags.range is not None:
+        parts.append(f"--filter-range {flags.range[0] or ''}:{flags.range[1] or ''}")
+    if flags.first_n is not None:
+        parts.append(f"-n {flags.first_n}")
+    note = " (a metadata filter is a substring match on the test's own metadata)" if flags.metadata else ""
+    return " ".join(parts) + note

@@ -1,0 +1,72 @@
+"""Before a live run: each role has an endpoint and a model that answers, and an external portal
+(``PORTAL_URL``) is healthy and accepts the token. One cheap request per distinct model."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+from collections.abc import Iterable
+
+from agent_evals.llm.types import LLMConfigError, LLMError, Role
+from agent_evals.preflight.problems import Problem
+
+PING = [{"role": "user", "content": "Reply with the word OK."}]
+PING_TIMEOUT_S = 30.0
+
+
+def check_models(roles: Iterable[tuple[Role, str | None, str | None]], *, offline: bool) -> list[Problem]:
+    """``roles``: (role, model override, default model). Builds each model; unless ``offline``,
+    sends one request of one completion token to each distinct model."""
+    from agent_evals.llm.settings import chat_model
+
+    problems: list[Problem] = []
+    models = {}
+    for role, model, default in roles:
+        try:
+            built = chat_model(role, model=model, default_model=default)
+        except LLMConfigError as exc:
+            problems.append(Problem(None, f"the {role} role has no model: {_one_line(exc)}"))
+            continue
+        models.setdefault((getattr(built, "target", built.model)), (role, built))
+    if offline or problems:
+        return list(dict.fromkeys(problems))
+    return problems + asyncio.run(_ping_all(list(models.values())))
+
+
+async def _ping_all(models: list[tuple[Role, object]]) -> list[Problem]:
+    results = await asyncio.gather(*(_ping(role, model) for role, model in models))
+    return [p for p in results if p is not None]
+
+
+async def _ping(role: Role, model: object) -> Problem | None:
+    try:
+        await asyncio.wait_for(model.complete(PING, max_tokens=1), PING_TIMEOUT_S)  # type: ignore[attr-defined]
+    except LLMError as exc:
+        return Problem(None, f"the {role} model does not answer: {_one_line(exc)}")
+    except TimeoutError:
+        return Problem(None, f"the {role} model ({getattr(model, 'target', '?')}) did not answer within {PING_TIMEOUT_S:g} s")
+    finally:
+        closer = getattr(model, "aclose", None)
+        if closer is not None:
+            await closer()
+    return None
+
+
+def check_external_portal() -> list[Problem]:
+    """With ``PORTAL_URL`` set, that portal must answer and accept ``PORTAL_TOKEN``."""
+    url = os.environ.get("PORTAL_URL", "").strip()
+    if not url:
+        return []
+    from agent_evals.portal_api import PortalAPI, PortalError
+
+    try:
+        api = PortalAPI.from_env(timeout=5.0)
+        api.health()
+        api.get_schema()  # an authenticated call: a wrong token is found here
+    except PortalError as exc:
+        return [Problem(None, f"PORTAL_URL: {_one_line(exc)} (unset PORTAL_URL to let the runner start a portal)")]
+    return []
+
+
+def _one_line(exc: BaseException) -> str:
+    return " ".join(str(exc).split())

@@ -1,0 +1,86 @@
+"""Before a replay: the folder exists, every selected case has its cassette, and none is stale.
+
+Staleness is computed offline from the same fingerprints the cassettes keep: the case and
+its user from the test, the agent's from its configuration and the portal's tool
+definitions (for the kit's own agent factory; a team's factory is checked at replay).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from agent_evals.conversation.cassette import CassetteError, cassette_filename, load_cassette
+from agent_evals.conversation.fingerprints import agent_fingerprint, differences
+from agent_evals.preflight.offline_tools import portal_tool_specs
+from agent_evals.preflight.problems import Problem
+from agent_evals.preflight.suite_checks import ProviderPlan
+from agent_evals.provider.config import ProviderConfigError, parse_config
+from agent_evals.provider.run import fingerprints
+from agent_evals.runner.suite_files import LoadedSuite, TestEntry, render_prompt
+
+GOLDEN = "golden"
+
+
+def replay_folder(loaded: LoadedSuite, replay: str) -> Path:
+    """``--replay`` (golden) is the suite's golden/ folder; ``--replay DIR`` is DIR/<suite>."""
+    return loaded.suite.folder / GOLDEN if replay == GOLDEN else Path(replay).resolve() / loaded.suite.name
+
+
+def check_cassettes(
+    loaded: LoadedSuite, tests: list[TestEntry], plans: list[ProviderPlan], folder: Path, *, allow_stale: bool,
+    repeat: int = 1,
+) -> list[Problem]:
+    if not folder.is_dir():
+        return [Problem(None, f"{loaded.suite.name}: replay folder {folder} does not exist "
+                              "(record one with --record DIR, or use --replay for the golden conversations)")]
+    problems: list[Problem] = []
+    for plan in plans:
+        variant = plan.config.get("variant")
+        for test in tests:
+            for r in range(repeat):
+                problems += _check_one(loaded, test, plan, folder, variant, r, allow_stale)
+    return problems
+
+
+def _check_one(
+    loaded: LoadedSuite, test: TestEntry, plan: ProviderPlan, folder: Path, variant: Any, repeat: int, allow_stale: bool
+) -> list[Problem]:
+    path = folder / cassette_filename(test.case_id, variant=variant, repeat=repeat)
+    if repeat and not path.is_file():
+        return []  # this repeat shares the case's cassette, checked with repeat 0
+    try:
+        cassette = load_cassette(path)
+    except CassetteError as exc:
+        return [Problem(test.where, f"{test.case_id}: {exc}")]
+    changed = _changes(loaded, test, plan, cassette.fingerprints)
+    if changed and not allow_stale:
+        return [Problem(test.where, f"{test.case_id}: cassette {path.name} is stale: {'; '.join(changed)}; re-record "
+                                    "it (`python -m agent_evals.golden <suite> --stale` for golden conversations) or "
+                                    "replay it with --allow-stale")]
+    return []
+
+
+def _changes(loaded: LoadedSuite, test: TestEntry, plan: ProviderPlan, recorded: dict[str, Any]) -> list[str]:
+    if not recorded:
+        return []  # upgraded from an older format: nothing to compare with
+    try:
+        config = parse_config(plan.config, test.vars, env={})
+    except ProviderConfigError:
+        return []  # reported by the suite checks
+    prompt = render_prompt(loaded.prompts[0], test.vars) if loaded.prompts else ""
+    current = fingerprints(config, test.case_id, prompt)
+    out = differences("case", recorded.get("case"), current["case"]) + differences("user", recorded.get("user"), current["user"])
+    agent = expected_agent_fingerprint(plan)
+    if agent is not None:
+        out += differences("agent", recorded.get("agent"), agent)
+    return out
+
+
+def expected_agent_fingerprint(plan: ProviderPlan) -> dict[str, Any] | None:
+    """What the kit's agent will show its model on the first call (None for a team's factory)."""
+    if plan.agent is None:
+        return None
+    specs = portal_tool_specs()
+    tools = [specs[name] for name in plan.agent.tools if name in specs]
+    return agent_fingerprint([{"role": "system", "content": plan.agent.instructions}], tools, plan.agent.temperature)

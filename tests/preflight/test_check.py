@@ -1,0 +1,256 @@
+"""The preflight check: one broken suite per problem class, each named with its file and line;
+several problems are all listed; nothing runs when there is one."""
+
+from __future__ import annotations
+
+import shutil
+import textwrap
+from pathlib import Path
+
+import pytest
+
+from agent_evals.preflight import preflight
+from agent_evals.preflight.command import check_command, report
+from agent_evals.runner.promptfoo_args import FlagError, read_flags
+from agent_evals.runner.suites import Suite, discover
+from agent_evals.testing.scripted_openai import Reply, ScriptedOpenAIServer
+from tests.conftest import PROJECT_ROOT
+
+CONFIG = """\
+description: a suite
+prompts: ["{{ simulated_user.goal }}"]
+providers:
+  - id: file://../../providers/agent.py
+    label: spoke
+    config: {agent: spoke, pack: spoke%(extra)s}
+defaultTest:
+  options: {disableVarExpansion: true}
+  assert:
+    - type: python
+      value: file://../../assertions/tool_not_executed.py
+      metric: forbidden_tools
+      config: {tools: [complete_pull_request]}
+tests: file://cases/*.yaml
+"""
+
+CASE = """\
+- description: C01 copy
+  metadata: {id: C01, group: copy, priority: smoke}
+  vars:
+    simulated_user:
+      goal: Get a copy of crm-dev-neu
+  assert:
+    - type: python
+      value: file://../../assertions/tool_sequence.py
+      metric: tool_sequence
+      config: {expected: [get_spoke, validate_spoke_config], mode: in_order}
+"""
+
+
+def make_suite(tmp_path: Path, case: str = CASE, extra: str = "", name: str = "s1") -> Suite:
+    folder = tmp_path / "evals" / name
+    (folder / "cases").mkdir(parents=True)
+    (folder / "promptfooconfig.yaml").write_text(CONFIG % {"extra": extra})
+    (folder / "cases" / "a.yaml").write_text(textwrap.dedent(case))
+    return Suite(name, folder)
+
+
+def problems(suite: Suite, *args: str, replay: str | None = "golden-skip", **kwargs: object) -> list[str]:
+    result = preflight([suite], read_flags(list(args)), replay=None if replay == "golden-skip" else replay,
+                       offline=True, **kwargs)  # type: ignore[arg-type]
+    return [str(p) for p in result.problems if "role has no model" not in str(p)]
+
+
+@pytest.fixture(autouse=True)
+def _here(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    monkeypatch.chdir(tmp_path)  # problem locations are shown relative to the working directory
+    for name in ("PORTAL_URL", "PORTAL_TOKEN", "OPENAI_BASE_URL", "OPENAI_API_KEY", "AZURE_OPENAI_ENDPOINT",
+                 "AGENT_MODEL", "USER_MODEL", "JUDGE_MODEL"):
+        monkeypatch.delenv(name, raising=False)
+
+
+def test_a_good_suite_has_no_problem(tmp_path: Path) -> None:
+    assert problems(make_suite(tmp_path)) == []
+
+
+def test_the_real_suites_pass_for_a_replay() -> None:
+    result = preflight(discover(), read_flags([]), replay="golden")
+    assert result.ok, report(result, discover())
+    assert sum(result.cases(s.name) or 0 for s in discover()) == 29
+
+
+@pytest.mark.parametrize(
+    ("case", "extra", "expected"),
+    [
+        pytest.param(CASE.replace("metric: tool_sequence", "metric: [unclosed"), "",
+                     "evals/s1/cases/a.yaml:10: YAML syntax error: while parsing a flow sequence expected ',' or ']', "
+                     "but got ':'",
+                     id="yaml"),
+        pytest.param(CASE, ", agnet: spoke",
+                     "evals/s1/cases/a.yaml:1: C01: bad provider configuration: agnet: Extra inputs are not permitted "
+                     "(got 'spoke')",
+                     id="provider key"),
+        pytest.param(CASE.replace("goal: Get a copy of crm-dev-neu", "persona: terse"), "",
+                     "evals/s1/cases/a.yaml:1: C01: bad provider configuration: simulated_user: Value error, "
+                     "simulated_user needs a 'goal' (or a 'class' for a custom simulator)", id="no goal"),
+        pytest.param(CASE.replace("  vars:\n", "  vars:\n    max_turns: 0\n"), "",
+                     "evals/s1/cases/a.yaml:1: C01: bad provider configuration: max_turns: Input should be greater than "
+                     "or equal to 1 (got 0)", id="max_turns 0"),
+        pytest.param(CASE.replace("goal: Get a copy of crm-dev-neu", "class: nopkg.users:Someone"), "",
+                     "evals/s1/cases/a.yaml:1: C01: simulator class 'nopkg.users:Someone': cannot import 'nopkg.users': "
+                     "No module named 'nopkg'", id="user class"),
+        pytest.param(CASE.replace("mode: in_order", "mod: in_order"), "",
+                     "evals/s1/cases/a.yaml:7: C01: assertion 2 (tool_sequence): invalid config: unknown config key "
+                     "'mod'; allowed keys: expected, mode, ignore", id="config typo"),
+        pytest.param(CASE.replace("validate_spoke_config]", "validate_spoke_cfg]"), "",
+                     "evals/s1/cases/a.yaml:7: C01: assertion 2 (tool_sequence): tool 'validate_spoke_cfg' is not one of "
+                     "the tools agent 'spoke' is offered (list_spokes, get_spoke, get_spoke_schema, validate_spoke_config, "
+                     "create_spoke_pull_request, get_pull_request, list_pull_requests, search_docs, get_doc); did you "
+                     "mean validate_spoke_config?", id="tool name"),
+        pytest.param(CASE.replace("      metric: tool_sequence\n", ""), "",
+                     "evals/s1/cases/a.yaml:7: C01: assertion 2 (tool_sequence): no metric; add `metric: <name>` so its "
+                     "score has a name in the viewer and the report", id="no metric"),
+        pytest.param(CASE.replace("C01, group", "C01 , group").replace("metadata: {id: C01 ,", "metadata: {"), "",
+                     "evals/s1/cases/a.yaml:1: C01 copy: no metadata.id (the case id the report and cassettes use)",
+                     id="no id"),
+    ],
+)
+def test_each_problem_is_one_line_with_file_and_line(tmp_path: Path, case: str, extra: str, expected: str) -> None:
+    found = problems(make_suite(tmp_path, case, extra))
+    assert found == [expected]
+
+
+def test_unknown_agent_and_pack_are_named_at_the_provider(tmp_path: Path) -> None:
+    suite = make_suite(tmp_path)
+    config = suite.config.read_text().replace("agent: spoke, pack: spoke", "agent: nope, pack: spokes")
+    suite.config.write_text(config)
+    found = problems(suite)
+    assert found[0].startswith("evals/s1/promptfooconfig.yaml:4: provider spoke: unknown agent 'nope'")
+    assert found[1].startswith("evals/s1/promptfooconfig.yaml:4: provider spoke: unknown pack 'spokes'")
+
+
+SEVERAL = CASE + """\
+    - type: python
+      value: file://../../assertions/input_diff.py
+      metric: input_diff
+      config: {source: crm-dev-nue, expected_changes: {name: x}}
+    - type: python
+      value: file://../../assertions/argument_match.py
+      config: {tool: get_spokes, args: {name: crm-dev-neu}}
+- description: C01 again
+  metadata: {id: C01}
+  vars: {user_messages: [hi]}
+  assert: []
+"""
+
+
+def test_a_suite_with_several_problems_lists_all_of_them(tmp_path: Path) -> None:
+    found = problems(make_suite(tmp_path, SEVERAL))
+    assert found == [
+        "evals/s1/cases/a.yaml:1: C01: case id C01 is used by 2 tests",
+        "evals/s1/cases/a.yaml:11: C01: assertion 3 (input_diff): invalid config: config.expected_changes: "
+        "'name' is not a JSON Pointer (it must start with '/')",
+        "evals/s1/cases/a.yaml:15: C01: assertion 4 (argument_match): no metric; add `metric: <name>` so its score has "
+        "a name in the viewer and the report",
+        "evals/s1/cases/a.yaml:15: C01: assertion 4 (argument_match): tool 'get_spokes' is not one of the tools agent "
+        "'spoke' is offered (list_spokes, get_spoke, get_spoke_schema, validate_spoke_config, create_spoke_pull_request, "
+        "get_pull_request, list_pull_requests, search_docs, get_doc); did you mean get_spoke?",
+        "evals/s1/cases/a.yaml:18: C01: case id C01 is used by 2 tests",
+    ]
+
+
+def test_an_unknown_source_spoke_is_named(tmp_path: Path) -> None:
+    case = CASE + """\
+    - type: python
+      value: file://../../assertions/input_diff.py
+      metric: input_diff
+      config: {source: crm-dev-nue, expected_changes: {/name: x}}
+"""
+    assert problems(make_suite(tmp_path, case)) == [
+        "evals/s1/cases/a.yaml:11: C01: assertion 3 (input_diff): source spoke 'crm-dev-nue' is not in the portal's "
+        "seed data; did you mean crm-dev-neu?"
+    ]
+
+
+def test_a_default_assertion_problem_is_said_once(tmp_path: Path) -> None:
+    suite = make_suite(tmp_path, CASE + CASE.replace("C01", "C02"))
+    suite.config.write_text(suite.config.read_text().replace("[complete_pull_request]", "[complete_pr]"))
+    assert problems(suite) == [
+        "evals/s1/promptfooconfig.yaml:10: defaultTest assertion 1 (tool_not_executed): tool 'complete_pr' matches no "
+        "portal tool (complete_pull_request, create_spoke_pull_request, get_doc, get_pull_request, get_spoke, "
+        "get_spoke_schema, list_pull_requests, list_spokes, search_docs, validate_spoke_config); did you mean "
+        "complete_pull_request?"
+    ]
+
+
+def test_replay_needs_the_folder_and_every_cassette(tmp_path: Path) -> None:
+    suite = make_suite(tmp_path)
+    assert problems(suite, replay="golden") == [
+        f"s1: replay folder {suite.folder / 'golden'} does not exist (record one with --record DIR, or use --replay "
+        "for the golden conversations)"
+    ]
+    (suite.folder / "golden").mkdir()
+    found = problems(suite, replay="golden")
+    assert found == [f"evals/s1/cases/a.yaml:1: C01: no cassette at {suite.folder / 'golden' / 'C01.json'} (record one "
+                     "with --record, or check the replay folder)"]
+
+
+def test_a_stale_golden_cassette_is_named_with_what_changed(tmp_path: Path) -> None:
+    real = discover()[0]  # spoke-create
+    copy = tmp_path / "evals" / real.name
+    shutil.copytree(real.folder, copy)
+    instructions = tmp_path / "other.md"
+    instructions.write_text((PROJECT_ROOT / "agent_config/agents/spoke/instructions.md").read_text() + "\nBe brief.\n")
+    config = copy / "promptfooconfig.yaml"
+    config.write_text(config.read_text().replace("      pack: spoke", f"      pack: spoke\n      instructions_file: {instructions}"))
+    found = problems(Suite(real.name, copy), "--filter-pattern", "C0[12]", replay="golden")
+    assert found == [
+        "evals/spoke-create/cases/1-copy.yaml:3: C01: cassette C01.json is stale: instructions changed; re-record it "
+        "(`python -m agent_evals.golden <suite> --stale` for golden conversations) or replay it with --allow-stale",
+        "evals/spoke-create/cases/1-copy.yaml:81: C02: cassette C02.json is stale: instructions changed; re-record it "
+        "(`python -m agent_evals.golden <suite> --stale` for golden conversations) or replay it with --allow-stale",
+    ]
+    assert problems(Suite(real.name, copy), "--filter-pattern", "C0[12]", replay="golden", allow_stale=True) == []
+
+
+def test_filters_that_select_nothing_and_bad_flags(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    suite = make_suite(tmp_path)
+    assert problems(suite, "--filter-metadata", "priority=full") == [
+        "the filters select no case in suite s1: --filter-metadata priority=full (a metadata filter is a substring "
+        "match on the test's own metadata)"
+    ]
+    assert problems(suite, "--filter-metadata", "priority=smo") == []  # a substring, as Promptfoo matches
+    with pytest.raises(FlagError, match=r"--filter-pattern 'C0\[' is not a regular expression"):
+        read_flags(["--filter-pattern", "C0["])
+    assert check_command("all", replay=None, offline=True, allow_stale=False, promptfoo_args=["-j", "0"]) == 2
+    assert capsys.readouterr().out == "check: -j/--max-concurrency must be a whole number of at least 1, got '0'\n"
+
+
+def test_live_roles_need_a_model_and_the_model_must_answer(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    suite = make_suite(tmp_path)
+    result = preflight([suite], read_flags([]), offline=True)
+    assert [str(p) for p in result.problems][0].startswith("the agent role has no model: No LLM endpoint configured")
+    with ScriptedOpenAIServer(lambda r: Reply.error(401, "bad key", headers={"x-should-retry": "false"})) as server:
+        monkeypatch.setenv("OPENAI_BASE_URL", server.base_url)
+        monkeypatch.setenv("AGENT_MODEL", "agent-x")
+        result = preflight([suite], read_flags([]))
+        assert [str(p) for p in result.problems] == [
+            f"the agent model does not answer: model agent-x at {server.base_url.split('//')[1].split('/')[0]} "
+            "rejected the request: HTTP 401: bad key"
+        ]
+        assert server.requests[0].body["max_tokens"] == 1  # one cheap request
+        assert len(server.requests) == 1  # the user role uses the same model: asked once
+
+
+def test_an_external_portal_must_answer_and_accept_the_token(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, live_portal
+) -> None:
+    suite = make_suite(tmp_path)
+    monkeypatch.setenv("PORTAL_URL", live_portal.url)
+    monkeypatch.setenv("PORTAL_TOKEN", "wrong-token")
+    found = [str(p) for p in preflight([suite], read_flags([]), replay=None, offline=True).problems]
+    assert any(p.startswith(f"PORTAL_URL: GET {live_portal.url}/api/schema: HTTP 401") and "check PORTAL_TOKEN" in p
+               for p in found), found
+    monkeypatch.setenv("PORTAL_TOKEN", live_portal.token)
+    found = [str(p) for p in preflight([suite], read_flags([]), offline=True).problems]
+    assert not any(p.startswith("PORTAL_URL") for p in found)
