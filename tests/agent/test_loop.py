@@ -236,3 +236,9 @@ def test_endless_tool_calling_stops_at_max_tool_rounds() -> None:
 )
 def test_parse_arguments(raw: str, expected: tuple[Any, Any]) -> None:
     assert parse_arguments(raw) == expected
+
+
+def test_a_reply_cut_off_at_the_completion_cap_says_so() -> None:
+    cut = ChatResponse(content="Here is the plan: first I", usage=Usage(20, 3, 23, 1), finish_reason="length")
+    reply = turn(QueuedModel([cut]), Tools())
+    assert reply.stop_reason == "max_tokens" and reply.text == "Here is the plan: first I"

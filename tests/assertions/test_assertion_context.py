@@ -102,7 +102,7 @@ FOREIGN = [
     ),
     (
         {"agent_evals": 2, "conversation_end": "finished"},
-        "metadata 'conversation_end' is 'finished'; known: done, gave_up, max_turns, max_tool_rounds, error",
+        "metadata 'conversation_end' is 'finished'; known: done, gave_up, max_turns, max_tool_rounds, max_tokens, error",
     ),
     (
         {"agent_evals": 2, "snapshot": {"pull_requests": []}},

@@ -102,7 +102,7 @@ def test_convergence_is_the_named_score_and_the_score() -> None:
         ({"expected_steps": True}, "config.expected_steps must be an integer >= 1, got bool true"),
         (
             {"allowed_ends": ["done", "finished"]},
-            'config.allowed_ends has list ["finished"], which is not allowed; allowed: done, gave_up, max_turns, max_tool_rounds, error',
+            'config.allowed_ends has list ["finished"], which is not allowed; allowed: done, gave_up, max_turns, max_tool_rounds, max_tokens, error',
         ),
         ({"allowed_ends": []}, "config.allowed_ends must not be empty: give a list of conversation ends"),
         ({"allowed_ends": "done"}, 'config.allowed_ends must be a list of conversation ends, got str "done"'),

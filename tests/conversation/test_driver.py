@@ -113,3 +113,8 @@ def test_describe_error_unwraps_single_exception_groups() -> None:
     group = ExceptionGroup("outer", [ExceptionGroup("inner", [ConnectionError("refused")])])
     assert describe_error(group) == "ConnectionError: refused"
     assert describe_error(RuntimeError()) == "RuntimeError"
+
+
+def test_a_reply_cut_off_at_the_cap_ends_the_conversation_by_the_limit() -> None:
+    record = _run(FakeAgent([reply("Here is the pl", stop_reason="max_tokens"), reply("never")]), FixedMessages(["a", "b"]))
+    assert record.end == End("max_tokens") and record.end.by == "limit"

@@ -5,7 +5,7 @@ Request ``{"conversation_id"?: str, "message": str}``; answer::
     {"conversation_id": "...", "reply": "...",
      "tool_calls": [{"name": ..., "arguments": {...} | null, "outcome": "ok", "is_error": false}],
      "usage": {"prompt_tokens", "completion_tokens", "total_tokens", "calls", "cost"},
-     "stop_reason": "reply" | "max_tool_rounds"}
+     "stop_reason": "reply" | "max_tool_rounds" | "max_tokens"}
 
 Leave ``conversation_id`` out to start a conversation; send the one you got back to
 continue it. Each message runs one turn of the same loop the evaluations run

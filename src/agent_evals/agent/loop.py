@@ -81,7 +81,8 @@ async def _loop(
         response = await model.complete(turn.messages, tools=specs or None, temperature=temperature)
         turn.usage = turn.usage + response.usage
         if not response.tool_calls:
-            return turn.reply(response.content or "", "reply")
+            stop: StopReason = "max_tokens" if response.finish_reason == "length" else "reply"
+            return turn.reply(response.content or "", stop)
         turn.add(response.as_message())
         if rounds >= max_tool_rounds:
             log.warning("agent stopped at max_tool_rounds=%d", max_tool_rounds)

@@ -46,8 +46,9 @@ async def run_conversation(
     on_turn: TurnObserver | None = None,
     on_user_message: MessageObserver | None = None,
 ) -> RunRecord:
-    """Alternate user and agent until the user stops, ``max_turns`` messages were sent, or
-    the agent hit its tool-round limit; the end is set in ``record``."""
+    """Alternate user and agent until the user stops, ``max_turns`` messages were sent, or a
+    limit stopped the agent (its tool rounds, or its reply cut off at the completion cap);
+    the end is set in ``record``."""
     if not 1 <= max_turns <= MAX_TURNS_LIMIT:
         raise ValueError(f"max_turns must be between 1 and {MAX_TURNS_LIMIT}, got {max_turns}")
     history: list[Message] = []
@@ -72,8 +73,8 @@ async def run_conversation(
         history.extend(reply.messages or ({"role": "assistant", "content": reply.text},))
         if on_turn is not None:
             on_turn(record)
-        if reply.stop_reason == "max_tool_rounds":
-            record.finish(End("max_tool_rounds"))
+        if reply.stop_reason in ("max_tool_rounds", "max_tokens"):  # a limit stopped the agent mid-task
+            record.finish(End(reply.stop_reason))
             return record
 
 

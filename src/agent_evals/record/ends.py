@@ -9,6 +9,7 @@ reason                    ended by    meaning
 ``gave_up``               user        the user stopped without getting it
 ``max_turns``             limit       the case's turn limit was reached
 ``max_tool_rounds``       limit       the agent hit its tool-round limit in a turn
+``max_tokens``            limit       the agent's reply was cut off at its completion cap
 ``error``                 error       the run could not go on; ``error_kind`` says why
 ========================  ==========  ==============================================
 
@@ -31,7 +32,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Literal, get_args
 
-EndReason = Literal["done", "gave_up", "max_turns", "max_tool_rounds", "error"]
+EndReason = Literal["done", "gave_up", "max_turns", "max_tool_rounds", "max_tokens", "error"]
 END_REASONS: tuple[EndReason, ...] = get_args(EndReason)
 EndedBy = Literal["user", "limit", "error"]
 ErrorKind = Literal[
@@ -44,6 +45,7 @@ _ENDED_BY: dict[EndReason, EndedBy] = {
     "gave_up": "user",
     "max_turns": "limit",
     "max_tool_rounds": "limit",
+    "max_tokens": "limit",
     "error": "error",
 }
 

@@ -32,7 +32,7 @@ MARKER = "agent_evals"  # metadata key holding the record version; tells our met
 
 UserKind = Literal["simulated_user", "user_messages", "class", "single_turn"]
 USER_KINDS: tuple[UserKind, ...] = get_args(UserKind)
-StopReason = Literal["reply", "max_tool_rounds"]
+StopReason = Literal["reply", "max_tool_rounds", "max_tokens"]
 
 
 class RecordError(ValueError):
@@ -342,7 +342,8 @@ def _turns(entries: list[Any], calls: list[ToolCall]) -> tuple[list[Turn], Turn 
     pending: Turn | None = None
     for number in sorted(users):
         reply = replies.get(number)
-        stop = "max_tool_rounds" if reply is not None and reply.get("stop_reason") == "max_tool_rounds" else "reply"
+        stop = reply.get("stop_reason") if reply is not None else None
+        stop = stop if stop in ("max_tool_rounds", "max_tokens") else "reply"
         turn = Turn(
             user=users[number],  # type: ignore[arg-type]
             assistant=str(reply.get("content") or "") if reply is not None else None,
