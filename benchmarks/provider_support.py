@@ -81,12 +81,17 @@ def bench_environment() -> Iterator[Bench]:
 
 
 class ToolClock:
-    """Sums the time spent in ``PortalTools.call`` (the MCP round trips: the tools' own time)."""
+    """Sums the time spent in ``PortalTools.call`` (the MCP round trips: the tools' own time) and,
+    apart, in the portal's REST API (the end-state snapshot: the portal's own work too)."""
 
     def __init__(self) -> None:
+        from agent_evals.portal_api import PortalAPI
+
         self.seconds = 0.0
         self.calls = 0
+        self.rest_seconds = 0.0
         original = portal_tools.PortalTools.call
+        original_rest = PortalAPI._request
         clock = self
 
         async def timed(tools: Any, name: str, arguments: Any) -> Any:
@@ -97,10 +102,18 @@ class ToolClock:
                 clock.seconds += time.perf_counter() - started
                 clock.calls += 1
 
+        def timed_rest(api: Any, method: str, path: str) -> Any:
+            started = time.perf_counter()
+            try:
+                return original_rest(api, method, path)
+            finally:
+                clock.rest_seconds += time.perf_counter() - started
+
         portal_tools.PortalTools.call = timed  # type: ignore[method-assign]
+        PortalAPI._request = timed_rest  # type: ignore[method-assign]
 
     def reset(self) -> None:
-        self.seconds, self.calls = 0.0, 0
+        self.seconds, self.calls, self.rest_seconds = 0.0, 0, 0.0
 
 
 def rss_bytes() -> int:

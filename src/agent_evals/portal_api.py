@@ -169,10 +169,13 @@ class PortalAPI:
         return self._request("GET", "/api/schema")
 
     def list_pull_requests(
-        self, status: str | None = None, eval_id: str | None = None, test_id: str | None = None
+        self, status: str | None = None, eval_id: str | None = None, test_id: str | None = None,
+        *, with_diff: bool = False,
     ) -> list[PullRequest]:
-        """Pull requests, newest first, filtered by the given fields."""
+        """Pull requests, newest first, filtered by the given fields (with their ``diff`` when asked)."""
         query = {k: v for k, v in {"status": status, "eval_id": eval_id, "test_id": test_id}.items() if v}
+        if with_diff:
+            query["with_diff"] = "true"
         path = "/api/pull-requests" + (f"?{urlencode(query)}" if query else "")
         return cast(list[PullRequest], list(self._request("GET", path).get("pull_requests", [])))
 

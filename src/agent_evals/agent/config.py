@@ -16,6 +16,7 @@ import hashlib
 import re
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
@@ -58,6 +59,7 @@ class AgentConfig:
     instructions_file: Path
     tools: tuple[str, ...]
     max_tool_rounds: int
+    config_file: Path = Path()
 
     @property
     def instructions_sha256(self) -> str:
@@ -71,7 +73,33 @@ def available_agents(config_dir: Path | None = None) -> list[str]:
     return sorted(p.name for p in root.iterdir() if (p / "agent.yaml").is_file())
 
 
-def load_agent_config(
+def load_agent_config(*args: Any, **kwargs: Any) -> AgentConfig:
+    """Read ``<config_dir>/<name>/agent.yaml`` and apply the overrides (see :func:`read_agent_config`).
+
+    A worker loads the same configuration for every conversation: the result is kept per
+    arguments and the files' modification times, so an edited file is read again.
+    """
+    key = (args, tuple(sorted(kwargs.items())))
+    try:
+        cached = _CACHE.get(key)
+        if cached is not None and cached[0] == _stamps(cached[1]):
+            return cached[1]
+    except TypeError:  # unhashable arguments: no cache
+        return read_agent_config(*args, **kwargs)
+    config = read_agent_config(*args, **kwargs)
+    _CACHE[key] = (_stamps(config), config)
+    return config
+
+
+_CACHE: dict[Any, tuple[tuple[float, ...], AgentConfig]] = {}
+
+
+def _stamps(config: AgentConfig) -> tuple[float, ...]:
+    paths = (config.instructions_file, config.config_file)
+    return tuple(p.stat().st_mtime if p.exists() else -1.0 for p in paths)
+
+
+def read_agent_config(
     name: str,
     *,
     config_dir: Path | None = None,
@@ -117,6 +145,7 @@ def load_agent_config(
         instructions_file=chosen.resolve(),
         tools=tuple(spec.tools),
         max_tool_rounds=int(max_tool_rounds) if max_tool_rounds is not None else spec.max_tool_rounds,
+        config_file=path.resolve(),
     )
 
 

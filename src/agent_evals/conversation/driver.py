@@ -9,6 +9,7 @@ error's kind (``agent_evals.provider.run``).
 
 from __future__ import annotations
 
+import functools
 import inspect
 import logging
 from collections.abc import Callable
@@ -109,9 +110,14 @@ async def _respond(agent: ConversationalAgent, history: list[Message], collect: 
 
 
 def _takes_observer(agent: ConversationalAgent) -> bool:
+    return _respond_takes_observer(type(agent))
+
+
+@functools.cache
+def _respond_takes_observer(agent_type: type) -> bool:
     try:
-        parameters = inspect.signature(agent.respond).parameters
-    except (TypeError, ValueError):
+        parameters = inspect.signature(agent_type.respond).parameters  # type: ignore[attr-defined]
+    except (AttributeError, TypeError, ValueError):
         return False
     return "on_tool_call" in parameters or any(p.kind is p.VAR_KEYWORD for p in parameters.values())
 

@@ -43,10 +43,12 @@ def build_router(portal: Portal) -> APIRouter:
 
     @router.get("/api/pull-requests")
     def list_pull_requests(
-        status: str | None = None, eval_id: str | None = None, test_id: str | None = None
+        status: str | None = None, eval_id: str | None = None, test_id: str | None = None, with_diff: bool = False
     ) -> dict[str, Any]:
-        found = portal.list_pull_requests(status or None, eval_id or None, test_id or None)  # "" = no filter
-        return {"pull_requests": [_pr(pr) for pr in found.pull_requests]}
+        found = portal.list_pull_requests(  # "" = no filter
+            status or None, eval_id or None, test_id or None, with_diff=with_diff
+        )
+        return {"pull_requests": [_pr(pr, with_diff=with_diff) for pr in found.pull_requests]}
 
     @router.get("/api/pull-requests/{pr_id}")
     def get_pull_request(pr_id: int) -> dict[str, Any]:

@@ -136,12 +136,15 @@ class Portal:
         return self.to_model(record, diff=self.workflow.diff(record) if with_diff else None)
 
     def list_pull_requests(
-        self, status: str | None = None, eval_id: str | None = None, test_id: str | None = None
+        self, status: str | None = None, eval_id: str | None = None, test_id: str | None = None,
+        *, with_diff: bool = False,
     ) -> PullRequestList:
         if status is not None and status not in PULL_REQUEST_STATUSES:
             raise InvalidInputError(f"unknown status {status!r}; allowed: {', '.join(PULL_REQUEST_STATUSES)}")
         records = self.store.list(status=status, eval_id=eval_id, test_id=test_id)
-        return PullRequestList(pull_requests=[self.to_model(r) for r in records])
+        return PullRequestList(
+            pull_requests=[self.to_model(r, diff=self.workflow.diff(r) if with_diff else None) for r in records]
+        )
 
     def abandon_pull_request(self, pr_id: int) -> PullRequest:
         return self.to_model(self.workflow.abandon(pr_id))

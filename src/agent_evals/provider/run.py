@@ -150,10 +150,7 @@ def _snapshot(record: RunRecord, pack: Pack, checks: Sequence[CheckRef], identit
     if record.end is not None and record.end.reason == "error" and record.end.error_kind in ("portal", "config"):
         return
     try:
-        api = PortalAPI.from_env()
-        for pr in reversed(api.list_pull_requests(test_id=identity.test_id)):  # oldest first
-            record.add_pull_request(PullRequestRef(pr["id"], pr.get("url", "")))
-        record.snapshot = take_snapshot(record, pack, checks, api)
+        record.snapshot = take_snapshot(record, pack, checks, PortalAPI.from_env(), test_id=identity.test_id)
     except PortalError as exc:
         if record.end is None or record.end.reason != "error":
             record.end = End.failed("portal", f"could not read the end state from the portal for grading: {exc}")

@@ -14,19 +14,31 @@ from collections.abc import Sequence
 from agent_evals.assertions.registry import CheckRef
 from agent_evals.packs import Pack
 from agent_evals.portal_api import PortalAPI, PortalNotFound, find_pull_request_urls
-from agent_evals.record import RunRecord, Snapshot
+from agent_evals.record import PullRequestRef, RunRecord, Snapshot
 
 
-def take_snapshot(record: RunRecord, pack: Pack, checks: Sequence[CheckRef], api: PortalAPI) -> Snapshot:
-    """Raises ``PortalError`` (kind ``portal``) when the portal cannot be read."""
+def take_snapshot(
+    record: RunRecord, pack: Pack, checks: Sequence[CheckRef], api: PortalAPI, *, test_id: str | None = None
+) -> Snapshot:
+    """Raises ``PortalError`` (kind ``portal``) when the portal cannot be read.
+
+    With ``test_id``, the pull requests the portal recorded with it (the ones this conversation
+    created, whatever tool made them) are added to the record first: one request for all of them.
+    """
+    found: dict[int, dict] = {}
+    if test_id:
+        for pr in reversed(api.list_pull_requests(test_id=test_id, with_diff=True)):  # oldest first
+            record.add_pull_request(PullRequestRef(pr["id"], pr.get("url", "")))
+            found[pr["id"]] = dict(pr)
     ids = [p.id for p in record.pull_requests]
     for text in record.assistant_texts():
         ids.extend(find_pull_request_urls(text, api.base_url))
-    pull_requests = []
     for pr_id in dict.fromkeys(ids):
+        if pr_id in found:
+            continue
         try:
-            pull_requests.append(dict(api.get_pull_request(pr_id)))
+            found[pr_id] = dict(api.get_pull_request(pr_id))
         except PortalNotFound:
             continue  # reported but not there: the assertions say so
     resources = pack.snapshot_resources(api, checks)
-    return Snapshot(api.base_url, tuple(pull_requests), resources)
+    return Snapshot(api.base_url, tuple(found[i] for i in dict.fromkeys(ids) if i in found), resources)

@@ -37,7 +37,7 @@ class SpokePack:
         from agent_evals.assertions.spoke_json_valid import SCHEMA_RESOURCE
         from agent_evals.portal_api import PortalNotFound
 
-        resources: dict[str, Any] = {SCHEMA_RESOURCE: api.get_schema()}
+        resources: dict[str, Any] = {SCHEMA_RESOURCE: _schema(api)}
         for check in checks:
             config = check.config if isinstance(check.config, dict) else {}
             source = config.get("source") if check.name == "input_diff" else None
@@ -58,6 +58,17 @@ class SpokePack:
             known = sorted(seed_spoke_names())
             return [f"source spoke {source!r} is not in the portal's seed data{did_you_mean(source, known)}"]
         return []
+
+
+_SCHEMAS: dict[str, Any] = {}
+
+
+def _schema(api: PortalAPI) -> Any:
+    """The portal's schema, read once per portal per worker: it is fixed while a portal runs
+    (its settings file is read at start)."""
+    if api.base_url not in _SCHEMAS:
+        _SCHEMAS[api.base_url] = api.get_schema()
+    return _SCHEMAS[api.base_url]
 
 
 def seed_spoke_names() -> set[str]:
