@@ -166,21 +166,3 @@ def cleanup_all_eval_prs(api: PortalAPI) -> CleanupReport:
     except PortalError as exc:
         return CleanupReport(error=str(exc))
     return abandon(api, ids)
-
-
-def cleanup_command(portal_url: str | None, data_dir: Path | None, eval_id: str | None) -> int:
-    """``agent-evals cleanup``: against a running portal, or a portal started on ``data_dir``."""
-    url = portal_url or (None if data_dir else os.environ.get("PORTAL_URL"))
-    if url:
-        return _cleanup_and_report(PortalAPI(url, token=os.environ.get("PORTAL_TOKEN")), eval_id)
-    from agent_evals.portal.process import PortalProcess
-
-    with PortalProcess(data_dir=data_dir) as portal:
-        return _cleanup_and_report(PortalAPI(portal.url, token=portal.token), eval_id)
-
-
-def _cleanup_and_report(api: PortalAPI, eval_id: str | None) -> int:
-    report = cleanup_run(eval_id, api) if eval_id else cleanup_all_eval_prs(api)
-    log.info("cleanup at %s: %s", api.base_url, report.summary())
-    print(f"cleanup: {report.summary()}")
-    return 1 if report.failed or report.error else 0

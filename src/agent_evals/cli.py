@@ -15,19 +15,30 @@ from pathlib import Path
 def _portal_serve(args: argparse.Namespace) -> int:
     from agent_evals.portal.server import serve
 
+    data_dir, settings, port = args.data_dir, args.settings, args.port
+    if args.suite:
+        from agent_evals.runner.portals import suite_portal_settings
+
+        try:
+            data_dir, settings, port = suite_portal_settings(args.suite, data_dir, settings, port)
+        except ValueError as exc:
+            logging.getLogger("agent_evals.portal").error("%s", exc)
+            return 2
     return serve(
         host=args.host,
-        port=args.port,
-        data_dir=args.data_dir,
-        settings_file=args.settings,
+        port=8400 if port is None else port,
+        data_dir=data_dir,
+        settings_file=settings,
         public_url=args.public_url,
+        owner_pid=args.owner_pid,
+        sweep_eval_ids=args.sweep_eval_id,
     )
 
 
 def _portal_reset(args: argparse.Namespace) -> int:
     from agent_evals.portal.server import reset
 
-    return reset(data_dir=args.data_dir)
+    return reset(data_dir=args.data_dir, force=args.force)
 
 
 def _run(args: argparse.Namespace, extra: list[str]) -> int:
@@ -65,7 +76,7 @@ def _view(args: argparse.Namespace, extra: list[str]) -> int:
 
 
 def _cleanup(args: argparse.Namespace) -> int:
-    from agent_evals.cleanup import cleanup_command
+    from agent_evals.runner.cleanup_command import cleanup_command
 
     return cleanup_command(portal_url=args.portal_url, data_dir=args.data_dir, eval_id=args.eval_id)
 
@@ -79,13 +90,18 @@ def build_parser() -> argparse.ArgumentParser:
     portal_sub = portal.add_subparsers(dest="portal_command", required=True)
     serve = portal_sub.add_parser("serve", help="serve the portal (MCP at /mcp, REST at /api)")
     serve.add_argument("--host", default="127.0.0.1", help="bind address (default: loopback only)")
-    serve.add_argument("--port", type=int, default=8400, help="port (default 8400; 0 picks a free one)")
+    serve.add_argument("--port", type=int, default=None, help="port (default 8400; 0 picks a free one)")
     serve.add_argument("--data-dir", type=Path, default=None, help="test repository and PR database")
     serve.add_argument("--settings", type=Path, default=None, help="customer settings file (YAML or JSON)")
+    serve.add_argument("--suite", default=None,
+                       help="serve the portal a suite runs against (its data dir, settings and port)")
     serve.add_argument("--public-url", default=None, help="base URL used in PR links (default: from host/port)")
+    serve.add_argument("--owner-pid", type=int, default=None, help=argparse.SUPPRESS)
+    serve.add_argument("--sweep-eval-id", action="append", default=[], help=argparse.SUPPRESS)
     serve.set_defaults(handler=_portal_serve)
     reset = portal_sub.add_parser("reset", help="re-create the test repository from the seed data")
     reset.add_argument("--data-dir", type=Path, default=None)
+    reset.add_argument("--force", action="store_true", help="reset even when pull requests are active")
     reset.set_defaults(handler=_portal_reset)
 
     run = sub.add_parser(

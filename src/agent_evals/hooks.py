@@ -1,4 +1,6 @@
-"""The logic behind ``hooks/cleanup.py`` (Promptfoo calls it in a new process per hook)."""
+"""The logic behind ``hooks/cleanup.py``, the Python form of the cleanup hook (Promptfoo calls it in
+a new process per hook), and ``python -m agent_evals.hooks after-each``, which the suites' hook
+``hooks/kit.js`` calls for a row the provider could not clean up itself."""
 
 from __future__ import annotations
 
@@ -8,17 +10,14 @@ from collections.abc import Mapping
 from typing import Any
 
 from agent_evals.cleanup import cleanup_run, cleanup_test, run_id
-from agent_evals.judge import judge_configured, model_graded_asserts
 
 log = logging.getLogger("agent_evals.hooks")
 
 
 def extension_hook(hook_name: str, context: Mapping[str, Any]) -> dict[str, Any] | None:
-    """Promptfoo calls this for beforeAll, beforeEach, afterEach and afterAll."""
+    """Promptfoo calls this for every hook; it acts on afterEach and afterAll."""
     logging.basicConfig(level=logging.INFO, stream=sys.stderr, format="agent-evals %(levelname)s: %(message)s")
     try:
-        if hook_name == "beforeEach":
-            return _before_each(context)
         if hook_name == "afterEach":
             return _after_each(context)
         if hook_name == "afterAll":
@@ -26,20 +25,6 @@ def extension_hook(hook_name: str, context: Mapping[str, Any]) -> dict[str, Any]
     except Exception as exc:  # a hook must never break the eval
         log.error("%s hook failed: %s", hook_name, exc)
     return None
-
-
-def _before_each(context: Mapping[str, Any]) -> dict[str, Any] | None:
-    """Without a grader model, take model-graded assertions out and say so (never pass them)."""
-    test = context.get("test") or {}
-    asserts = list(test.get("assert") or [])
-    graded = model_graded_asserts(asserts)
-    if not graded or judge_configured():
-        return None  # returning nothing leaves the test (and its providers) untouched
-    metadata = dict(test.get("metadata") or {})
-    metadata["not_graded"] = [f"{a.get('type')} ({a.get('metric') or 'no metric'}): no grader model" for a in graded]
-    kept = [a for a in asserts if a not in graded]
-    log.warning("%s: %d model-graded assertion(s) NOT GRADED: no grader model configured", test.get("description"), len(graded))
-    return {"test": {**test, "assert": kept, "metadata": metadata}}
 
 
 def _after_each(context: Mapping[str, Any]) -> dict[str, Any] | None:
@@ -61,3 +46,25 @@ def _after_all(context: Mapping[str, Any]) -> None:
     report = cleanup_run(eval_id)
     if report.abandoned or report.failed or report.error:
         log.warning("cleanup after run %s: %s", eval_id, report.summary())
+
+
+def after_each_from_stdin() -> int:
+    """``python -m agent_evals.hooks after-each``: clean up one row given as JSON on stdin and print
+    the cleanup report as JSON (``hooks/kit.js`` calls it for a row the provider did not clean up)."""
+    import json
+
+    try:
+        row = json.load(sys.stdin)
+    except ValueError as exc:
+        print(json.dumps({"error": f"the row is not JSON: {exc}"}))
+        return 2
+    report = cleanup_test(row if isinstance(row, dict) else {})
+    print(json.dumps(report.as_dict()))
+    return 0
+
+
+if __name__ == "__main__":
+    if sys.argv[1:] == ["after-each"]:
+        sys.exit(after_each_from_stdin())
+    print("usage: python -m agent_evals.hooks after-each < row.json", file=sys.stderr)
+    sys.exit(2)

@@ -18,6 +18,7 @@ from agent_evals.golden.selfcheck import grade_row, mutations
 from agent_evals.portal.process import PortalProcess
 from agent_evals.portal_api import PortalAPI
 from agent_evals.provider.run import call_api
+from agent_evals.runner.suite_files import load_suite
 from agent_evals.runner.suites import Suite, discover
 
 SUITES = discover()
@@ -45,11 +46,11 @@ def _suite_config(suite: Suite) -> dict[str, Any]:
 
 
 def _test(suite: Suite, case_id: str) -> dict[str, Any]:
-    pattern = _suite_config(suite)["tests"].removeprefix("file://")
-    for path in sorted(suite.folder.glob(pattern)):
-        for test in yaml.safe_load(path.read_text()):
-            if test["metadata"]["id"] == case_id:
-                return test
+    """The test as Promptfoo hands it to the provider (defaultTest's assertions first)."""
+    for test in load_suite(suite).tests:
+        if test.case_id == case_id:
+            return {"description": test.description, "vars": dict(test.vars), "metadata": dict(test.metadata),
+                    "assert": [dict(a) for a in test.asserts]}
     raise LookupError(case_id)
 
 
@@ -70,7 +71,7 @@ def test_each_golden_cassette_and_its_mutations(
     monkeypatch.setenv("PORTAL_TOKEN", portal.token or "")
     api = PortalAPI(portal.url, token=portal.token)
     test = _test(suite, case.id)
-    asserts = list(_suite_config(suite).get("defaultTest", {}).get("assert", [])) + list(test["assert"])
+    asserts = test["assert"]
     golden = load_cassette(suite.folder / "golden" / f"{case.id}.json")
 
     baseline = _replay(suite, test, suite.folder / "golden")

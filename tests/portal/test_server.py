@@ -33,6 +33,7 @@ def test_settings_and_public_url_reach_the_tools(tmp_path: Path) -> None:
         data_dir=tmp_path / "data",
         settings_file=tmp_path / "settings.yaml",
         public_url="https://portal.example.com/",
+        log_file=tmp_path / "portal.log",
     ) as portal:
         mcp = Mcp(portal.url, None)
         info = mcp.ok("get_spoke_schema")
@@ -92,7 +93,7 @@ def test_a_foreign_data_dir_stops_startup(tmp_path: Path) -> None:
 def test_corrupt_dir_recovers_and_a_second_portal_is_refused(tmp_path: Path) -> None:
     data = ensure_data_dir(tmp_path / "data")
     (data / "pull_requests.sqlite3").write_bytes(b"not a database" * 50)
-    with PortalProcess(data_dir=data) as portal:
+    with PortalProcess(data_dir=data, log_file=tmp_path / "portal.log") as portal:
         assert httpx.get(f"{portal.url}/api/health").json() == {"status": "ok", "spokes": 14}
         assert "is corrupt" in portal.log_file.read_text()
         with pytest.raises(PortalStartError, match="in use by another running portal"):
@@ -113,12 +114,11 @@ def test_reset_command_reseeds(tmp_path: Path) -> None:
             {"spoke_name": "billing-dev-weu", "config": new_spoke(), "title": "t", "description": "d"},
         )
     assert git(tmp_path / "data", "branch", "--list", "pr/*") != ""
-    reset = subprocess.run(
-        [sys.executable, "-m", "agent_evals.cli", "portal", "reset", "--data-dir", str(tmp_path / "data")],
-        capture_output=True,
-        text=True,
-        check=False,
-    )
+    command = [sys.executable, "-m", "agent_evals.cli", "portal", "reset", "--data-dir", str(tmp_path / "data")]
+    refused = subprocess.run(command, capture_output=True, text=True, check=False)
+    assert refused.returncode == 2 and "1 active pull request(s)" in refused.stdout  # an active PR: --force needed
+    assert git(tmp_path / "data", "branch", "--list", "pr/*") != ""
+    reset = subprocess.run([*command, "--force"], capture_output=True, text=True, check=False)
     assert reset.returncode == 0, reset.stderr
     assert git(tmp_path / "data", "branch", "--list", "pr/*") == ""
 
@@ -145,3 +145,10 @@ def test_a_killed_portal_restarts_with_its_data(tmp_path: Path) -> None:
         assert [(pr["id"], pr["status"]) for pr in pull_requests] == [(1, "active")]
         assert "is corrupt" not in again.log_file.read_text()
         assert again.log_file.read_text().count("agent-evals portal listening on") == 2
+
+
+def test_a_temporary_log_is_removed_after_a_clean_stop(tmp_path: Path) -> None:
+    with PortalProcess(data_dir=tmp_path / "data") as portal:
+        log = portal.log_file
+        assert log.is_file()
+    assert not log.exists()

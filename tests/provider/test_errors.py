@@ -111,7 +111,8 @@ def test_model_failing_after_a_pr_was_created_still_lists_the_pr(converse: Call,
     assert calls[-1] == ("create_spoke_pull_request", 2)  # the broken turn's calls are kept too
     assert "[tool] create_spoke_pull_request(" in result["output"]  # and shown under the unanswered message
     live = portal_api.get_pull_request(pr["id"])
-    assert live["test_id"] == metadata["trace"]["test_id"] and live["status"] == "active"
+    assert live["test_id"] == metadata["trace"]["test_id"]
+    assert live["status"] == "abandoned" and metadata["cleanup"]["abandoned"] == [pr["id"]]  # by the provider
     assert live["spoke_name"] == "crm9-dev-neu"
 
 

@@ -143,7 +143,7 @@ def test_ctrl_c_stops_the_run_and_leaves_no_active_pr(tmp_path: Path) -> None:
 
 
 def test_cleanup_command_abandons_eval_prs_and_nothing_else(tmp_path: Path) -> None:
-    from agent_evals.cleanup import cleanup_command
+    from agent_evals.runner.cleanup_command import cleanup_command
     from tests.runner.portal_calls import create_pr
 
     with PortalProcess(data_dir=tmp_path / "portal", token="cleanup-token") as portal:

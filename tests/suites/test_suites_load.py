@@ -21,12 +21,17 @@ def _config(name: str) -> dict[str, Any]:
     return yaml.safe_load(SUITES[name].config.read_text())
 
 
-def _cases(name: str) -> list[dict[str, Any]]:
+def _case_files(name: str) -> list[Path]:
     folder = SUITES[name].folder
-    pattern = _config(name)["tests"].removeprefix("file://")
-    paths = sorted(folder.glob(pattern))
-    assert paths, f"{name}: {pattern} matches no case file"
-    return [case for path in paths for case in yaml.safe_load(path.read_text())]
+    tests = _config(name)["tests"]
+    patterns = [tests] if isinstance(tests, str) else list(tests)
+    paths = [p for pattern in patterns for p in sorted(folder.glob(pattern.removeprefix("file://")))]
+    assert paths, f"{name}: {tests} matches no case file"
+    return paths
+
+
+def _cases(name: str) -> list[dict[str, Any]]:
+    return [case for path in _case_files(name) for case in yaml.safe_load(path.read_text())]
 
 
 def _file_refs(node: Any) -> list[str]:

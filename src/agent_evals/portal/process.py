@@ -7,8 +7,10 @@ Standard library (plus ``agent_evals.paths``) only, so the runner can import it 
         portal.token    # send as "Authorization: Bearer <token>"
 
 ``data_dir`` None means the default data dir (``agent_evals.paths.default_data_dir()``).
-The child is ``python -m agent_evals.cli portal serve --port 0`` on loopback; it logs
-the URL it bound (``READY_MESSAGE``) and the helper then waits for ``/api/health``.
+The child is ``python -m agent_evals.cli portal serve --port 0`` on loopback, in a session of
+its own (so a terminal's Ctrl-C reaches the runner, not the portal); it logs the URL it bound
+(``READY_MESSAGE``) and the helper then waits for ``/api/health``. With ``owner_pid`` the
+portal sweeps ``sweep_eval_ids`` and stops when the owner dies.
 The token reaches the child only through its environment (``PORTAL_TOKEN``), never
 its command line, and the child never logs it. Output goes to ``log_file``.
 """
@@ -54,6 +56,8 @@ class PortalProcess:
         log_file: Path | None = None,
         startup_timeout: float = 30.0,
         extra_env: dict[str, str] | None = None,
+        owner_pid: int | None = None,
+        sweep_eval_ids: tuple[str, ...] = (),
     ) -> None:
         self.data_dir = Path(data_dir) if data_dir is not None else default_data_dir()
         self.token = token
@@ -62,6 +66,9 @@ class PortalProcess:
         self.host, self.port = host, port
         self.startup_timeout = startup_timeout
         self.extra_env = dict(extra_env or {})
+        self.owner_pid = owner_pid
+        self.sweep_eval_ids = tuple(sweep_eval_ids)
+        self._temporary_log = log_file is None  # removed after a clean stop
         self.log_file = Path(log_file) if log_file else _temp_log()
         self.url = ""
         self.startup_seconds: float | None = None
@@ -98,6 +105,10 @@ class PortalProcess:
             cmd += ["--settings", str(self.settings_file)]
         if self.public_url is not None:
             cmd += ["--public-url", self.public_url]
+        if self.owner_pid is not None:
+            cmd += ["--owner-pid", str(self.owner_pid)]
+        for eval_id in self.sweep_eval_ids:
+            cmd += ["--sweep-eval-id", eval_id]
         return cmd
 
     def _env(self) -> dict[str, str]:
@@ -121,6 +132,9 @@ class PortalProcess:
                 stderr=subprocess.STDOUT,
                 stdin=subprocess.DEVNULL,
                 env=self._env(),
+                # Its own session: a terminal's Ctrl-C (sent to the whole foreground group) must not
+                # stop the portal before the runner has cleaned up through it.
+                start_new_session=True,
             )
         try:
             self.url = self._wait_for_url(started + self.startup_timeout)
@@ -129,7 +143,7 @@ class PortalProcess:
             self.stop()
             raise
         self.startup_seconds = time.monotonic() - started
-        log.info(
+        log.debug(
             "portal %s ready in %.2fs (pid %s, log %s)",
             self.url,
             self.startup_seconds,
@@ -186,7 +200,15 @@ class PortalProcess:
                 log.warning("portal pid %s ignored SIGTERM for %.0fs; killing it", proc.pid, timeout)
                 proc.kill()
                 proc.wait()
+        if self._temporary_log and proc.returncode == 0 and self.startup_seconds is not None:
+            self.log_file.unlink(missing_ok=True)
         return proc.returncode
+
+    def detach(self) -> None:
+        """Let the portal run on without this helper (``stop`` then does nothing); with
+        ``owner_pid`` it stops by itself once the owner is gone."""
+        self._proc = None
+        self._temporary_log = False
 
     def log_tail(self, lines: int = 40) -> str:
         try:

@@ -28,6 +28,7 @@ from agent_evals.portal.app import PortalConfig, create_app
 from agent_evals.portal.datadir import ensure_data_dir, hold_lock, reset_data_dir
 from agent_evals.portal.errors import DataDirError, GitError, SettingsError
 from agent_evals.portal.process import READY_MESSAGE
+from agent_evals.portal.serving import Serving, clear_serving, read_serving, sweep, watch_owner, write_serving
 from agent_evals.portal.settings import load_settings
 
 log = logging.getLogger(__name__)
@@ -99,10 +100,14 @@ def serve(
     public_url: str | None,
     *,
     extra_routers: Sequence[APIRouter] | None = None,
+    owner_pid: int | None = None,
+    sweep_eval_ids: Sequence[str] = (),
 ) -> int:
     """Serve the portal until SIGINT/SIGTERM; 0 on a clean stop, 2 on a configuration error.
 
-    ``extra_routers`` None mounts :func:`default_routers`; pass ``()`` for none.
+    ``extra_routers`` None mounts :func:`default_routers`; pass ``()`` for none. With
+    ``owner_pid``, the portal abandons the active PRs of ``sweep_eval_ids`` and stops once that
+    process is gone (see :mod:`agent_evals.portal.serving`).
     """
     if extra_routers is None:
         extra_routers = default_routers()
@@ -128,22 +133,76 @@ def serve(
                 "on (PORTAL_TOKEN)" if token else "off",
                 config.public_url,
             )
+            write_serving(data_dir, Serving(config.public_url, os.getpid(), token is not None,
+                                            str(settings_file) if settings_file else None))
+            if owner_pid is not None:
+                watch_owner(owner_pid, lambda: _owner_gone(app, server, sweep_eval_ids))
             log.info("%s %s", READY_MESSAGE, bound)
-            with _stop_quietly():
-                server.run(sockets=[sock])
-    except (SettingsError, DataDirError, GitError, ListenError, OSError) as exc:
+            try:
+                with _stop_quietly():
+                    server.run(sockets=[sock])
+            finally:
+                clear_serving(data_dir)
+    except DataDirError as exc:
+        log.error("cannot start the portal: %s%s", exc, _in_use_hint(data_dir))
+        return EXIT_CONFIG
+    except (SettingsError, GitError, ListenError, OSError) as exc:
         log.error("cannot start the portal: %s", exc)
         return EXIT_CONFIG
     return 0 if server.started else 1
 
 
-def reset(data_dir: Path | None) -> int:
-    """Re-create the data dir from the seed (all pull requests are dropped)."""
+def _in_use_hint(data_dir: Path) -> str:
+    serving = read_serving(data_dir)
+    if serving is None:
+        return ""
+    return f" (pid {serving.pid} serves it at {serving.url}; use that one: PORTAL_URL={serving.url})"
+
+
+def _owner_gone(app: object, server: uvicorn.Server, eval_ids: Sequence[str]) -> None:
+    portal = app.state.portal  # type: ignore[attr-defined]
+
+    def abandon_active(eval_id: str) -> int:
+        records = portal.list_pull_requests("active", eval_id, None).pull_requests
+        for record in records:
+            portal.abandon_pull_request(record.id)
+        return len(records)
+
+    swept = sweep(abandon_active, eval_ids)
+    log.warning("abandoned %d active PR(s) of %s; stopping", swept, ", ".join(eval_ids) or "no run")
+    server.should_exit = True
+
+
+def reset(data_dir: Path | None, *, force: bool = False) -> int:
+    """Re-create the data dir from the seed. All pull requests are dropped: with active ones it
+    lists them and needs ``force``."""
     target = Path(data_dir) if data_dir is not None else default_data_dir()
     try:
+        active = _active_pull_requests(target)
+        if active and not force:
+            for line in active:
+                print(f"  {line}")
+            print(f"portal reset: {target} has {len(active)} active pull request(s) (above); "
+                  "`agent-evals portal reset --force` drops them with everything else")
+            return EXIT_CONFIG
         reset_data_dir(target)
     except (DataDirError, GitError) as exc:
         log.error("cannot reset the portal data: %s", exc)
         return EXIT_CONFIG
     log.info("reset %s from the seed", target.resolve())
     return 0
+
+
+def _active_pull_requests(data_dir: Path) -> list[str]:
+    """``#3 crm-dev-weu (eval run-…)`` for each active PR in an existing data dir."""
+    from agent_evals.portal.datadir import DB_FILE, is_portal_dir
+    from agent_evals.portal.prstore import PullRequestStore
+
+    if not is_portal_dir(data_dir):
+        return []
+    store = PullRequestStore(data_dir / DB_FILE)
+    try:
+        records = store.list(status="active")
+    finally:
+        store.close()
+    return [f"#{r.id} {r.spoke_name} ({'eval ' + r.eval_id if r.eval_id else 'made by a person'})" for r in records]

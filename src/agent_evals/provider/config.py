@@ -142,6 +142,13 @@ def parse_config(
     merged.pop("workers", None)  # Promptfoo's own keys
     merged.pop("timeout", None)
     merged.pop("pythonExecutable", None)
+    retries = merged.pop("maxRetries", 0)
+    if retries not in (0, None):
+        raise ProviderConfigError(
+            f"maxRetries: {retries!r} is refused: a Promptfoo retry runs the whole conversation again (new pull "
+            "requests, new tokens). The kit retries each model call itself (LLM_MAX_RETRIES, honouring "
+            "Retry-After); leave maxRetries out or set it to 0"
+        )
     test_vars = test_vars or {}
     if any(test_vars.get(k) is not None for k in ("simulated_user", "user_messages")):
         merged.pop("simulated_user", None)

@@ -75,9 +75,18 @@ def _leading_id(description: Any) -> str | None:
 
 
 def call_api(prompt: str, options: Mapping[str, Any] | None, context: Mapping[str, Any] | None) -> dict[str, Any]:
-    """Promptfoo's provider entry point."""
-    options = options or {}
-    context = context or {}
+    """Promptfoo's provider entry point; never raises (a raised error's text would steer Promptfoo's
+    retries, and its traceback would be the row)."""
+    try:
+        return _call_api(prompt, options or {}, context or {})
+    except Exception as exc:  # a bug: still one error row with its kind, never a Python traceback row
+        log.exception("the provider failed")
+        record = _new_record(CaseIdentity.from_context(context or {}), AgentInfo(name=""), "simulated_user")
+        record.finish(End.failed("internal", describe_error(exc)))
+        return promptfoo_response(record)
+
+
+def _call_api(prompt: str, options: Mapping[str, Any], context: Mapping[str, Any]) -> dict[str, Any]:
     try:
         config = parse_config(options.get("config"), context.get("vars"))
     except ProviderConfigError as exc:
@@ -122,7 +131,23 @@ async def run_case(
             mode.finish(record)
         except Exception as exc:
             _end_with_error(record, exc, identity)
-    return promptfoo_response(record, single_turn=config.mode == "single_turn", mode=mode)
+    cleanup = _abandon_own_pull_requests(record)
+    return promptfoo_response(record, single_turn=config.mode == "single_turn", mode=mode, cleanup=cleanup)
+
+
+def _abandon_own_pull_requests(record: RunRecord) -> dict[str, Any] | None:
+    """Abandon the PRs the conversation created, in the worker, once the end state is read: no
+    process per row for cleanup. The cleanup hook still checks each row (``metadata.cleanup``)."""
+    from agent_evals.cleanup import abandon
+    from agent_evals.portal_api import PortalAPI, PortalError
+
+    if not record.pull_requests:
+        return None
+    try:
+        report = abandon(PortalAPI.from_env(), [p.id for p in record.pull_requests])
+    except PortalError as exc:
+        return {"abandoned": [], "already_closed": [], "error": str(exc), "by": "provider"}
+    return {**report.as_dict(), "by": "provider"}
 
 
 def validated_checks(asserts: Sequence[Any]) -> list[CheckRef]:
@@ -231,9 +256,14 @@ def fingerprints(config: ProviderConfig, case_id: str, prompt: str) -> dict[str,
     }
 
 
-def promptfoo_response(record: RunRecord, *, single_turn: bool = False, mode: RunMode | None = None) -> dict[str, Any]:
+def promptfoo_response(
+    record: RunRecord, *, single_turn: bool = False, mode: RunMode | None = None, cleanup: dict[str, Any] | None = None
+) -> dict[str, Any]:
     """Promptfoo's answer. A replay spends nothing: Promptfoo's tokens and cost are 0, while
-    ``metadata.usage`` keeps what the recorded conversation cost and ``metadata.replay`` names it."""
+    ``metadata.usage`` keeps what the recorded conversation cost and ``metadata.replay`` names it.
+
+    An error answer says so to Promptfoo's scheduler (``rateLimitKind: quota``): the kit retried
+    the model already, and Promptfoo must never run the whole conversation again."""
     replay = mode.replay_info() if mode is not None else None
     if replay is not None:
         record.replay = replay
@@ -244,9 +274,12 @@ def promptfoo_response(record: RunRecord, *, single_turn: bool = False, mode: Ru
         "tokenUsage": token_usage(total),
         "cost": total.cost,
     }
+    if cleanup is not None:
+        response["metadata"]["cleanup"] = cleanup
     end = record.end
     if end is not None and end.reason == "error":
         response["error"] = f"[{end.error_kind}] {end.error}"
+        response["metadata"]["rateLimitKind"] = "quota"
     return redact(response)
 
 

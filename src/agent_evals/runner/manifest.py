@@ -1,10 +1,11 @@
 """The kit's own record of a run: which suites ran as which Promptfoo eval, what was selected,
-how it ended. One JSON file per run, written by ``agent-evals run`` as the run goes:
+how it ended. One JSON file per run, written by ``agent-evals run`` as the run goes, in the
+run's folder (beside the portal data dirs; the run's portal logs live there too):
 
-    <PROMPTFOO_CONFIG_DIR>/agent-evals/runs/<run id>.json
+    <data>/runs/<run id>/run.json          (<data> = the parent of AGENT_EVALS_DATA_DIR, default data/)
     {"format": "agent-evals/run@1", "run_id": "run-…", "pid": 1234, "started_at": "…Z",
      "finished_at": "…Z" | null, "mode": "live" | "replay" | "record", "git_revision": "abc1234" | null,
-     "interrupted": false, "exit_code": 0 | null,
+     "interrupted": false, "exit_code": 0 | null, "swept": [data dirs swept after it died],
      "suites": [{"suite": "spoke-create", "eval_id": "eval-…" | null, "selected": ["C01", …] | null,
                  "repeat": 1, "providers": 1, "exit_code": 0 | null, "interrupted": false,
                  "data_dir": "…/data/portal" | null}]}
@@ -24,11 +25,15 @@ from pathlib import Path
 from typing import Any, Literal
 
 FORMAT = "agent-evals/run@1"
+MANIFEST_NAME = "run.json"
 Mode = Literal["live", "replay", "record"]
 
 
-def runs_dir(promptfoo_config_dir: str | os.PathLike[str]) -> Path:
-    return Path(promptfoo_config_dir) / "agent-evals" / "runs"
+def runs_dir() -> Path:
+    """Where run folders live: ``runs/`` beside the default portal data dir (``data/runs``)."""
+    from agent_evals.paths import default_data_dir
+
+    return default_data_dir().parent / "runs"
 
 
 def now() -> str:
@@ -58,6 +63,7 @@ class RunManifest:
     interrupted: bool = False
     exit_code: int | None = None
     suites: list[SuiteRun] = field(default_factory=list)
+    swept: list[str] = field(default_factory=list)
 
     def to_dict(self) -> dict[str, Any]:
         return {"format": FORMAT, **asdict(self)}
@@ -71,8 +77,9 @@ class RunManifest:
         return cls(**data)
 
     def save(self, folder: Path) -> Path:
+        """Write ``folder/run.json`` (``folder`` is the run's folder)."""
         folder.mkdir(parents=True, exist_ok=True)
-        path = folder / f"{self.run_id}.json"
+        path = folder / MANIFEST_NAME
         tmp = path.with_suffix(".json.tmp")
         tmp.write_text(json.dumps(self.to_dict(), indent=2) + "\n", encoding="utf-8")
         tmp.replace(path)
@@ -80,9 +87,9 @@ class RunManifest:
 
 
 def load_manifests(folder: Path) -> list[RunManifest]:
-    """Every readable manifest in ``folder``, oldest first (unreadable ones are skipped)."""
+    """Every readable manifest under ``folder`` (``<run id>/run.json``), oldest first."""
     out = []
-    for path in sorted(folder.glob("run-*.json")) if folder.is_dir() else []:
+    for path in sorted(folder.glob(f"run-*/{MANIFEST_NAME}")) if folder.is_dir() else []:
         try:
             out.append(RunManifest.from_dict(json.loads(path.read_text(encoding="utf-8"))))
         except (OSError, ValueError, TypeError):

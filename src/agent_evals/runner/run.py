@@ -1,42 +1,46 @@
 """``agent-evals run <suite|all> [--replay [DIR]] [--record DIR] [promptfoo eval flags]``.
 
-For each suite: start a portal on a free loopback port with a fresh random token
-(unless ``PORTAL_URL`` is set), run ``promptfoo eval`` on the suite's config with
-URL, token and run id passed through the environment only, abandon whatever the
-run left active (also after Ctrl-C), and stop the portal. The exit status is
-non-zero when any case failed or errored.
+First the preflight check (``agent-evals check``). Then, with one run id for the whole run,
+for each suite: the suite's portal (an external one, the one already serving its data dir,
+or one started with a fresh random token on the data dir's stable port), a sweep of the pull
+requests of runs that died, ``promptfoo eval`` on the suite's config with URL, token and run
+id passed through the environment only, a cleanup of whatever the run left active (also after
+Ctrl-C or SIGTERM), and the portal stopped. The run's manifest and portal logs live in its
+folder (``data/runs/<run id>/``); the logs are removed after a clean run. The exit status is
+Promptfoo's (100 when a case failed or errored), 130 after Ctrl-C, 143 after SIGTERM, 2 when
+the run could not start.
 """
 
 from __future__ import annotations
 
 import logging
 import os
-import secrets
-import signal
 import subprocess
 import sys
+import time
 import uuid
-from collections.abc import Iterator, Mapping
-from contextlib import contextmanager
-from dataclasses import dataclass
+from collections.abc import Callable, Mapping
 from pathlib import Path
 
-from agent_evals.cleanup import RUN_ID_ENV, cleanup_run
-from agent_evals.paths import default_data_dir, project_root
-from agent_evals.portal_api import PortalAPI
+from agent_evals.cleanup import RUN_ID_ENV, CleanupReport, cleanup_run
+from agent_evals.paths import project_root
+from agent_evals.portal_api import PortalAPI, PortalError
 from agent_evals.provider.config import ALLOW_STALE_ENV, GOLDEN, RECORD_ENV, REPLAY_ENV
+from agent_evals.record import KitError
+from agent_evals.runner.eval_marks import mark_interrupted, results_db
+from agent_evals.runner.console import PromptfooConsole, suite_summary
+from agent_evals.runner.interrupts import ForcedExit, Interrupts
+from agent_evals.runner.manifest import RunManifest, SuiteRun, now, runs_dir
+from agent_evals.runner.portals import Portal, portal_for
 from agent_evals.runner.promptfoo_args import DEFAULT_CONCURRENCY, FlagError, read_flags
+from agent_evals.runner.promptfoo_process import PromptfooResult, run_promptfoo
 from agent_evals.runner.suites import Suite, select
+from agent_evals.runner.sweep import sweep_stale
 
 log = logging.getLogger(__name__)
 
-INTERRUPT_GRACE_S = 20.0
-
-
-@dataclass(frozen=True)
-class Portal:
-    url: str
-    token: str | None
+CLEANUP_SETTLE_S = 0.3  # after an interrupt, a create call already sent may still land: sweep twice
+__all__ = ["DEFAULT_CONCURRENCY", "concurrency", "promptfoo_command", "promptfoo_env", "run", "run_suite", "view"]
 
 
 def promptfoo_env(base: Mapping[str, str] | None = None) -> dict[str, str]:
@@ -44,17 +48,28 @@ def promptfoo_env(base: Mapping[str, str] | None = None) -> dict[str, str]:
     env = dict(os.environ if base is None else base)
     root = project_root()
     env["PATH"] = f"{root / 'node_modules' / '.bin'}{os.pathsep}{env.get('PATH', '')}"
-    env.setdefault("PROMPTFOO_CONFIG_DIR", str(root / ".promptfoo"))
     env.setdefault("PROMPTFOO_DISABLE_TELEMETRY", "1")
     env.setdefault("PROMPTFOO_DISABLE_UPDATE", "1")
     env.setdefault("PROMPTFOO_PYTHON", sys.executable)
+    # The kit retries model calls itself: Promptfoo must never re-run a whole conversation
+    # because an error's text mentions a rate limit (docs/provider.md).
+    env.setdefault("PROMPTFOO_DISABLE_ADAPTIVE_SCHEDULER", "1")
+    env.setdefault("NODE_NO_WARNINGS", "1")
+    env.setdefault("PROMPTFOO_DISABLE_SHARING", "1")
     return env
+
+
+def promptfoo_config_dir(env: Mapping[str, str] | None = None) -> Path:
+    """Where Promptfoo keeps its results database: ``PROMPTFOO_CONFIG_DIR``, else ``~/.promptfoo``
+    (Promptfoo's default, so ``npm run eval`` and plain ``npx promptfoo eval`` share one viewer)."""
+    env = os.environ if env is None else env
+    return Path(env.get("PROMPTFOO_CONFIG_DIR") or Path.home() / ".promptfoo")
 
 
 def promptfoo_command(*args: str) -> list[str]:
     binary = project_root() / "node_modules" / ".bin" / "promptfoo"
     if not binary.exists():
-        raise FileNotFoundError(f"{binary} is missing: run `npm install` in {project_root()}")
+        raise KitError(f"{binary} is missing: run `scripts/setup.sh` (or `npm ci`) in {project_root()}", kind="config")
     return [str(binary), *args]
 
 
@@ -84,6 +99,7 @@ def run(
     if replay and record:
         log.error("--replay and --record are exclusive")
         return 2
+    selected: dict[str, list[str] | None] = {}
     if check:
         from agent_evals.preflight import preflight
         from agent_evals.preflight.command import report
@@ -93,20 +109,193 @@ def run(
             print(report(result, suites), flush=True)
             return 2
         suites = _with_cases(suites, result)
+        selected = {name: None if tests is None else [t.case_id for t in tests] for name, tests in result.selected.items()}
     if not replay:
         _endpoint_notice()
     _grader_notice()
-    worst = 0
-    for item in suites:
-        code = run_suite(
-            item, replay=replay, record=record, promptfoo_args=promptfoo_args, workers=flags.concurrency,
-            allow_stale=allow_stale,
-        )
-        worst = max(worst, code)
-        if code == 130:
-            break
+    manifest = RunManifest(f"run-{uuid.uuid4().hex[:12]}", "replay" if replay else "record" if record else "live",
+                           git_revision=git_revision())
+    folder = runs_dir() / manifest.run_id
+    try:
+        manifest.save(folder)
+    except OSError as exc:
+        log.error("cannot write the run's folder %s: %s", folder, exc.strerror or exc)
+        return 2
+    code = _run_suites(suites, manifest, folder, selected, replay=replay, record=record,
+                       promptfoo_args=promptfoo_args, workers=flags.concurrency, repeat=flags.repeat,
+                       allow_stale=allow_stale)
+    _finish(manifest, folder, code)
     _print_view_hint()
+    return code
+
+
+def _run_suites(suites: list[Suite], manifest: RunManifest, folder: Path, selected: dict[str, list[str] | None],
+                *, repeat: int, **options: object) -> int:
+    worst = 0
+    with Interrupts() as interrupts:
+        try:
+            for item in suites:
+                entry = SuiteRun(item.name, selected=selected.get(item.name), repeat=repeat)
+                manifest.suites.append(entry)
+                code = run_suite(item, run_id=manifest.run_id, folder=folder, manifest=manifest, entry=entry,
+                                 interrupts=interrupts, **options)  # type: ignore[arg-type]
+                worst = max(worst, code)
+                if interrupts.requested:
+                    manifest.interrupted = True
+                    return interrupts.exit_code
+        except ForcedExit as forced:
+            manifest.interrupted = True
+            return 128 + forced.signum
+        except KitError as exc:
+            print(f"run: [{exc.kind}] {exc}", flush=True)
+            return 2
     return worst
+
+
+def run_suite(
+    suite: Suite,
+    *,
+    replay: str | None,
+    record: str | None,
+    promptfoo_args: list[str],
+    workers: int,
+    allow_stale: bool = False,
+    run_id: str | None = None,
+    folder: Path | None = None,
+    manifest: RunManifest | None = None,
+    entry: SuiteRun | None = None,
+    interrupts: Interrupts | None = None,
+) -> int:
+    """One suite through Promptfoo with its portal (see the module docstring)."""
+    run_id = run_id or f"run-{uuid.uuid4().hex[:12]}"
+    folder = folder or runs_dir() / run_id
+    interrupts = interrupts or Interrupts()
+    print(f"\n=== suite {suite.name} ({run_id}) ===", flush=True)
+    with portal_for(suite, run_id=run_id, log_folder=folder) as portal:
+        api = PortalAPI(portal.url, token=portal.token)
+        if entry is not None and manifest is not None:
+            entry.data_dir = str(portal.data_dir.resolve()) if portal.data_dir else None
+            manifest.save(folder)
+        if portal.data_dir is not None:
+            _sweep_stale(portal, api)
+        env = _suite_env(suite, portal, run_id, workers, replay=replay, record=record, allow_stale=allow_stale)
+        args = [arg.replace("{suite}", suite.name) for arg in promptfoo_args]  # e.g. -o results/{suite}.json
+        flags = read_flags(args)
+        quiet_flags = ([] if flags.table else ["--no-table"]) + ["--no-progress-bar"]
+        command = promptfoo_command("eval", "-c", str(suite.config), *quiet_flags, *args)
+        started = time.monotonic()
+        with open(folder / f"promptfoo-{suite.name}.log", "a", encoding="utf-8") as promptfoo_log:
+            console = PromptfooConsole(promptfoo_log, table=bool(flags.table), show_provider=_providers(suite) > 1)
+            interrupts.on_first = lambda: setattr(console, "quiet", True)
+            if interrupts.requested:  # stopped while the portal started: nothing ran
+                result = PromptfooResult(interrupts.exit_code, None)
+            else:
+                try:
+                    result = run_promptfoo(command, env, interrupts, console.feed,
+                                           on_eval_id=_remember(entry, manifest, folder))
+                except ForcedExit:
+                    _forced(api, run_id, portal)
+                    raise
+        if not interrupts.requested:
+            print(suite_summary(suite.name, console.counts, time.monotonic() - started, result.eval_id), flush=True)
+        try:
+            report = _cleanup(run_id, api, settle=interrupts.requested)
+        except ForcedExit:
+            _forced(api, run_id, portal)
+            raise
+        if report.abandoned or report.failed or report.error:
+            print(f"cleanup of {run_id}: {report.summary()}", flush=True)
+        if interrupts.requested and result.eval_id:
+            mark_interrupted(results_db(promptfoo_config_dir(env)), result.eval_id)
+            print(f"eval {result.eval_id} is marked [INTERRUPTED] in the viewer", flush=True)
+        code = interrupts.exit_code if interrupts.requested else result.code
+        if entry is not None:
+            entry.exit_code, entry.interrupted, entry.eval_id = code, interrupts.requested, result.eval_id
+    return code
+
+
+def _suite_env(suite: Suite, portal: Portal, run_id: str, workers: int, *, replay: str | None, record: str | None,
+               allow_stale: bool) -> dict[str, str]:
+    from agent_evals.judge import judge_configured
+
+    env = promptfoo_env()
+    env.update({"PORTAL_URL": portal.url, RUN_ID_ENV: run_id, "PROMPTFOO_PYTHON_WORKERS": str(workers),
+                "AGENT_EVALS_JUDGE": "1" if judge_configured() else "0", "AGENT_EVALS_CASE_LINES": "json"})
+    for key in ("PORTAL_TOKEN", REPLAY_ENV, RECORD_ENV, ALLOW_STALE_ENV):
+        env.pop(key, None)
+    if portal.token:
+        env["PORTAL_TOKEN"] = portal.token
+    if replay:
+        env[REPLAY_ENV] = GOLDEN if replay == GOLDEN else str(Path(replay).resolve() / suite.name)
+    if record:
+        env[RECORD_ENV] = str(Path(record).resolve() / suite.name)
+    if allow_stale:
+        env[ALLOW_STALE_ENV] = "1"
+    return env
+
+
+def _providers(suite: Suite) -> int:
+    try:
+        from agent_evals.runner.suite_files import load_suite
+
+        return len(load_suite(suite).providers)
+    except KitError:
+        return 1
+
+
+def _remember(entry: SuiteRun | None, manifest: RunManifest | None, folder: Path) -> Callable[[str], None]:
+    def remember(eval_id: str) -> None:
+        if entry is not None and manifest is not None:
+            entry.eval_id = eval_id
+            manifest.save(folder)
+
+    return remember
+
+
+def _sweep_stale(portal: Portal, api: PortalAPI) -> None:
+    assert portal.data_dir is not None
+    runs, prs = sweep_stale(runs_dir(), portal.data_dir, api)
+    if runs:
+        print(f"swept {prs} pull request(s) left active by {runs} run(s) that died", flush=True)
+
+
+def _cleanup(run_id: str, api: PortalAPI, *, settle: bool) -> CleanupReport:
+    report = cleanup_run(run_id, api)
+    if settle:  # a create call already on its way when Promptfoo stopped may land after the first sweep
+        time.sleep(CLEANUP_SETTLE_S)
+        late = cleanup_run(run_id, api)
+        report.abandoned += late.abandoned
+        report.failed.update(late.failed)
+        report.error = report.error or late.error
+    return report
+
+
+def _forced(api: PortalAPI, run_id: str, portal: Portal) -> None:
+    """A second Ctrl-C: say what is still active and how to clean it, quickly."""
+    try:
+        active = [pr["id"] for pr in PortalAPI(api.base_url, token=portal.token, timeout=2.0).list_pull_requests(
+            status="active", eval_id=run_id)]
+    except PortalError:
+        active = []
+    how = "the portal abandons them as it stops" if portal.started else "clean them with: npm run cleanup"
+    shown = ", ".join(f"#{i}" for i in active) or "none found"
+    print(f"\nforced exit: pull requests of {run_id} still active: {shown}; {how} "
+          "(or later: npm run cleanup)", file=sys.stderr, flush=True)
+
+
+def _finish(manifest: RunManifest, folder: Path, code: int) -> None:
+    manifest.finished_at = now()
+    manifest.exit_code = code
+    try:
+        manifest.save(folder)
+    except OSError as exc:
+        log.warning("could not update %s: %s", folder / "run.json", exc)
+    logs = sorted(folder.glob("*.log"))
+    if code in (0, 100) and not manifest.interrupted:  # a clean run (cases may fail): logs are not needed
+        for path in logs:
+            path.unlink(missing_ok=True)
+    elif logs:
+        print("logs of this run (portal, Promptfoo): " + ", ".join(str(p) for p in logs), flush=True)
 
 
 def _with_cases(suites: list[Suite], result: object) -> list[Suite]:
@@ -121,72 +310,18 @@ def _with_cases(suites: list[Suite], result: object) -> list[Suite]:
     return kept
 
 
-def run_suite(
-    suite: Suite,
-    *,
-    replay: str | None,
-    record: str | None,
-    promptfoo_args: list[str],
-    workers: int,
-    allow_stale: bool = False,
-) -> int:
-    run_id = f"run-{uuid.uuid4().hex[:12]}"
-    print(f"\n=== suite {suite.name} ({run_id}) ===", flush=True)
-    with _portal_for(suite) as portal:
-        env = promptfoo_env()
-        env.update({"PORTAL_URL": portal.url, RUN_ID_ENV: run_id, "PROMPTFOO_PYTHON_WORKERS": str(workers)})
-        env.pop("PORTAL_TOKEN", None)
-        if portal.token:
-            env["PORTAL_TOKEN"] = portal.token
-        env.pop(REPLAY_ENV, None)
-        env.pop(RECORD_ENV, None)
-        if replay:
-            env[REPLAY_ENV] = GOLDEN if replay == GOLDEN else str(Path(replay).resolve() / suite.name)
-        if record:
-            env[RECORD_ENV] = str(Path(record).resolve() / suite.name)
-        env.pop(ALLOW_STALE_ENV, None)
-        if allow_stale:
-            env[ALLOW_STALE_ENV] = "1"
-        args = [arg.replace("{suite}", suite.name) for arg in promptfoo_args]  # e.g. -o results/{suite}.json
-        command = promptfoo_command("eval", "-c", str(suite.config), *args)
-        code = _run_promptfoo(command, env)
-        report = cleanup_run(run_id, PortalAPI(portal.url, token=portal.token))
-        if report.abandoned or report.failed or report.error:
-            print(f"cleanup of {run_id}: {report.summary()}", flush=True)
-    return code
-
-
-def _run_promptfoo(command: list[str], env: dict[str, str]) -> int:
-    """Run promptfoo; on Ctrl-C let it stop (it gets the same SIGINT) and report 130."""
-    process = subprocess.Popen(command, env=env, cwd=project_root())
+def git_revision() -> str | None:
+    """``abc1234`` (``-dirty`` when the work tree has changes), or None outside a git checkout."""
     try:
-        return process.wait()
-    except KeyboardInterrupt:
-        log.warning("interrupted: waiting for promptfoo to stop, then cleaning up")
-        try:
-            process.send_signal(signal.SIGINT)
-            process.wait(timeout=INTERRUPT_GRACE_S)
-        except (subprocess.TimeoutExpired, KeyboardInterrupt):
-            process.kill()
-            process.wait()
-        return 130
-
-
-@contextmanager
-def _portal_for(suite: Suite) -> Iterator[Portal]:
-    url = os.environ.get("PORTAL_URL")
-    if url:
-        if suite.portal_settings:
-            log.warning("PORTAL_URL is set: suite %s expects a portal with %s", suite.name, suite.portal_settings)
-        yield Portal(url.rstrip("/"), os.environ.get("PORTAL_TOKEN") or None)
-        return
-    from agent_evals.portal.process import PortalProcess
-
-    settings = suite.portal_settings
-    data_dir = default_data_dir() if settings is None else default_data_dir().with_name(f"portal-{suite.name}")
-    with PortalProcess(data_dir=data_dir, token=secrets.token_urlsafe(32), settings_file=settings) as portal:
-        print(f"portal: {portal.url} (data: {data_dir})", flush=True)
-        yield Portal(portal.url, portal.token)
+        rev = subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=project_root(), capture_output=True,
+                             text=True, timeout=5)
+        if rev.returncode != 0:
+            return None
+        dirty = subprocess.run(["git", "status", "--porcelain", "--untracked-files=no"], cwd=project_root(),
+                               capture_output=True, text=True, timeout=5)
+        return rev.stdout.strip() + ("-dirty" if dirty.stdout.strip() else "")
+    except (OSError, subprocess.SubprocessError):
+        return None
 
 
 def _endpoint_notice() -> None:
@@ -219,4 +354,9 @@ def _print_view_hint() -> None:
 
 def view(promptfoo_args: list[str]) -> int:
     """``agent-evals view``: the Promptfoo viewer over this project's results."""
-    return _run_promptfoo(promptfoo_command("view", *promptfoo_args), promptfoo_env())
+    process = subprocess.Popen(promptfoo_command("view", *promptfoo_args), env=promptfoo_env(), cwd=project_root())
+    try:
+        return process.wait()
+    except KeyboardInterrupt:
+        process.wait()
+        return 130

@@ -1,0 +1,167 @@
+// Promptfoo extension hooks of the kit (Node, so no Python process per row):
+//
+//   extensions:
+//     - file://../../hooks/kit.js:beforeAll
+//     - file://../../hooks/kit.js:beforeEach
+//     - file://../../hooks/kit.js:afterEach
+//     - file://../../hooks/kit.js:afterAll
+//
+// beforeAll  under plain `npx promptfoo eval` (no PORTAL_URL from the kit's runner): points
+//            Promptfoo at the project's Python and starts the suite's portal (owned by this
+//            Promptfoo process: it abandons the run's PRs and stops when Promptfoo exits,
+//            Ctrl-C included); the token stays in the environment.
+// beforeEach without a grader model: model-graded assertions become a visible NOT GRADED entry
+//            (weight 0, no metric: never a pass in a score) and are listed in metadata.not_graded.
+// afterEach  the provider already abandoned its row's PRs (metadata.cleanup); a row it could not
+//            clean (it crashed, timed out, the portal was down) is cleaned here through Python.
+//            Prints one line per finished case.
+// afterAll   abandons what the run left active and stops the portal beforeAll started.
+//
+// The logic lives in Python (agent_evals.runner.plain, agent_evals.hooks); this file only wires
+// Promptfoo's hooks to it. A hook must never throw in afterEach (Promptfoo would log and go on,
+// but the row's cleanup report would be lost), so every step catches its own errors.
+
+"use strict";
+
+const { spawnSync } = require("node:child_process");
+const path = require("node:path");
+const fs = require("node:fs");
+
+const ROOT = path.resolve(__dirname, "..");
+const MARKER = "@@agent-evals ";
+const MODEL_GRADED = new Set([
+  "llm-rubric", "model-graded-closedqa", "model-graded-factuality", "factuality", "g-eval",
+  "answer-relevance", "context-faithfulness", "context-recall", "context-relevance", "select-best",
+  "search-rubric", "trajectory:goal-success",
+]);
+const state = { startedPortal: null, plain: false };
+
+function python() {
+  const venv = path.join(ROOT, ".venv", "bin", "python");
+  return process.env.PROMPTFOO_PYTHON || (fs.existsSync(venv) ? venv : "python3");
+}
+
+function runPython(args, input) {
+  const done = spawnSync(python(), args, { cwd: ROOT, input, encoding: "utf8", env: process.env, timeout: 120000 });
+  const text = (done.stdout || "").trim().split("\n").pop() || "{}";
+  try {
+    return JSON.parse(text);
+  } catch (error) {
+    return { error: `python ${args.join(" ")} answered no JSON: ${(done.stderr || text).trim().split("\n").pop()}` };
+  }
+}
+
+function suiteFolder(context) {
+  const argv = process.argv;
+  for (let i = 0; i < argv.length - 1; i += 1) {
+    if (argv[i] === "-c" || argv[i] === "--config") return path.dirname(path.resolve(argv[i + 1]));
+  }
+  for (const provider of (context.suite && context.suite.providers) || []) {
+    const base = provider && provider.config && provider.config.basePath;
+    if (base) return base;
+  }
+  return process.cwd();
+}
+
+async function beforeAll(context) {
+  if (process.env.AGENT_EVALS_RUN_ID && process.env.PORTAL_URL) return undefined; // the kit's runner
+  state.plain = true;
+  if (!process.env.PROMPTFOO_PYTHON) process.env.PROMPTFOO_PYTHON = python();
+  process.env.PROMPTFOO_DISABLE_ADAPTIVE_SCHEDULER = process.env.PROMPTFOO_DISABLE_ADAPTIVE_SCHEDULER || "1";
+  const info = process.env.PORTAL_URL
+    ? { url: process.env.PORTAL_URL, token: process.env.PORTAL_TOKEN, run_id: `run-${Date.now().toString(16)}` }
+    : runPython(["-m", "agent_evals.runner.plain", "start", suiteFolder(context), "--owner-pid", String(process.pid)]);
+  if (info.error) throw new Error(`agent-evals: ${info.error}`);
+  process.env.PORTAL_URL = info.url;
+  if (info.token) process.env.PORTAL_TOKEN = info.token;
+  process.env.AGENT_EVALS_RUN_ID = info.run_id;
+  state.startedPortal = info.started || null;
+  console.log(`agent-evals: portal ${info.url}${info.started ? " (started for this run)" : ""}; run ${info.run_id}`);
+  return undefined;
+}
+
+function judgeConfigured() {
+  if (process.env.AGENT_EVALS_JUDGE) return process.env.AGENT_EVALS_JUDGE === "1"; // said by the runner
+  if ((process.env.JUDGE_MODEL || "").trim().toLowerCase() === "none") return false;
+  const endpoint = process.env.AZURE_OPENAI_ENDPOINT || process.env.OPENAI_BASE_URL || process.env.OPENAI_API_KEY;
+  const model = process.env.JUDGE_MODEL || process.env.AGENT_MODEL;
+  return Boolean(endpoint && model);
+}
+
+async function beforeEach({ test }) {
+  const asserts = (test && test.assert) || [];
+  const graded = asserts.filter((a) => a && MODEL_GRADED.has(String(a.type || "").replace(/^not-/, "")));
+  if (graded.length === 0 || judgeConfigured()) return undefined; // nothing changed: the test stays as it is
+  const notGraded = graded.map((a) => `${a.type} (${a.metric || "no metric"}): no grader model`);
+  const entries = graded.map((a) => ({
+    type: "javascript",
+    value: `({pass: true, score: 0, reason: ${JSON.stringify(`NOT GRADED: ${a.type}${a.metric ? ` (${a.metric})` : ""}: no grader model is configured (JUDGE_MODEL and an endpoint); this check did not run and counts neither as a pass nor in any score`)}})`,
+    weight: 0,
+  }));
+  const kept = asserts.filter((a) => !graded.includes(a));
+  return { test: { ...test, assert: [...kept, ...entries], metadata: { ...(test.metadata || {}), not_graded: notGraded } } };
+}
+
+function firstFailure(result) {
+  if (result.error) return String(result.error).split("\n")[0];
+  const components = (result.gradingResult && result.gradingResult.componentResults) || [];
+  const failed = components.find((c) => c && c.pass === false && !String(c.reason || "").startsWith("NOT GRADED"));
+  return failed ? String(failed.reason || "").split("\n")[0] : "";
+}
+
+function caseLine(test, result) {
+  const metadata = (result.response && result.response.metadata) || {};
+  const status = result.failureReason === 2 ? "ERROR" : result.success ? "PASS" : "FAIL";
+  const id = metadata.case_id || (test.metadata && test.metadata.id) || test.description || "?";
+  return {
+    id, status, description: test.description || "", latency_ms: result.latencyMs || 0,
+    reason: status === "PASS" ? "" : firstFailure(result), error_kind: metadata.error_kind || null,
+    provider: (result.provider && (result.provider.label || result.provider.id)) || "",
+    not_graded: ((test.metadata && test.metadata.not_graded) || []).length,
+  };
+}
+
+function printCase(line) {
+  if (process.env.AGENT_EVALS_CASE_LINES === "json") {
+    console.log(MARKER + JSON.stringify(line));
+    return;
+  }
+  const seconds = (line.latency_ms / 1000).toFixed(1);
+  console.log(`${line.id.padEnd(5)} ${line.status.padEnd(5)} ${seconds.padStart(6)}s  ${line.reason}`.trimEnd());
+}
+
+async function afterEach({ test, result }) {
+  const out = {};
+  try {
+    const metadata = (result.response && result.response.metadata) || {};
+    const cleanup = metadata.cleanup;
+    const needsCleanup = !cleanup || cleanup.error || (cleanup.failed && Object.keys(cleanup.failed).length);
+    if (needsCleanup && process.env.PORTAL_URL) {
+      const report = runPython(["-m", "agent_evals.hooks", "after-each"], JSON.stringify(result));
+      if ((report.abandoned && report.abandoned.length) || report.error || report.failed) {
+        out.metadata = { cleanup: { ...report, by: "hook" } };
+      }
+    }
+  } catch (error) {
+    out.metadata = { cleanup: { error: `agent-evals hook: ${error.message}` } };
+  }
+  try {
+    printCase(caseLine(test || {}, result || {}));
+  } catch (error) {
+    // the line is a courtesy; the row is already saved
+  }
+  return Object.keys(out).length ? { result: out } : undefined;
+}
+
+async function afterAll() {
+  if (!state.plain) return undefined; // the kit's runner sweeps and stops its own portal
+  const report = runPython(["-m", "agent_evals.runner.plain", "stop", String(state.startedPortal || 0),
+    process.env.AGENT_EVALS_RUN_ID || ""]);
+  const abandoned = (report.abandoned || []).length;
+  if (abandoned || report.error) {
+    console.log(`agent-evals: cleanup of ${process.env.AGENT_EVALS_RUN_ID}: abandoned ${abandoned} PR(s)${report.error ? `, error: ${report.error}` : ""}`);
+  }
+  return undefined;
+}
+
+module.exports = { beforeAll, beforeEach, afterEach, afterAll };

@@ -1,0 +1,136 @@
+"""The portal a suite runs against: an external one (``PORTAL_URL``), the one already serving
+the suite's data dir (``npm run portal``), or one the runner starts and stops.
+
+Each suite's data dir has a stable port (8400 for the default data dir, 8401… for the
+suites with customer settings, in suite order), used when free, so the PR links in results
+keep working with ``agent-evals portal serve --suite <suite>`` after the run.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import secrets
+import socket
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
+from pathlib import Path
+
+from agent_evals.paths import default_data_dir
+from agent_evals.record import KitError
+from agent_evals.runner.interrupts import ForcedExit
+from agent_evals.runner.suites import Suite, discover, select
+
+log = logging.getLogger(__name__)
+DEFAULT_PORT = 8400
+
+
+class PortalSetupError(KitError):
+    """No portal can be had for a suite; the message says what to do (kind ``portal``)."""
+
+    kind = "portal"
+
+
+@dataclass(frozen=True)
+class Portal:
+    url: str
+    token: str | None
+    data_dir: Path | None  # None for an external portal
+    started: bool  # started (and stopped) by this runner
+    log_file: Path | None = None
+    pid: int | None = None
+
+
+def data_dir_of(suite: Suite) -> Path:
+    """The suite's portal data dir: the default one, or ``portal-<suite>`` beside it for a suite
+    with customer settings."""
+    base = default_data_dir()
+    return base if suite.portal_settings is None else base.with_name(f"portal-{suite.name}")
+
+
+def stable_port(suite: Suite) -> int:
+    """8400 for the default data dir; 8401, 8402… for suites with settings, in suite order."""
+    if suite.portal_settings is None:
+        return DEFAULT_PORT
+    with_settings = [s.name for s in discover() if s.portal_settings is not None]
+    return DEFAULT_PORT + 1 + (with_settings.index(suite.name) if suite.name in with_settings else len(with_settings))
+
+
+def suite_portal_settings(
+    name: str, data_dir: Path | None, settings: Path | None, port: int | None
+) -> tuple[Path, Path | None, int]:
+    """``portal serve --suite``: the data dir, settings and port that suite's runs use."""
+    (suite,) = select(name)
+    return (data_dir or data_dir_of(suite), settings or suite.portal_settings, stable_port(suite) if port is None else port)
+
+
+def _free(port: int) -> bool:
+    with socket.socket() as sock:
+        try:
+            sock.bind(("127.0.0.1", port))
+        except OSError:
+            return False
+    return True
+
+
+@contextmanager
+def portal_for(suite: Suite, *, run_id: str, log_folder: Path) -> Iterator[Portal]:
+    """The portal for one suite's run (see the module docstring); raises PortalSetupError."""
+    url = os.environ.get("PORTAL_URL", "").strip()
+    if url:
+        if suite.portal_settings:
+            log.warning("PORTAL_URL is set: suite %s expects a portal with %s", suite.name, suite.portal_settings)
+        yield Portal(url.rstrip("/"), os.environ.get("PORTAL_TOKEN") or None, None, False)
+        return
+    data_dir = data_dir_of(suite)
+    shared = _shared(suite, data_dir)
+    if shared is not None:
+        print(f"portal: using the portal already serving {data_dir}: {shared.url} (pid {shared.pid})", flush=True)
+        yield shared
+        return
+    from agent_evals.portal.process import PortalProcess, PortalStartError
+
+    port = stable_port(suite)
+    log_file = log_folder / f"portal-{suite.name}.log"
+    process = PortalProcess(
+        data_dir=data_dir, token=secrets.token_urlsafe(32), settings_file=suite.portal_settings,
+        port=port if _free(port) else 0, log_file=log_file, owner_pid=os.getpid(), sweep_eval_ids=(run_id,),
+    )
+    try:
+        process.start()
+    except PortalStartError as exc:
+        raise PortalSetupError(f"the portal for {suite.name} did not start: {str(exc).splitlines()[0]}") from None
+    try:
+        print(f"portal: {process.url} (data: {data_dir})", flush=True)
+        yield Portal(process.url, process.token, data_dir, True, log_file, process.pid)
+    except ForcedExit:
+        process.detach()  # it sees the runner gone, abandons the run's PRs and stops by itself
+        raise
+    finally:
+        process.stop()
+
+
+def _shared(suite: Suite, data_dir: Path) -> Portal | None:
+    from agent_evals.portal.serving import read_serving
+
+    serving = read_serving(data_dir)
+    if serving is None:
+        return None
+    expected = str(suite.portal_settings) if suite.portal_settings else None
+    if (serving.settings_file or None) != expected and not _same_file(serving.settings_file, expected):
+        raise PortalSetupError(
+            f"the portal serving {data_dir} (pid {serving.pid}, {serving.url}) runs with settings "
+            f"{serving.settings_file or 'none'}, but suite {suite.name} needs {expected or 'none'}; stop it, or "
+            f"start it with `agent-evals portal serve --suite {suite.name}`"
+        )
+    token = os.environ.get("PORTAL_TOKEN") or None
+    if serving.token_required and token is None:
+        raise PortalSetupError(
+            f"the portal serving {data_dir} ({serving.url}) needs a token: set PORTAL_TOKEN to the one it was started with"
+        )
+    return Portal(serving.url, token, data_dir, False, None, serving.pid)
+
+
+def _same_file(a: str | None, b: str | None) -> bool:
+    return a is not None and b is not None and Path(a).resolve() == Path(b).resolve()

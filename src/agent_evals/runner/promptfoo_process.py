@@ -1,0 +1,65 @@
+"""Run ``promptfoo`` as a child the runner controls: its own session (a terminal's Ctrl-C reaches
+the runner only, which forwards one SIGINT), killed if the runner dies (Linux), its output read
+line by line (the eval id is taken from it) and handed to ``echo``."""
+
+from __future__ import annotations
+
+import os
+import re
+import signal
+import subprocess
+import sys
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from agent_evals.paths import project_root
+from agent_evals.runner.interrupts import Interrupts
+
+EVAL_ID = re.compile(r"\b(eval-[A-Za-z0-9]+-\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d)\b")
+
+
+@dataclass
+class PromptfooResult:
+    code: int
+    eval_id: str | None
+
+
+def _die_with_parent() -> None:  # pragma: no cover - runs in the child
+    os.setsid()
+    if sys.platform.startswith("linux"):
+        import ctypes
+
+        ctypes.CDLL("libc.so.6", use_errno=True).prctl(1, signal.SIGTERM)  # PR_SET_PDEATHSIG
+
+
+def run_promptfoo(
+    command: list[str],
+    env: dict[str, str],
+    interrupts: Interrupts,
+    echo: Callable[[str], None],
+    on_eval_id: Callable[[str], None] | None = None,
+) -> PromptfooResult:
+    process = subprocess.Popen(
+        command, env=env, cwd=project_root(), stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+        stdin=subprocess.DEVNULL, preexec_fn=_die_with_parent,  # noqa: PLW1509 - setsid + pdeathsig only
+    )
+    interrupts.child = process
+    eval_id: str | None = None
+    try:
+        assert process.stdout is not None
+        for raw in iter(process.stdout.readline, b""):
+            line = raw.decode("utf-8", "replace").rstrip("\n")
+            if eval_id is None and (match := EVAL_ID.search(line)):
+                eval_id = match.group(1)
+                if on_eval_id is not None:
+                    on_eval_id(eval_id)
+            echo(line)
+        code = process.wait()
+    except BaseException:
+        if process.poll() is None:
+            process.kill()
+            process.wait()
+        raise
+    finally:
+        interrupts.child = None
+    return PromptfooResult(code, eval_id)

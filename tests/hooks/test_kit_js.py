@@ -1,0 +1,86 @@
+"""hooks/kit.js, the suites' Promptfoo hooks, run in Node as Promptfoo runs them."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+from typing import Any
+
+import pytest
+
+from tests.conftest import PROJECT_ROOT
+
+NODE = PROJECT_ROOT / "node_modules" / ".bin" / "node"
+pytestmark = pytest.mark.skipif(not NODE.exists(), reason="npm packages not installed")
+RUBRIC = {"type": "llm-rubric", "value": "is polite", "metric": "rubric"}
+FACTS = {"type": "icontains-all", "value": ["a"], "metric": "key_facts"}
+
+
+def hook(name: str, argument: dict[str, Any], env: dict[str, str] | None = None) -> Any:
+    script = (
+        "const k = require('./hooks/kit.js');"
+        f"k.{name}({json.dumps(argument)}).then(r => console.log('RESULT ' + JSON.stringify(r === undefined ? null : r)));"
+    )
+    base = {"PATH": "/usr/bin:/bin", **(env or {})}
+    done = subprocess.run([str(NODE), "-e", script], cwd=PROJECT_ROOT, env=base, capture_output=True, text=True,
+                          timeout=30)
+    assert done.returncode == 0, done.stderr
+    lines = done.stdout.splitlines()
+    return json.loads(next(line for line in lines if line.startswith("RESULT "))[7:]), lines
+
+
+def test_before_each_without_a_grader_puts_a_visible_not_graded_entry_in_place() -> None:
+    out, _ = hook("beforeEach", {"test": {"description": "Q01", "assert": [RUBRIC, FACTS], "metadata": {"id": "Q01"}}})
+    test = out["test"]
+    assert test["metadata"] == {"id": "Q01", "not_graded": ["llm-rubric (rubric): no grader model"]}
+    assert test["assert"][0] == FACTS
+    entry = test["assert"][1]
+    assert entry["weight"] == 0 and "metric" not in entry  # neither in the score nor in a named metric
+    assert entry["type"] == "javascript" and "NOT GRADED: llm-rubric (rubric): no grader model" in entry["value"]
+
+
+@pytest.mark.parametrize(
+    ("env", "asserts"),
+    [
+        ({"OPENAI_BASE_URL": "http://127.0.0.1:1/v1", "AGENT_MODEL": "m"}, [RUBRIC]),  # a grader exists
+        ({"AGENT_EVALS_JUDGE": "1"}, [RUBRIC]),  # the runner says so
+        ({}, [FACTS]),  # nothing model-graded: the test is left alone
+    ],
+)
+def test_before_each_leaves_the_test_alone_otherwise(env: dict[str, str], asserts: list[dict[str, Any]]) -> None:
+    assert hook("beforeEach", {"test": {"assert": asserts}}, env)[0] is None
+
+
+def test_judge_model_none_and_the_runner_switch_grading_off() -> None:
+    env = {"OPENAI_BASE_URL": "http://127.0.0.1:1/v1", "AGENT_MODEL": "m", "JUDGE_MODEL": "none"}
+    assert hook("beforeEach", {"test": {"assert": [RUBRIC]}}, env)[0]["test"]["assert"][0]["weight"] == 0
+    env = {"OPENAI_BASE_URL": "http://127.0.0.1:1/v1", "AGENT_MODEL": "m", "AGENT_EVALS_JUDGE": "0"}
+    assert hook("beforeEach", {"test": {"assert": [RUBRIC]}}, env)[0]["test"]["assert"][0]["weight"] == 0
+
+
+ROW = {
+    "success": False, "failureReason": 1, "latencyMs": 2340, "provider": {"id": "file://p.py", "label": "spoke"},
+    "response": {"metadata": {"case_id": "C01", "cleanup": {"abandoned": [3], "by": "provider"}}},
+    "gradingResult": {"componentResults": [
+        {"pass": True, "reason": "NOT GRADED: x"}, {"pass": False, "reason": "tool_sequence in_order: missing\nmore"},
+    ]},
+}
+
+
+def test_after_each_prints_the_case_and_leaves_a_row_the_provider_cleaned(tmp_path) -> None:  # noqa: ANN001
+    out, lines = hook("afterEach", {"test": {"description": "C01 copy", "metadata": {"id": "C01"}}, "result": ROW},
+                      {"AGENT_EVALS_CASE_LINES": "json", "PORTAL_URL": "http://127.0.0.1:9"})
+    assert out is None  # nothing to add: the provider already abandoned the row's PR
+    (line,) = [json.loads(x[len("@@agent-evals "):]) for x in lines if x.startswith("@@agent-evals ")]
+    assert line == {"id": "C01", "status": "FAIL", "description": "C01 copy", "latency_ms": 2340,
+                    "reason": "tool_sequence in_order: missing", "error_kind": None, "provider": "spoke",
+                    "not_graded": 0}
+
+
+def test_after_each_cleans_a_row_the_provider_could_not(tmp_path) -> None:  # noqa: ANN001
+    row = {"failureReason": 2, "error": "[timeout] …", "response": {"metadata": {"trace": {"eval_id": "run-1",
+                                                                                        "test_id": "C02#ab"}}}}
+    out, lines = hook("afterEach", {"test": {"description": "C02 x"}, "result": row},
+                      {"PORTAL_URL": "http://127.0.0.1:9", "PROMPTFOO_PYTHON": str(PROJECT_ROOT / ".venv/bin/python")})
+    assert "not reachable" in out["result"]["metadata"]["cleanup"]["error"]  # tried, through Python, and said why
+    assert any(line.startswith("C02 x ERROR") for line in lines)

@@ -1,0 +1,86 @@
+"""Run a command the way a user does in a terminal: in a pseudo-terminal, as the foreground
+process group, so that writing Ctrl-C (``\\x03``) sends SIGINT to the whole group, exactly as
+a terminal's line discipline does."""
+
+from __future__ import annotations
+
+import fcntl
+import os
+import pty
+import sqlite3
+import subprocess
+import termios
+import threading
+import time
+from collections.abc import Callable, Sequence
+from pathlib import Path
+
+CTRL_C = b"\x03"
+
+
+class Terminal:
+    def __init__(self, command: Sequence[str], *, env: dict[str, str], cwd: Path) -> None:
+        master, slave = pty.openpty()
+
+        def controlling_terminal() -> None:
+            os.setsid()
+            fcntl.ioctl(slave, termios.TIOCSCTTY, 0)
+
+        self.process = subprocess.Popen(
+            list(command), stdin=slave, stdout=slave, stderr=slave, env=env, cwd=cwd,
+            preexec_fn=controlling_terminal, close_fds=True,
+        )
+        os.close(slave)
+        self._master = master
+        self._chunks: list[bytes] = []
+        self._reader = threading.Thread(target=self._read, daemon=True)
+        self._reader.start()
+
+    def _read(self) -> None:
+        while True:
+            try:
+                chunk = os.read(self._master, 4096)
+            except OSError:
+                return
+            if not chunk:
+                return
+            self._chunks.append(chunk)
+
+    @property
+    def output(self) -> str:
+        return b"".join(self._chunks).decode("utf-8", "replace").replace("\r\n", "\n")
+
+    def ctrl_c(self) -> None:
+        os.write(self._master, CTRL_C)
+
+    def wait_for(self, condition: Callable[[], bool], timeout: float, what: str) -> None:
+        deadline = time.monotonic() + timeout
+        while not condition():
+            if self.process.poll() is not None:
+                raise AssertionError(f"exited ({self.process.returncode}) before {what}:\n{self.output[-3000:]}")
+            if time.monotonic() > deadline:
+                raise AssertionError(f"timed out waiting for {what}:\n{self.output[-3000:]}")
+            time.sleep(0.05)
+
+    def wait(self, timeout: float = 60) -> int:
+        code = self.process.wait(timeout=timeout)
+        self._reader.join(timeout=5)
+        os.close(self._master)
+        return code
+
+
+def pull_requests(data_dir: Path, status: str = "active") -> list[int]:
+    """PR ids with ``status`` in a portal data dir, read from its database (no portal needed)."""
+    db = data_dir / "pull_requests.sqlite3"
+    if not db.is_file():
+        return []
+    with sqlite3.connect(f"file:{db}?mode=ro", uri=True, timeout=5) as con:
+        return [row[0] for row in con.execute("SELECT id FROM pull_requests WHERE status = ?", (status,))]
+
+
+def eval_descriptions(promptfoo_dir: Path) -> list[str]:
+    db = promptfoo_dir / "promptfoo.db"
+    if not db.is_file():
+        return []
+    with sqlite3.connect(f"file:{db}?mode=ro", uri=True, timeout=5) as con:
+        return [row[0] or "" for row in con.execute("SELECT description FROM evals ORDER BY created_at")]

@@ -1,0 +1,178 @@
+"""Runs that are safe to interrupt, share and repeat, tested as a user runs them: Ctrl-C typed in a
+real terminal (SIGINT to the whole foreground group) at three moments, a second Ctrl-C, SIGTERM,
+through ``npm run eval`` too; a runner that was killed; a portal already serving the data dir."""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from agent_evals.golden.record import build_scripts
+from agent_evals.runner.suites import select
+from agent_evals.testing.conversations import ScriptedConversations
+from agent_evals.testing.scripted_openai import ScriptedOpenAIServer, fixed_latency
+from tests.conftest import PROJECT_ROOT, clean_env
+
+from .terminal import Terminal, eval_descriptions, pull_requests
+
+pytestmark = pytest.mark.skipif(
+    not (PROJECT_ROOT / "node_modules" / ".bin" / "promptfoo").exists(), reason="npm packages not installed"
+)
+RUN = [sys.executable, "-m", "agent_evals.cli", "run", "spoke-create"]
+NPM_RUN = ["npm", "run", "--silent", "eval", "--", "spoke-create"]
+COPIES = ["--filter-pattern", "C0[1-8]", "-j", "4", "--no-cache"]
+
+
+@pytest.fixture(scope="module")
+def slow_models() -> Iterator[ScriptedOpenAIServer]:
+    """spoke-create's golden plans played live, 0.4 s per model call."""
+    scripts = ScriptedConversations(build_scripts(select("spoke-create")[0]))
+    with ScriptedOpenAIServer(fixed_latency(scripts, 0.4)) as server:
+        yield server
+
+
+@pytest.fixture
+def env(tmp_path: Path, slow_models: ScriptedOpenAIServer) -> dict[str, str]:
+    out = clean_env()
+    for key in ("AGENT_EVALS_DATA_DIR", "PROMPTFOO_CONFIG_DIR"):
+        out.pop(key, None)
+    out.update(
+        AGENT_EVALS_DATA_DIR=str(tmp_path / "data" / "portal"), PROMPTFOO_CONFIG_DIR=str(tmp_path / "promptfoo"),
+        OPENAI_BASE_URL=slow_models.base_url, AGENT_MODEL="agent-model", USER_MODEL="user-model",
+        LLM_MAX_RETRIES="0", PATH=f"{PROJECT_ROOT / 'node_modules' / '.bin'}{os.pathsep}{os.environ['PATH']}",
+    )
+    return out
+
+
+def _data(env: dict[str, str]) -> Path:
+    return Path(env["AGENT_EVALS_DATA_DIR"])
+
+
+def _no_portal_left(env: dict[str, str]) -> bool:
+    done = subprocess.run(["pgrep", "-f", f"portal serve .*--data-dir {env['AGENT_EVALS_DATA_DIR']}"],
+                          capture_output=True, text=True)
+    return done.stdout.strip() == ""
+
+
+def _settle(condition, timeout: float = 10.0) -> bool:  # noqa: ANN001
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if condition():
+            return True
+        time.sleep(0.1)
+    return condition()
+
+
+@pytest.mark.parametrize("command", [RUN, NPM_RUN], ids=["agent-evals", "npm-run-eval"])
+def test_ctrl_c_mid_conversation_cleans_up_and_marks_the_eval(env: dict[str, str], command: list[str]) -> None:
+    terminal = Terminal([*command, *COPIES], env=env, cwd=PROJECT_ROOT)
+    terminal.wait_for(lambda: pull_requests(_data(env)), 120, "a pull request")
+    started = time.monotonic()
+    terminal.ctrl_c()
+    code = terminal.wait(timeout=60)
+    elapsed = time.monotonic() - started
+
+    output = terminal.output
+    assert code == 130, output[-3000:]
+    assert pull_requests(_data(env)) == [], output[-3000:]
+    assert pull_requests(_data(env), "abandoned")
+    assert "Traceback" not in output, output[-3000:]
+    assert "Ctrl-C: stopping Promptfoo, then abandoning this run's pull requests" in output
+    assert "is marked [INTERRUPTED] in the viewer" in output
+    assert [d for d in eval_descriptions(Path(env["PROMPTFOO_CONFIG_DIR"])) if d.startswith("[INTERRUPTED] ")]
+    assert _settle(lambda: _no_portal_left(env))
+    assert elapsed < 20, elapsed
+
+
+def test_ctrl_c_while_the_portal_starts(env: dict[str, str]) -> None:
+    terminal = Terminal([*RUN, *COPIES], env=env, cwd=PROJECT_ROOT)
+    terminal.wait_for(lambda: "=== suite spoke-create" in terminal.output, 60, "the suite to start")
+    terminal.ctrl_c()
+    code = terminal.wait(timeout=60)
+    assert code == 130, terminal.output[-3000:]
+    assert "Traceback" not in terminal.output
+    assert "Starting evaluation" not in terminal.output  # nothing was run
+    assert pull_requests(_data(env)) == []
+    assert _settle(lambda: _no_portal_left(env))
+
+
+def test_ctrl_c_during_the_final_cleanup(env: dict[str, str]) -> None:
+    terminal = Terminal([*RUN, "--filter-pattern", "C0[12]", "-j", "2", "--no-cache"], env=env, cwd=PROJECT_ROOT)
+    terminal.wait_for(lambda: "Results:" in terminal.output or "passed" in terminal.output, 120, "the results")
+    terminal.ctrl_c()
+    code = terminal.wait(timeout=60)
+    assert code in (0, 130), terminal.output[-3000:]  # the run may already have been done
+    assert "Traceback" not in terminal.output
+    assert pull_requests(_data(env)) == []
+    assert _settle(lambda: _no_portal_left(env))
+
+
+def test_a_second_ctrl_c_forces_the_exit_and_the_portal_still_cleans_up(env: dict[str, str]) -> None:
+    terminal = Terminal([*RUN, *COPIES], env=env, cwd=PROJECT_ROOT)
+    terminal.wait_for(lambda: pull_requests(_data(env)), 120, "a pull request")
+    terminal.ctrl_c()
+    time.sleep(1.5)  # a second press (one within a second is the same press, forwarded by npm)
+    terminal.ctrl_c()
+    code = terminal.wait(timeout=30)
+    output = terminal.output
+    assert code == 130, output[-3000:]
+    assert "forced exit: pull requests of run-" in output and "npm run cleanup" in output, output[-2000:]
+    assert "Traceback" not in output
+    # the runner is gone: its portal abandons the run's PRs and stops by itself
+    assert _settle(lambda: pull_requests(_data(env)) == [] and _no_portal_left(env)), pull_requests(_data(env))
+
+
+def test_sigterm_like_a_cancelled_ci_job(env: dict[str, str]) -> None:
+    runner = subprocess.Popen([*RUN, *COPIES], env=env, cwd=PROJECT_ROOT, stdout=subprocess.PIPE,
+                              stderr=subprocess.STDOUT, start_new_session=True)
+    deadline = time.monotonic() + 120
+    while not pull_requests(_data(env)) and time.monotonic() < deadline:
+        assert runner.poll() is None
+        time.sleep(0.1)
+    runner.send_signal(signal.SIGTERM)
+    output = runner.communicate(timeout=60)[0].decode()
+    assert runner.returncode == 143, output[-3000:]
+    assert "SIGTERM: stopping Promptfoo" in output and "Traceback" not in output
+    assert pull_requests(_data(env)) == []
+    assert _settle(lambda: _no_portal_left(env))
+
+
+def test_a_killed_runner_is_swept_by_the_next_run(env: dict[str, str], tmp_path: Path) -> None:
+    """With a portal the runner does not own (``npm run portal``), a runner killed with SIGKILL
+    leaves PRs behind; the next run sweeps them and says so."""
+    portal = subprocess.Popen([sys.executable, "-m", "agent_evals.cli", "portal", "serve", "--port", "0"],
+                              env=env, cwd=PROJECT_ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    try:
+        _settle(lambda: (_data(env).parent / ".portal.serving.json").is_file(), 30)
+        runner = subprocess.Popen([*RUN, *COPIES], env=env, cwd=PROJECT_ROOT, stdout=subprocess.PIPE,
+                                  stderr=subprocess.STDOUT, start_new_session=True)
+        deadline = time.monotonic() + 120
+        while not pull_requests(_data(env)) and time.monotonic() < deadline:
+            time.sleep(0.1)
+        os.killpg(runner.pid, signal.SIGKILL)  # the runner and its Promptfoo (its own session dies with it)
+        first = runner.communicate(timeout=30)[0].decode()
+        assert "using the portal already serving" in first
+        time.sleep(1.0)  # let a create call already sent land
+        left = pull_requests(_data(env))
+        assert left, "the killed run left no PR to sweep"
+
+        again = subprocess.run([*RUN, "--replay", "--filter-pattern", "C09"], env=env, cwd=PROJECT_ROOT,
+                               capture_output=True, text=True, timeout=120)
+        assert again.returncode == 0, again.stdout[-3000:]
+        assert "left active by 1 run(s) that died" in again.stdout, again.stdout[-3000:]
+        assert pull_requests(_data(env)) == []
+
+        cleanup = subprocess.run([sys.executable, "-m", "agent_evals.cli", "cleanup"], env=env, cwd=PROJECT_ROOT,
+                                 capture_output=True, text=True, timeout=120)
+        assert cleanup.returncode == 0 and "Traceback" not in cleanup.stdout + cleanup.stderr
+        assert f"cleanup {_data(env)}: abandoned 0 PR(s)" in cleanup.stdout, cleanup.stdout
+    finally:
+        portal.send_signal(signal.SIGTERM)
+        portal.wait(timeout=30)
