@@ -10,8 +10,11 @@
 //            Promptfoo at the project's Python and starts the suite's portal (owned by this
 //            Promptfoo process: it abandons the run's PRs and stops when Promptfoo exits,
 //            Ctrl-C included); the token stays in the environment.
-// beforeEach without a grader model: model-graded assertions become a visible NOT GRADED entry
-//            (weight 0, no metric: never a pass in a score) and are listed in metadata.not_graded.
+// beforeEach points the kit's checks (type: python on assertions/<check>.py) at assertions/kit.js,
+//            which answers them from the provider's grading: one grading per row, in the worker,
+//            instead of one Python process per check (AGENT_EVALS_ASSERTIONS=python keeps the
+//            Python processes). Without a grader model, model-graded assertions become a visible
+//            NOT GRADED entry (weight 0, no metric: never in a score) listed in metadata.not_graded.
 // afterEach  the provider already abandoned its row's PRs (metadata.cleanup); a row it could not
 //            clean (it crashed, timed out, the portal was down) is cleaned here through Python.
 //            Prints one line per finished case.
@@ -88,10 +91,24 @@ function judgeConfigured() {
   return Boolean(endpoint && model);
 }
 
+const KIT_CHECK = /(?:^|\/)assertions\/(\w+)\.py$/;
+const KIT_JS = `file://${path.join(ROOT, "assertions", "kit.js")}`;
+
+function fastForm(assertion) {
+  if (!assertion || assertion.type !== "python" || process.env.AGENT_EVALS_ASSERTIONS === "python") return assertion;
+  const match = KIT_CHECK.exec(String(assertion.value || "").replace(/^file:\/\//, ""));
+  if (!match || !fs.existsSync(path.join(ROOT, "assertions", `${match[1]}.py`))) return assertion;
+  return { ...assertion, type: "javascript", value: `${KIT_JS}:${match[1]}` };
+}
+
 async function beforeEach({ test }) {
-  const asserts = (test && test.assert) || [];
+  const original = (test && test.assert) || [];
+  const asserts = original.map(fastForm);
+  const changed = asserts.some((a, i) => a !== original[i]);
   const graded = asserts.filter((a) => a && MODEL_GRADED.has(String(a.type || "").replace(/^not-/, "")));
-  if (graded.length === 0 || judgeConfigured()) return undefined; // nothing changed: the test stays as it is
+  if (graded.length === 0 || judgeConfigured()) {
+    return changed ? { test: { ...test, assert: asserts } } : undefined; // else the test stays as it is
+  }
   const notGraded = graded.map((a) => `${a.type} (${a.metric || "no metric"}): no grader model`);
   const entries = graded.map((a) => ({
     type: "javascript",

@@ -54,10 +54,22 @@ CASES = [
         (1, 1, 0.5, 0.5, 0.75),
     ),
     (
-        "extra argument lowers argument precision",
+        "an argument the case does not name is not counted against the agent",
         [{"name": G, "arguments": {"name": "a"}}],
         [call(G, {"name": "a", "rev": "main"})],
-        (1, 1, 0.5, 1, 1),
+        (1, 1, 1, 1, 1),
+    ),
+    (
+        "a wrong value of a named argument lowers precision and recall",
+        [{"name": G, "arguments": {"name": "a", "rev": "main"}}],
+        [call(G, {"name": "b", "rev": "main"})],
+        (1, 1, 0.5, 0.5, 0.75),
+    ),
+    (
+        "a named argument left out lowers recall, not precision",
+        [{"name": G, "arguments": {"name": "a", "rev": "main"}}],
+        [call(G, {"name": "a"})],
+        (1, 1, 1, 0.5, 0.75),
     ),
     (
         "bool is not 1",

@@ -62,6 +62,31 @@ def _replay(suite: Suite, test: dict[str, Any], folder: Path) -> dict[str, Any]:
     return call_api(prompt, {"config": config}, context)
 
 
+def _both_paths_agree(folder: Path, asserts: list[dict[str, Any]], row: dict[str, Any]) -> None:
+    """The provider's grading (the fast path) and assertions/<check>.py in Promptfoo's way agree."""
+    fast = {c["position"]: c for c in row["metadata"]["checks"]}
+    kit = [(i, a) for i, a in enumerate(asserts) if str(a.get("value", "")).endswith(".py") and a["type"] == "python"]
+    assert sorted(fast) == [i for i, _ in kit]
+    for position, item in kit:
+        module = _assertion_file(folder, item)
+        slow = module.get_assert(row["output"], {"providerResponse": row, "config": item.get("config") or {}})
+        got = fast[position]
+        assert (got["pass"], got["score"], got["reason"], got["namedScores"]) == (
+            slow["pass"], slow["score"], slow["reason"], slow.get("namedScores", {})
+        ), item
+
+
+def _assertion_file(folder: Path, item: dict[str, Any]) -> Any:
+    import importlib.util
+
+    path = (folder / str(item["value"]).removeprefix("file://")).resolve()
+    spec = importlib.util.spec_from_file_location(f"paths_{path.stem}", path)
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
 @pytest.mark.parametrize(("suite", "case"), CASES, ids=[f"{s.name}-{c.id}" for s, c in CASES])
 def test_each_golden_cassette_and_its_mutations(
     suite: Suite, case: Any, portals: dict[str, PortalProcess], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
@@ -77,6 +102,7 @@ def test_each_golden_cassette_and_its_mutations(
     baseline = _replay(suite, test, suite.folder / "golden")
     try:
         assert "error" not in baseline, baseline.get("error")
+        _both_paths_agree(suite.folder, asserts, baseline)
         graded = grade_row(suite.folder, asserts, baseline)
         assert graded and all(graded.values()), f"golden {case.id} fails offline checks: {graded}"
     finally:
@@ -89,6 +115,7 @@ def test_each_golden_cassette_and_its_mutations(
         row = _replay(suite, test, folder)
         try:
             assert "error" not in row, f"{mutation.name}: the mutated cassette did not replay: {row.get('error')}"
+            _both_paths_agree(suite.folder, asserts, row)
             graded = grade_row(suite.folder, asserts, row)
             assert graded.get(mutation.must_fail) is False, (
                 f"{case.id}: '{mutation.name}' was not caught by {mutation.must_fail}: {json.dumps(graded)}"

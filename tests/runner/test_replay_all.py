@@ -27,7 +27,15 @@ def test_all_suites_replay_offline_and_pass(isolated: Path, capsys: pytest.Captu
         for row in rows:
             metadata = row["response"]["metadata"]
             assert metadata["conversation_end"] == "done"
-            assert row["metadata"].get("cleanup", {}).get("abandoned", []) == [p["id"] for p in metadata["pull_requests"]]
+            # a perfect run shows every named score at 100%
+            assert all(score == 1 for score in row["namedScores"].values()), (row["testCase"]["description"],
+                                                                              row["namedScores"])
+            # one entry per check, each with its metric, answered from the provider's grading
+            kit = [a for a in row["testCase"]["assert"] if "assertions/kit.js:" in str(a.get("value"))]
+            components = [c for c in row["gradingResult"]["componentResults"] if c["assertion"] in kit]
+            assert len(components) == len(kit) == len(metadata["checks"]) >= 1
+            assert [c["assertion"]["metric"] for c in components] == [c["metric"] for c in metadata["checks"]]
+            assert metadata.get("cleanup", {}).get("abandoned", []) == [p["id"] for p in metadata["pull_requests"]]
             if suite == "spoke-qa":
                 assert row["metadata"]["not_graded"] == ["llm-rubric (rubric): no grader model"]
                 assert "rubric" not in row["namedScores"]

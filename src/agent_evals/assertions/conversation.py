@@ -3,8 +3,9 @@
 Config (all optional): ``max_turns`` (int >= 1), ``allowed_ends`` (subset of
 ``done``, ``gave_up``, ``max_turns``, ``error``; default ``[done]``), ``max_tool_calls``
 (int >= 0, the step budget), ``expected_steps`` (int >= 1). Convergence =
-``expected_steps`` / actual tool calls, capped at 1 (1 when there were no calls); it is
-the named score ``convergence`` and, on a pass, the score. It does not decide pass/fail.
+``expected_steps`` / actual tool calls, capped at 1 (0 when the agent made no call although
+steps were expected); it is the named score ``convergence`` and, on a pass, the score. It does
+not decide pass/fail.
 """
 
 from __future__ import annotations
@@ -49,8 +50,9 @@ def parse_config(raw: Any) -> ConversationConfig:
 
 
 def convergence(expected_steps: int, actual_steps: int) -> float:
-    """``expected_steps / actual_steps`` capped at 1 (1 when there were no steps)."""
-    return min(1.0, expected_steps / actual_steps) if actual_steps else 1.0
+    """``expected_steps / actual_steps`` capped at 1; 0 when no step was taken (``expected_steps`` >= 1:
+    an agent that never called a tool did not converge on anything)."""
+    return min(1.0, expected_steps / actual_steps) if actual_steps else 0.0
 
 
 @grader(NAME)

@@ -7,10 +7,14 @@ first; ties go to the earlier expected call, then the earlier actual call; each 
 used at most once. With exact names this pairs as many calls as possible.
 
 * name precision = pairs / actual calls; name recall = pairs / expected calls;
-* argument precision = equal key/value pairs / actual pairs, argument recall = equal
-  pairs / expected pairs, both summed over the paired calls (top-level arguments,
-  values compared deeply with `values.values_equal`);
+* argument precision = equal expected arguments / expected arguments the paired calls
+  gave (of the arguments the case names that the agent passed, the share it got right:
+  an argument the case does not name is not counted against the agent); argument recall =
+  equal expected arguments / expected arguments; both summed over the paired calls
+  (top-level arguments, values compared deeply with `values.values_equal`);
 * reliability = mean of name recall and argument recall.
+
+On a run that does exactly what the case expects, every one of them is 1.0.
 
 Empty denominators: a ratio over nothing is 1.0 when there was nothing to find
 (no expected calls, or paired calls without arguments) and 0.0 when expected calls
@@ -47,6 +51,7 @@ class Pair:
     equal: tuple[str, ...]  # argument keys with equal values
     expected_keys: int
     actual_keys: int
+    given_keys: int  # expected argument keys the actual call has (with any value)
 
 
 @dataclass(frozen=True)
@@ -81,7 +86,8 @@ def equal_keys(expected: Mapping[str, Any], actual: Mapping[str, Any]) -> tuple[
 def pair_calls(expected: Sequence[ExpectedCall], actual: Sequence[ActualCall]) -> list[Pair]:
     """One-to-one pairs by best argument overlap first (see the module docstring)."""
     candidates = [
-        Pair(e, a, equal_keys(want.arguments, got.arguments), len(want.arguments), len(got.arguments))
+        Pair(e, a, equal_keys(want.arguments, got.arguments), len(want.arguments), len(got.arguments),
+             sum(1 for key in want.arguments if key in got.arguments))
         for e, want in enumerate(expected)
         for a, got in enumerate(actual)
         if name_matches(got.name, want.name)
@@ -116,6 +122,6 @@ def call_metrics(expected: Sequence[ExpectedCall], actual: Sequence[ActualCall])
         unpaired_actual=tuple(i for i in range(len(actual)) if i not in paired_actual),
         name_precision=_ratio(len(pairs), len(actual), 1.0 if not expected else 0.0),
         name_recall=_ratio(len(pairs), len(expected), 1.0),
-        argument_precision=_ratio(equal, sum(pair.actual_keys for pair in pairs), nothing_missed),
+        argument_precision=_ratio(equal, sum(pair.given_keys for pair in pairs), nothing_missed),
         argument_recall=_ratio(equal, sum(pair.expected_keys for pair in pairs), nothing_missed),
     )

@@ -1,7 +1,9 @@
 """The kit's checks by name, and how to tell one in a Promptfoo test's ``assert`` list.
 
 A kit check is written in a suite as a Python assertion whose file is
-``assertions/<name>.py`` (``type: python, value: file://../../assertions/<name>.py``).
+``assertions/<name>.py`` (``type: python, value: file://../../assertions/<name>.py``); the
+suites' hook turns it into ``assertions/kit.js:<name>``, answered from the provider's grading
+(:mod:`agent_evals.provider.grading`), which this module recognises too.
 :func:`check_name` recognises one; :func:`parse_check_config` validates its ``config``
 with the check's own parser (the one grading uses), so the preflight and the provider
 reject a bad config before the run instead of failing the case.
@@ -20,6 +22,7 @@ CORE_CHECKS = ("tool_sequence", "tool_not_executed", "argument_match", "function
 PACK_CHECKS = {"spoke": ("input_diff", "spoke_json_valid", "pull_request")}
 KIT_CHECKS = CORE_CHECKS + tuple(name for names in PACK_CHECKS.values() for name in names)
 _KIT_FILE = re.compile(r"(?:^|/)assertions/(?P<name>\w+)\.py(?::(?P<fn>\w+))?$")
+_KIT_JS = re.compile(r"(?:^|/)assertions/kit\.js:(?P<name>\w+)$")  # the same check, answered from the provider
 
 
 @dataclass(frozen=True)
@@ -33,10 +36,17 @@ class CheckRef:
 
 
 def check_name(assertion: Mapping[str, Any]) -> str | None:
-    """``tool_sequence`` for ``{type: python, value: file://…/assertions/tool_sequence.py}``, else None."""
-    if assertion.get("type") != "python":
+    """``tool_sequence`` for ``{type: python, value: file://…/assertions/tool_sequence.py}`` (or the
+    fast form the suites' hook makes of it, ``{type: javascript, value: file://…/assertions/kit.js:tool_sequence}``),
+    else None."""
+    kind = assertion.get("type")
+    value = str(assertion.get("value") or "").removeprefix("file://")
+    if kind == "javascript":
+        match = _KIT_JS.search(value)
+        return match.group("name") if match is not None and match.group("name") in KIT_CHECKS else None
+    if kind != "python":
         return None
-    match = _KIT_FILE.search(str(assertion.get("value") or "").removeprefix("file://"))
+    match = _KIT_FILE.search(value)
     if match is None or match.group("name") not in KIT_CHECKS:
         return None
     return match.group("name")

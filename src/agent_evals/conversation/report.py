@@ -35,11 +35,17 @@ def render_output(record: RunRecord, *, single_turn: bool = False) -> str:
     for turn in [*record.turns, *([record.pending] if record.pending else [])]:
         lines.append(f"User: {turn.user}")
         lines.extend(_call_line(c) for c in turn.tool_calls)
-        lines.append(f"Assistant: {turn.assistant if turn.answered else '(no reply)'}")
+        lines.append(f"Assistant: {_reply(turn.assistant)}")
         lines.append("")
     lines.append(f"[conversation ended: {end.reason if end else 'unknown'}]")
     lines.extend(error)
     return "\n".join(lines).strip()
+
+
+def _reply(text: str | None) -> str:
+    if text is None:
+        return "(no reply)"
+    return text if text.strip() else "(empty reply)"
 
 
 def token_usage(total: Usage) -> dict[str, int]:

@@ -37,6 +37,7 @@ from agent_evals.conversation.users import BaseUserSimulator, FixedMessages, Sim
 from agent_evals.llm.source import ModelSource
 from agent_evals.packs import Pack, load_pack
 from agent_evals.provider.config import ProviderConfig, ProviderConfigError, parse_config
+from agent_evals.provider.grading import grade_checks
 from agent_evals.provider.snapshot import take_snapshot
 from agent_evals.record import AgentInfo, End, ErrorKind, PullRequestRef, RunRecord, Trace, Usage, UserInfo, UserKind
 from agent_evals.secrets import redact
@@ -132,7 +133,11 @@ async def run_case(
         except Exception as exc:
             _end_with_error(record, exc, identity)
     cleanup = _abandon_own_pull_requests(record)
-    return promptfoo_response(record, single_turn=config.mode == "single_turn", mode=mode, cleanup=cleanup)
+    response = promptfoo_response(record, single_turn=config.mode == "single_turn", mode=mode, cleanup=cleanup)
+    if checks and "error" not in response:  # an error row is not graded: Promptfoo skips its assertions
+        # graded on exactly the metadata the Python assertions would read from Promptfoo
+        response["metadata"]["checks"] = grade_checks(checks, list(asserts), response["metadata"])
+    return response
 
 
 def _abandon_own_pull_requests(record: RunRecord) -> dict[str, Any] | None:

@@ -1,0 +1,46 @@
+"""The kit's checks of a row, graded once in the provider's worker (no process per check).
+
+After the conversation and the end-state snapshot, :func:`grade_checks` runs every kit check
+of the test (``type: python`` on ``assertions/<check>.py``) with the check's own ``grade`` on
+the row's metadata — exactly what ``assertions/<check>.py`` does in a process of its own — and
+the results go into ``metadata.checks``. The suites' hook (``hooks/kit.js``) points each of
+those assertions at ``assertions/kit.js``, which answers from there, so the viewer still shows
+one entry per check with its metric, score and reason. A check that raises fails with the
+exception's message; the others still report.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from agent_evals.assertions.registry import CheckRef, check_module
+
+log = logging.getLogger(__name__)
+
+
+def grade_checks(
+    checks: Sequence[CheckRef], asserts: Sequence[Mapping[str, Any]], metadata: Mapping[str, Any]
+) -> list[dict[str, Any]]:
+    """One result per kit check: ``{name, metric, config, position, pass, score, reason, namedScores}``."""
+    out = []
+    for check in checks:
+        result = _grade_one(check, metadata)
+        threshold = asserts[check.position].get("threshold") if check.position < len(asserts) else None
+        if isinstance(threshold, int | float) and not isinstance(threshold, bool) and result["score"] < threshold:
+            result["pass"] = False  # as Promptfoo applies an assertion's threshold to a Python result
+        out.append({
+            "name": check.name, "metric": check.metric, "config": check.config, "position": check.position,
+            "pass": bool(result["pass"]), "score": float(result["score"]), "reason": str(result["reason"]),
+            "namedScores": dict(result.get("namedScores") or {}),
+        })
+    return out
+
+
+def _grade_one(check: CheckRef, metadata: Mapping[str, Any]) -> dict[str, Any]:
+    try:
+        return dict(check_module(check.name).grade(check.config, metadata))
+    except Exception as exc:  # noqa: BLE001 - this check fails with its reason; the others still report
+        log.warning("check %s raised", check.name, exc_info=True)
+        return {"pass": False, "score": 0.0, "reason": f"{check.name}: the check raised {type(exc).__name__}: {exc}"}
