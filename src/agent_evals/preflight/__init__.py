@@ -70,8 +70,19 @@ def preflight(
         result.problems.append(Problem(None, f"the filters select no case in {_names(suites)}: {_filters(flags)}"))
     if not replay:
         result.problems += check_models(dict.fromkeys(roles), offline=offline)  # type: ignore[arg-type]
+    result.problems += _deadline_problems()
     result.problems += check_external_portal()
     return result
+
+
+def _deadline_problems() -> list[Problem]:
+    from agent_evals.provider.deadline import DeadlineError, configured_deadline_s
+
+    try:
+        configured_deadline_s()
+    except DeadlineError as exc:
+        return [Problem(None, str(exc))]
+    return []
 
 
 def _roles(plans: list, tests: list[TestEntry]) -> list[tuple[str, str | None, str | None]]:

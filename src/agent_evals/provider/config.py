@@ -12,6 +12,7 @@ providers:
       temperature: 0.0
       mode: conversation            # or single_turn: the prompt is the one user message
       max_turns: 15
+      deadline_s: 600               # a conversation past this ends as an error of kind timeout
       user_model: gpt-4.1-mini      # optional, else USER_MODEL
       record: cassettes/            # or AGENT_EVALS_RECORD_DIR
       replay: golden                # or AGENT_EVALS_REPLAY_DIR; "golden" = <suite>/golden
@@ -90,6 +91,8 @@ class ProviderConfig(BaseModel):
     max_tool_rounds: int | None = Field(default=None, ge=1, le=50)
     mode: Literal["conversation", "single_turn"] = "conversation"
     max_turns: int = Field(default=DEFAULT_MAX_TURNS, ge=1, le=MAX_TURNS_LIMIT)
+    deadline_s: float | None = Field(default=None, gt=0, le=24 * 3600)
+    timeout: float | None = Field(default=None, gt=0)  # Promptfoo's own per-call limit (ms), read for the deadline
     simulated_user: SimulatedUserSpec | None = None
     user_messages: list[str] | None = None
     user_model: str | None = None
@@ -140,7 +143,6 @@ def parse_config(
     env = os.environ if env is None else env
     merged: dict[str, Any] = {k: v for k, v in dict(provider_config or {}).items() if v is not None}
     merged.pop("workers", None)  # Promptfoo's own keys
-    merged.pop("timeout", None)
     merged.pop("pythonExecutable", None)
     retries = merged.pop("maxRetries", 0)
     if retries not in (0, None):

@@ -37,6 +37,7 @@ from agent_evals.conversation.users import BaseUserSimulator, FixedMessages, Sim
 from agent_evals.llm.source import ModelSource
 from agent_evals.packs import Pack, load_pack
 from agent_evals.provider.config import ProviderConfig, ProviderConfigError, parse_config
+from agent_evals.provider.deadline import ConversationTimeout, deadline_s
 from agent_evals.provider.grading import grade_checks
 from agent_evals.provider.snapshot import take_snapshot
 from agent_evals.record import AgentInfo, End, ErrorKind, PullRequestRef, RunRecord, Trace, Usage, UserInfo, UserKind
@@ -190,16 +191,28 @@ async def converse(
     agent: ConversationalAgent, user: BaseUserSimulator, config: ProviderConfig, record: RunRecord, mode: RunMode,
     pack: Pack,
 ) -> None:
-    async with agent:
-        await run_conversation(
-            agent,
-            user,
-            record=record,
-            max_turns=1 if config.mode == "single_turn" else config.max_turns,
-            find_pull_request=pack.find_pull_request,
-            on_turn=mode.on_turn,
-            on_user_message=mode.on_user_message,
-        )
+    """The conversation, within its deadline (:mod:`agent_evals.provider.deadline`)."""
+    limit = deadline_s(config.deadline_s, config.timeout)
+
+    async def talk() -> None:
+        async with agent:
+            await run_conversation(
+                agent,
+                user,
+                record=record,
+                max_turns=1 if config.mode == "single_turn" else config.max_turns,
+                find_pull_request=pack.find_pull_request,
+                on_turn=mode.on_turn,
+                on_user_message=mode.on_user_message,
+            )
+
+    try:
+        await asyncio.wait_for(talk(), limit)
+    except TimeoutError:
+        raise ConversationTimeout(
+            f"the conversation ran past its deadline of {limit:g} s after {record.user_messages_sent} user "
+            "message(s) (deadline_s in the provider config, AGENT_EVALS_DEADLINE_S)"
+        ) from None
 
 
 def _new_record(identity: CaseIdentity, agent: AgentInfo, kind: UserKind) -> RunRecord:

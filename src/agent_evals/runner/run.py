@@ -26,6 +26,7 @@ from agent_evals.cleanup import RUN_ID_ENV, CleanupReport, cleanup_run
 from agent_evals.paths import project_root
 from agent_evals.portal_api import PortalAPI, PortalError
 from agent_evals.provider.config import ALLOW_STALE_ENV, GOLDEN, RECORD_ENV, REPLAY_ENV
+from agent_evals.provider.deadline import configured_deadline_s, runner_request_timeout_ms
 from agent_evals.record import KitError
 from agent_evals.runner.eval_marks import mark_interrupted, results_db
 from agent_evals.runner.console import PromptfooConsole, suite_summary
@@ -231,7 +232,21 @@ def _suite_env(suite: Suite, portal: Portal, run_id: str, workers: int, *, repla
         env[RECORD_ENV] = str(Path(record).resolve() / suite.name)
     if allow_stale:
         env[ALLOW_STALE_ENV] = "1"
+    if "REQUEST_TIMEOUT_MS" not in os.environ:  # Promptfoo's worker limit, set just above the kit's deadline
+        env["REQUEST_TIMEOUT_MS"] = str(runner_request_timeout_ms(_suite_deadline(suite)))
     return env
+
+
+def _suite_deadline(suite: Suite) -> float:
+    """The longest deadline of the suite's providers (their ``deadline_s``, else the configured one)."""
+    from agent_evals.runner.suite_files import load_suite
+
+    default = configured_deadline_s()
+    try:
+        values = [p.config.get("deadline_s") for p in load_suite(suite).providers]
+    except KitError:
+        return default
+    return max([float(v) for v in values if isinstance(v, int | float)] + [default])
 
 
 def _providers(suite: Suite) -> int:
