@@ -48,7 +48,7 @@ def test_fixed_messages_copy_a_spoke_and_the_pr_is_traceable(converse: Call, por
     assert output.startswith(f"User: {copy.request}\n  [tool] get_spoke(")
     assert f"User: {CONFIRM}\n  [tool] create_spoke_pull_request(" in output
     assert output.index("Assistant: Done:") > output.index("create_spoke_pull_request")
-    assert output.endswith("[conversation ended: done]")
+    assert output.endswith("[conversation ended: done, by the user]")
     # usage: the agent made 5 model calls, no user model was used
     assert metadata["usage"]["agent"]["calls"] == 5 and metadata["usage"]["user"]["calls"] == 0
     assert result["tokenUsage"]["numRequests"] == 5 and result["tokenUsage"]["total"] > 0
@@ -89,7 +89,7 @@ def test_simulated_user_gives_up(converse: Call) -> None:
     check_contract(metadata)
     assert metadata["conversation_end"] == "gave_up" and metadata["turns"] == 1
     assert metadata["tool_calls"] == [] and metadata["pull_requests"] == []
-    assert result["output"].endswith("[conversation ended: gave_up]")
+    assert result["output"].endswith("[conversation ended: gave_up, by the user]")
 
 
 def test_max_turns_stops_the_conversation(converse: Call) -> None:

@@ -69,7 +69,7 @@ def test_bad_input_is_an_error_result_and_the_next_call_still_works(
     assert result["error"].startswith("[config] ") and metadata["error_kind"] == "config"
     assert metadata["conversation_end"] == "error" and result["error"] == f"[config] {metadata['error']}"
     assert metadata["tool_calls"] == [] and metadata["pull_requests"] == []
-    assert result["output"].endswith(f"[error (config): {metadata['error']}]")
+    assert result["output"].endswith(f"[conversation ended: error (config): {metadata['error']}]")
 
     after = converse([COPY.script()], "E01", FIXED, config={"mode": "single_turn"}, prompt=COPY.request)
     assert "error" not in after, after.get("error")  # a worker keeps serving later tests

@@ -125,7 +125,8 @@ def test_description_cases_name_fields_by_their_schema_descriptions() -> None:
 def test_qa_cases_have_a_rubric_and_offline_key_facts() -> None:
     for case in _cases("spoke-qa"):
         types = [a["type"] for a in case["assert"]]
-        assert "llm-rubric" in types and "icontains-all" in types, case["description"]
+        facts = [a for a in case["assert"] if str(a.get("value", "")).endswith("/reply_contains.py")]
+        assert "llm-rubric" in types and facts and facts[0]["config"]["all"], case["description"]
     grader = _config("spoke-qa")["defaultTest"]["options"]["provider"]
     assert grader == "file://../../providers/judge.py"
 

@@ -18,7 +18,9 @@ from dataclasses import dataclass
 from types import ModuleType
 from typing import Any
 
-CORE_CHECKS = ("tool_sequence", "tool_not_executed", "argument_match", "function_call_metrics", "conversation")
+CORE_CHECKS = (
+    "tool_sequence", "tool_not_executed", "argument_match", "function_call_metrics", "conversation", "reply_contains",
+)
 PACK_CHECKS = {"spoke": ("input_diff", "spoke_json_valid", "pull_request")}
 KIT_CHECKS = CORE_CHECKS + tuple(name for names in PACK_CHECKS.values() for name in names)
 _KIT_FILE = re.compile(r"(?:^|/)assertions/(?P<name>\w+)\.py(?::(?P<fn>\w+))?$")

@@ -274,9 +274,8 @@ def mutations(case: Case, cassette: Cassette) -> Iterator[Mutation]:
     if (diff := _config(case, "input_diff")) is not None:
         if (changed := unexpected_config_change(cassette, diff[0].get("expected_changes") or {})) is not None:
             yield Mutation("unexpected configuration change", diff[1], changed)
-    facts = next((a for a in case.asserts if a.get("type") == "icontains-all"), None)
-    if facts is not None:
-        yield Mutation("key fact missing", str(facts.get("metric") or "icontains-all"), drop_key_fact(cassette, list(facts["value"])))
+    if (facts := _config(case, "reply_contains")) is not None and facts[0].get("all"):
+        yield Mutation("key fact missing", facts[1], drop_key_fact(cassette, list(facts[0]["all"])))
 
 
 @cache

@@ -32,7 +32,7 @@ from agent_evals.conversation.fingerprints import case_fingerprint, user_fingerp
 from agent_evals.conversation.metering import MeteredModels
 from agent_evals.conversation.modes import LiveMode, RecordingMode, ReplayingMode, RunMode, ToolWrapper
 from agent_evals.conversation.replay import ReplaySession
-from agent_evals.conversation.report import render_output, token_usage
+from agent_evals.conversation.transcript import render_output, token_usage
 from agent_evals.conversation.users import BaseUserSimulator, FixedMessages, SimulatedUser
 from agent_evals.llm.source import ModelSource
 from agent_evals.packs import Pack, load_pack

@@ -1,0 +1,15 @@
+"""Promptfoo assertion ``reply_contains``: the agent's answer states the key facts (read from the
+answer alone, never from the question or the tool results).
+
+Settings go under the assertion's ``config:``; see docs/assertions.md. The logic lives in
+``agent_evals.assertions.reply_contains``.
+"""
+
+from typing import Any
+
+from agent_evals.assertions import GradingResult, grade_from_context
+from agent_evals.assertions.reply_contains import grade
+
+
+def get_assert(output: Any, context: dict[str, Any]) -> GradingResult:
+    return grade_from_context(grade, context)
