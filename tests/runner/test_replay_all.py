@@ -21,7 +21,12 @@ def test_all_suites_replay_offline_and_pass(isolated: Path, capsys: pytest.Captu
     assert "NOT GRADED" in printed  # no grader model here: said plainly, never passed
     counts = {}
     for suite in ("spoke-create", "spoke-qa", "spoke-create-overlay"):
-        rows = json.loads((isolated / f"{suite}.json").read_text())["results"]["results"]
+        data = json.loads((isolated / f"{suite}.json").read_text())
+        rows = data["results"]["results"]
+        # the viewer's list tells runs apart; rows keep the order of the case files
+        assert data["config"]["description"].startswith(f"{suite} · replay · models as recorded · rev ")
+        ids = [r["testCase"]["metadata"]["id"] for r in sorted(rows, key=lambda r: r["testIdx"])]
+        assert ids == sorted(ids), ids
         assert all(row["success"] for row in rows), [r["testCase"]["description"] for r in rows if not r["success"]]
         counts[suite] = len(rows)
         for row in rows:

@@ -46,6 +46,7 @@ async def run_conversation(
     find_pull_request: PullRequestFinder = no_pull_requests,
     on_turn: TurnObserver | None = None,
     on_user_message: MessageObserver | None = None,
+    on_tool_call: ToolObserver | None = None,
 ) -> RunRecord:
     """Alternate user and agent until the user stops, ``max_turns`` messages were sent, or a
     limit stopped the agent (its tool rounds, or its reply cut off at the completion cap);
@@ -67,7 +68,7 @@ async def run_conversation(
         if on_user_message is not None:
             on_user_message(number, move.text)
         history.append({"role": "user", "content": move.text})
-        reply = await _respond(agent, history, _Collector(record, number, find_pull_request))
+        reply = await _respond(agent, history, _Collector(record, number, find_pull_request, on_tool_call))
         turn = Turn(move.text, reply.text, record.pending.tool_calls, reply.stop_reason)
         record.turns.append(turn)
         record.pending = None
@@ -82,8 +83,10 @@ async def run_conversation(
 class _Collector:
     """Puts each tool call of the turn into the record as it completes."""
 
-    def __init__(self, record: RunRecord, turn: int, find_pull_request: PullRequestFinder) -> None:
-        self.record, self.turn, self.find = record, turn, find_pull_request
+    def __init__(
+        self, record: RunRecord, turn: int, find_pull_request: PullRequestFinder, observer: ToolObserver | None
+    ) -> None:
+        self.record, self.turn, self.find, self.observer = record, turn, find_pull_request, observer
         self.seen = 0
 
     def __call__(self, call: ToolCall) -> None:
@@ -95,6 +98,8 @@ class _Collector:
         pr = self.find(placed)
         if pr is not None:
             self.record.add_pull_request(pr)
+        if self.observer is not None:
+            self.observer(placed)
 
 
 async def _respond(agent: ConversationalAgent, history: list[Message], collect: _Collector) -> AgentReply:

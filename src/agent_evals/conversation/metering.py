@@ -8,12 +8,15 @@ fails later), and a failure of the simulated user's model becomes an error of ki
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import time
+from collections.abc import Callable, Sequence
 from typing import Any
 
 from agent_evals.llm.source import ModelSource
 from agent_evals.llm.types import ChatModel, ChatResponse, LLMError, Message, Role, ToolSpec
-from agent_evals.record import KitError, RunRecord
+from agent_evals.record import KitError, RunRecord, Usage
+
+CallObserver = Callable[[Role, str, int, Usage, bool], None]  # (role, model, started ns, usage, failed)
 
 
 class UserSimulatorError(KitError):
@@ -25,15 +28,16 @@ class UserSimulatorError(KitError):
 class MeteredModels:
     """A model source whose models count their usage into ``record`` (see the module docstring)."""
 
-    def __init__(self, inner: ModelSource, record: RunRecord) -> None:
+    def __init__(self, inner: ModelSource, record: RunRecord, on_call: CallObserver | None = None) -> None:
         self._inner = inner
         self._record = record
+        self._on_call = on_call
         self._handed_out: list[ChatModel] = []
 
     def chat_model(self, role: Role, *, model: str | None = None, default_model: str | None = None) -> ChatModel:
         inner = self._inner.chat_model(role, model=model, default_model=default_model)
         self._handed_out.append(inner)
-        return MeteredChatModel(inner, role, self._record)
+        return MeteredChatModel(inner, role, self._record, self._on_call)
 
     async def aclose(self) -> None:
         """Close every model handed out (closing twice is harmless)."""
@@ -45,10 +49,11 @@ class MeteredModels:
 
 
 class MeteredChatModel:
-    def __init__(self, inner: ChatModel, role: Role, record: RunRecord) -> None:
+    def __init__(self, inner: ChatModel, role: Role, record: RunRecord, on_call: CallObserver | None = None) -> None:
         self._inner = inner
         self._role = role
         self._record = record
+        self._on_call = on_call
 
     @property
     def model(self) -> str:
@@ -62,13 +67,18 @@ class MeteredChatModel:
         temperature: float | None = None,
         **options: Any,
     ) -> ChatResponse:
+        started = time.time_ns()
         try:
             response = await self._inner.complete(messages, tools=tools, temperature=temperature, **options)
         except LLMError as exc:
+            if self._on_call is not None:
+                self._on_call(self._role, self.model, started, Usage(), True)
             if self._role == "user" and exc.kind == "model":
                 raise UserSimulatorError(f"the simulated user's model failed: {exc}") from exc
             raise
         self._record.add_usage(self._role, response.usage)
+        if self._on_call is not None:
+            self._on_call(self._role, self.model, started, response.usage, False)
         return response
 
     async def aclose(self) -> None:

@@ -19,6 +19,7 @@ providers:
       variant: alt                  # tells this provider's cassettes apart from another's
       allow_stale: false            # replay a cassette whose fingerprints changed (or AGENT_EVALS_ALLOW_STALE=1)
       pack: spoke                   # the domain pack (agent_evals.packs): generic, spoke, or a dotted path
+      otlp_endpoint: http://127.0.0.1:4318/v1/traces   # where spans go when the suite enables tracing
 tests:
   - vars:
       simulated_user: {goal: ..., persona: ..., facts: {...}, instructions: ...}
@@ -102,6 +103,7 @@ class ProviderConfig(BaseModel):
     variant: str | None = None
     allow_stale: bool = False
     pack: str = "generic"
+    otlp_endpoint: str | None = None
     base_path: str | None = Field(default=None, alias="basePath")
 
     @model_validator(mode="after")

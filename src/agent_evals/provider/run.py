@@ -40,6 +40,7 @@ from agent_evals.provider.config import ProviderConfig, ProviderConfigError, par
 from agent_evals.provider.deadline import ConversationTimeout, deadline_s
 from agent_evals.provider.grading import grade_checks
 from agent_evals.provider.snapshot import take_snapshot
+from agent_evals.provider.tracing import Tracer
 from agent_evals.record import AgentInfo, End, ErrorKind, PullRequestRef, RunRecord, Trace, Usage, UserInfo, UserKind
 from agent_evals.secrets import redact
 
@@ -98,11 +99,13 @@ def _call_api(prompt: str, options: Mapping[str, Any], context: Mapping[str, Any
         return promptfoo_response(record)
     identity = CaseIdentity.from_context(context, config.variant)
     asserts = (context.get("test") or {}).get("assert") or []
-    return asyncio.run(run_case(prompt, config, identity, asserts=asserts))
+    tracer = Tracer.from_context(context, config.otlp_endpoint, identity.case_id)
+    return asyncio.run(run_case(prompt, config, identity, asserts=asserts, tracer=tracer))
 
 
 async def run_case(
-    prompt: str, config: ProviderConfig, identity: CaseIdentity, *, asserts: Sequence[Any] = ()
+    prompt: str, config: ProviderConfig, identity: CaseIdentity, *, asserts: Sequence[Any] = (),
+    tracer: Tracer | None = None,
 ) -> dict[str, Any]:
     """Hold one conversation (or one turn) and shape Promptfoo's answer; never raises for a failed run."""
     record = _new_record(identity, _unbuilt_agent(config.model_dump()), user_kind(config))
@@ -114,13 +117,13 @@ async def run_case(
         pack = load_pack(config.pack)
         checks = validated_checks(asserts)
         mode = run_mode(config, identity)
-        models = MeteredModels(mode.models, record)
+        models = MeteredModels(mode.models, record, tracer.model_call if tracer is not None else None)
         mode.start(fingerprints(config, identity.case_id, prompt))
         user = build_user(config, prompt, models, models_available=mode.kind == "replay" or _llm_configured())
         agent = build_agent(config, identity, models, mode.wrap_tools)
         record.agent = agent.info
         record.user = UserInfo(record.user.kind, user.llm.model if user.llm is not None else None)
-        await converse(agent, user, config, record, mode, pack)
+        await converse(agent, user, config, record, mode, pack, tracer)
     except Exception as exc:  # reported as a Promptfoo error, with everything done so far
         _end_with_error(record, exc, identity)
     finally:
@@ -138,6 +141,8 @@ async def run_case(
     if checks and "error" not in response:  # an error row is not graded: Promptfoo skips its assertions
         # graded on exactly the metadata the Python assertions would read from Promptfoo
         response["metadata"]["checks"] = grade_checks(checks, list(asserts), response["metadata"])
+    if tracer is not None:
+        tracer.finish(record)  # before answering: Promptfoo reads the spans when it grades the row
     return response
 
 
@@ -189,10 +194,14 @@ def _snapshot(record: RunRecord, pack: Pack, checks: Sequence[CheckRef], identit
 
 async def converse(
     agent: ConversationalAgent, user: BaseUserSimulator, config: ProviderConfig, record: RunRecord, mode: RunMode,
-    pack: Pack,
+    pack: Pack, tracer: Tracer | None = None,
 ) -> None:
-    """The conversation, within its deadline (:mod:`agent_evals.provider.deadline`)."""
+    """The conversation, within its deadline (:mod:`agent_evals.provider.deadline`), traced when asked."""
     limit = deadline_s(config.deadline_s, config.timeout)
+    on_turn, on_message, on_tool = mode.on_turn, mode.on_user_message, None
+    if tracer is not None:
+        on_turn, on_message = _both(tracer.turn_ended, mode.on_turn), _both(tracer.turn_started, mode.on_user_message)
+        on_tool = tracer.tool_call
 
     async def talk() -> None:
         async with agent:
@@ -202,8 +211,9 @@ async def converse(
                 record=record,
                 max_turns=1 if config.mode == "single_turn" else config.max_turns,
                 find_pull_request=pack.find_pull_request,
-                on_turn=mode.on_turn,
-                on_user_message=mode.on_user_message,
+                on_turn=on_turn,
+                on_user_message=on_message,
+                on_tool_call=on_tool,
             )
 
     try:
@@ -213,6 +223,14 @@ async def converse(
             f"the conversation ran past its deadline of {limit:g} s after {record.user_messages_sent} user "
             "message(s) (deadline_s in the provider config, AGENT_EVALS_DEADLINE_S)"
         ) from None
+
+
+def _both(first: Any, second: Any) -> Any:
+    def both(*args: Any) -> None:
+        first(*args)
+        second(*args)
+
+    return both
 
 
 def _new_record(identity: CaseIdentity, agent: AgentInfo, kind: UserKind) -> RunRecord:

@@ -28,6 +28,7 @@ _DROP = (
     re.compile(r"^=+$"),
     re.compile(r"^(There were some errors during the operation|Error log: |Debug log: )"),
     re.compile(r"^\s*$"),
+    re.compile(r"^\[(OtlpReceiver|EvaluatorTracing|OtelSdk|TraceStore)\]"),  # Promptfoo's tracing chatter
 )
 _EVAL_LINE = re.compile(r"^(✓ Eval complete|⏸ Evaluation paused)")
 

@@ -30,6 +30,7 @@ from agent_evals.provider.deadline import configured_deadline_s, runner_request_
 from agent_evals.record import KitError
 from agent_evals.runner.eval_marks import mark_interrupted, results_db
 from agent_evals.runner.console import PromptfooConsole, suite_summary
+from agent_evals.runner.describe import eval_description
 from agent_evals.runner.interrupts import ForcedExit, Interrupts
 from agent_evals.runner.manifest import RunManifest, SuiteRun, now, runs_dir
 from agent_evals.runner.portals import Portal, portal_for
@@ -183,6 +184,10 @@ def run_suite(
         args = [arg.replace("{suite}", suite.name) for arg in promptfoo_args]  # e.g. -o results/{suite}.json
         flags = read_flags(args)
         quiet_flags = ([] if flags.table else ["--no-table"]) + ["--no-progress-bar"]
+        if flags.description is None:
+            mode = manifest.mode if manifest is not None else "replay" if replay else "record" if record else "live"
+            revision = manifest.git_revision if manifest is not None else None
+            quiet_flags += ["--description", eval_description(suite, mode, revision)]
         command = promptfoo_command("eval", "-c", str(suite.config), *quiet_flags, *args)
         started = time.monotonic()
         with open(folder / f"promptfoo-{suite.name}.log", "a", encoding="utf-8") as promptfoo_log:

@@ -1,0 +1,66 @@
+"""What an eval is, in one line, for the viewer's eval list (Promptfoo's ``--description``):
+
+    spoke-create · replay · agent golden-agent, user golden-user, judge none · rev abc1234 · instructions 1d23b9c2
+
+The suite, how it ran (live, replay, record), the model of each role, the git revision and the
+hash of the agent's instructions, so a replay and a live run of another model are told apart.
+"""
+
+from __future__ import annotations
+
+from agent_evals.record import KitError
+from agent_evals.runner.suites import Suite
+
+
+def eval_description(suite: Suite, mode: str, git_revision: str | None) -> str:
+    parts = [suite.name, mode, _models(suite, mode)]
+    if git_revision:
+        parts.append(f"rev {git_revision}")
+    hashes = _instructions(suite)
+    if hashes:
+        parts.append("instructions " + ", ".join(hashes))
+    return " · ".join(parts)
+
+
+def _agents(suite: Suite) -> list[tuple[dict, object]]:
+    from agent_evals.agent.config import load_agent_config
+    from agent_evals.preflight.suite_checks import is_kit_provider
+    from agent_evals.provider.config import ProviderConfig
+    from agent_evals.runner.suite_files import load_suite
+
+    out = []
+    try:
+        providers = [p for p in load_suite(suite).providers if is_kit_provider(p)]
+    except KitError:
+        return []
+    for provider in providers:
+        config = {**provider.config, "basePath": str(suite.folder)}
+        try:
+            base = ProviderConfig.model_validate({k: v for k, v in config.items()
+                                                  if k not in ("simulated_user", "user_messages")})
+            agent = None if base.factory else load_agent_config(
+                base.agent, instructions_file=str(base.resolve(base.instructions_file)) if base.instructions_file
+                else None)
+        except (KitError, ValueError):
+            continue
+        out.append((config, agent))
+    return out
+
+
+def _models(suite: Suite, mode: str) -> str:
+    from agent_evals.judge import judge_configured
+    from agent_evals.llm.settings import resolve_model
+
+    if mode == "replay":
+        return "models as recorded"
+    agents = _agents(suite)
+    config, agent = agents[0] if agents else ({}, None)
+    default = getattr(agent, "model", None)
+    agent_model = resolve_model("agent", model=config.get("model"), default_model=default)[0] or "?"
+    user_model = resolve_model("user", model=config.get("user_model"))[0] or agent_model
+    judge = resolve_model("judge")[0] if judge_configured() else "none"
+    return f"agent {agent_model}, user {user_model}, judge {judge}"
+
+
+def _instructions(suite: Suite) -> list[str]:
+    return list(dict.fromkeys(a.instructions_sha256[:8] for _, a in _agents(suite) if a is not None))

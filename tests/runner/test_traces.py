@@ -1,0 +1,95 @@
+"""Traces: the provider's spans feed Promptfoo's own trajectory assertions, which agree with the
+kit's checks on the golden conversations and on broken copies of them."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from agent_evals.conversation.cassette import load_cassette, save_cassette
+from agent_evals.golden.selfcheck import PR_TOOL, _edit_tool_arguments, exceed_step_budget, forbidden_tool, swap_tools
+from agent_evals.runner.run import run
+from agent_evals.runner.suites import select
+from tests.conftest import PROJECT_ROOT
+
+pytestmark = pytest.mark.skipif(
+    not (PROJECT_ROOT / "node_modules" / ".bin" / "promptfoo").exists(), reason="npm packages not installed"
+)
+OVERLAY = select("spoke-create-overlay")[0]
+PAIRS = {  # the kit's check ↔ Promptfoo's trajectory assertion on the same thing
+    "forbidden_tools": "native_forbidden_tools",
+    "tool_sequence": "native_tool_sequence",
+    "argument_match": "native_argument_match",
+    "used_schema": "native_used_schema",
+}
+
+
+def _verdicts(path: Path) -> dict[str, dict[str, bool]]:
+    out = {}
+    for row in json.loads(path.read_text())["results"]["results"]:
+        metrics = {}
+        for component in row["gradingResult"]["componentResults"]:
+            metric = component["assertion"].get("metric")
+            if metric:
+                metrics[metric] = metrics.get(metric, True) and component["pass"]
+        out[row["testCase"]["metadata"]["id"]] = metrics
+    return out
+
+
+def _agree(verdicts: dict[str, bool]) -> None:
+    for kit, native in PAIRS.items():
+        if kit in verdicts:
+            assert verdicts[kit] == verdicts[native], (kit, verdicts)
+
+
+def _replay(folder: Path, out: Path) -> dict[str, dict[str, bool]]:
+    replay = "golden" if str(folder) == "golden" else str(folder)
+    code = run("spoke-create-overlay", replay, None, ["-o", str(out), "--no-cache"])
+    assert code in (0, 100)
+    return _verdicts(out)
+
+
+def _mutated(tmp: Path, changes: dict[str, Any]) -> Path:
+    folder = tmp / "cassettes"
+    (folder / OVERLAY.name).mkdir(parents=True)
+    for path in (OVERLAY.folder / "golden").glob("*.json"):
+        shutil.copy(path, folder / OVERLAY.name / path.name)
+    for case_id, mutate in changes.items():
+        cassette = mutate(load_cassette(OVERLAY.folder / "golden" / f"{case_id}.json"))
+        save_cassette(cassette, folder / OVERLAY.name / f"{case_id}.json")
+    return folder
+
+
+def test_native_and_kit_checks_agree_on_the_golden_conversations(isolated: Path) -> None:
+    verdicts = _replay(Path("golden"), isolated / "golden.json")
+    assert set(verdicts) == {"O01", "O02", "O03"}
+    for case in verdicts.values():
+        assert all(case.values()), case  # the golden conversations pass everything, native included
+        assert "native_forbidden_tools" in case and "native_step_budget" in case
+        _agree(case)
+
+
+def _rename(arguments: dict[str, Any]) -> None:
+    arguments["spoke_name"] = arguments["config"]["name"] = "cx-crm2-dev-sdc"  # still a valid PR
+
+
+def test_native_and_kit_checks_fail_together_on_broken_conversations(isolated: Path) -> None:
+    first = _replay(_mutated(isolated / "a", {
+        "O01": forbidden_tool,
+        "O02": lambda c: _edit_tool_arguments(c, PR_TOOL, _rename).done(),
+        "O03": lambda c: exceed_step_budget(c, 12),
+    }), isolated / "a.json")
+    assert first["O01"]["forbidden_tools"] is False and first["O01"]["native_forbidden_tools"] is False
+    assert first["O02"]["argument_match"] is False and first["O02"]["native_argument_match"] is False
+    assert first["O03"]["conversation"] is False and first["O03"]["native_step_budget"] is False
+    for case in first.values():
+        _agree(case)
+    second = _replay(_mutated(isolated / "b", {
+        "O01": lambda c: swap_tools(c, "get_spoke_schema", "validate_spoke_config"),
+    }), isolated / "b.json")
+    assert second["O01"]["tool_sequence"] is False and second["O01"]["native_tool_sequence"] is False
+    _agree(second["O01"])
