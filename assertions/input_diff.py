@@ -2,13 +2,13 @@
 exactly the expected changes.
 
 Settings go under the assertion's ``config:``; see docs/assertions.md. The logic lives in
-``agent_evals.assertions.input_diff``.
+``agent_evals.packs.spoke.checks.input_diff``.
 """
 
 from typing import Any
 
 from agent_evals.assertions import GradingResult, grade_from_context
-from agent_evals.assertions.input_diff import grade
+from agent_evals.packs.spoke.checks.input_diff import grade
 
 
 def get_assert(output: Any, context: dict[str, Any]) -> GradingResult:

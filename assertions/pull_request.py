@@ -2,13 +2,13 @@
 expect: none, no PR).
 
 Settings go under the assertion's ``config:``; see docs/assertions.md. The logic lives in
-``agent_evals.assertions.pull_request``.
+``agent_evals.packs.spoke.checks.pull_request``.
 """
 
 from typing import Any
 
 from agent_evals.assertions import GradingResult, grade_from_context
-from agent_evals.assertions.pull_request import grade
+from agent_evals.packs.spoke.checks.pull_request import grade
 
 
 def get_assert(output: Any, context: dict[str, Any]) -> GradingResult:

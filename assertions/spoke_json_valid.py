@@ -2,13 +2,13 @@
 created PR's validation succeeded.
 
 Settings go under the assertion's ``config:``; see docs/assertions.md. The logic lives in
-``agent_evals.assertions.spoke_json_valid``.
+``agent_evals.packs.spoke.checks.spoke_json_valid``.
 """
 
 from typing import Any
 
 from agent_evals.assertions import GradingResult, grade_from_context
-from agent_evals.assertions.spoke_json_valid import grade
+from agent_evals.packs.spoke.checks.spoke_json_valid import grade
 
 
 def get_assert(output: Any, context: dict[str, Any]) -> GradingResult:

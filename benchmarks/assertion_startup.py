@@ -90,6 +90,8 @@ CONFIGS: dict[str, dict[str, Any]] = {
         ]
     },
     "conversation": {"max_turns": 4, "expected_steps": 3},
+    "reply_contains": {"all": ["retries", "5"]},
+    "reply_grounded": {"kinds": ["url", "number"]},
 }
 
 

@@ -25,9 +25,9 @@ from agent_evals.testing.conversations import (
     USER_MODEL,
     ConversationScript,
     ScriptedConversations,
-    SpokeCopy,
     tool_result,
 )
+from agent_evals.packs.spoke.scripts import SpokeCopy
 from agent_evals.testing.scripted_openai import Reply, ScriptedOpenAIServer
 
 CASE = "B01"

@@ -2,7 +2,7 @@
 
     providers:
       - id: file://../../providers/agent.py
-        config: {agent: spoke, mode: conversation, max_turns: 15}
+        config: {agent: my-agent, pack: generic, mode: conversation, max_turns: 15}
 """
 
 from agent_evals.provider.run import call_api

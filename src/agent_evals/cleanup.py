@@ -7,7 +7,8 @@ Three levels, from narrow to wide:
   recorded with the row's trace id (so a provider that errored after creating one
   is covered too).
 - :func:`cleanup_run` — after the run (``afterAll`` hook, and the runner once
-  Promptfoo has exited, also after Ctrl-C): every active PR with the run's eval id.
+  Promptfoo has exited, also after Ctrl-C): every active PR with the run's eval id,
+  and the fixtures its cases made (``cleanup_test`` removes a test's fixtures too).
 - :func:`cleanup_all_eval_prs` — ``agent-evals cleanup``: every active PR created
   by any eval run (a PR with an eval id); PRs people made are never touched.
 
@@ -21,7 +22,6 @@ import os
 import time
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import Any
 
 from agent_evals.portal_api import PortalAPI, PortalError, PortalNotFound, find_pull_request_urls
@@ -39,9 +39,12 @@ class CleanupReport:
     already_closed: list[int] = field(default_factory=list)
     failed: dict[int, str] = field(default_factory=dict)
     error: str | None = None  # the portal could not be asked at all
+    removed_fixtures: list[str] = field(default_factory=list)  # what the cases' fixtures had made
 
     def as_dict(self) -> dict[str, Any]:
         out: dict[str, Any] = {"abandoned": self.abandoned, "already_closed": self.already_closed}
+        if self.removed_fixtures:
+            out["removed_fixtures"] = self.removed_fixtures
         if self.failed:
             out["failed"] = {str(k): v for k, v in self.failed.items()}
         if self.error:
@@ -50,6 +53,8 @@ class CleanupReport:
 
     def summary(self) -> str:
         parts = [f"abandoned {len(self.abandoned)} PR(s)"]
+        if self.removed_fixtures:
+            parts.append(f"removed {len(self.removed_fixtures)} fixture(s)")
         if self.failed:
             parts.append(f"{len(self.failed)} failed: " + "; ".join(f"#{k}: {v}" for k, v in self.failed.items()))
         if self.error:
@@ -146,17 +151,35 @@ def cleanup_test(result: Mapping[str, Any], api: PortalAPI | None = None) -> Cle
             ids += [pr["id"] for pr in api.list_pull_requests(status="active", test_id=trace.test_id)]
     except PortalError as exc:
         return CleanupReport(error=str(exc))
-    return abandon(api, ids)
+    report = abandon(api, ids)
+    if trace is not None and trace.test_id:
+        _remove_fixtures(api, report, test_id=trace.test_id)
+    return report
 
 
 def cleanup_run(eval_id: str, api: PortalAPI | None = None) -> CleanupReport:
-    """Abandon every active PR created with this eval id."""
+    """Abandon every active PR created with this eval id, and remove its cases' fixtures."""
     try:
         api = api or PortalAPI.from_env()
         ids = [pr["id"] for pr in api.list_pull_requests(status="active", eval_id=eval_id)]
     except PortalError as exc:
         return CleanupReport(error=str(exc))
-    return abandon(api, ids)
+    report = abandon(api, ids)
+    _remove_fixtures(api, report, eval_id=eval_id)
+    return report
+
+
+def _remove_fixtures(api: PortalAPI, report: CleanupReport, **which: str) -> None:
+    """The fixtures (and any fixture PR still active) of a test or an eval."""
+    try:
+        removed = api.remove_fixtures(**which)
+    except PortalError as exc:
+        if exc.status == 404:  # a portal without fixtures (an older one): nothing to remove
+            return
+        report.error = report.error or f"removing fixtures: {exc}"
+        return
+    report.removed_fixtures += [str(name) for name in removed.get("removed") or []]
+    report.abandoned += [i for i in removed.get("abandoned") or [] if i not in report.abandoned]
 
 
 def cleanup_all_eval_prs(api: PortalAPI) -> CleanupReport:

@@ -19,12 +19,14 @@ from __future__ import annotations
 import json
 import os
 import re
+from collections.abc import Mapping
 from typing import Any, TypedDict, cast
 from urllib.parse import quote, urlencode, urlsplit
 
 from agent_evals.record import KitError
 
 __all__ = [
+    "FIXTURE_CREATED_BY",
     "PR_URL_PATH",
     "PortalAPI",
     "PortalError",
@@ -39,6 +41,7 @@ __all__ = [
 ]
 
 DEFAULT_TIMEOUT = 10.0
+FIXTURE_CREATED_BY = "fixture"  # the created_by of the pull requests a test case's fixtures made
 PR_URL_PATH = "/repos/spokes/pullrequest/"
 
 # Any URL whose path ends in ``/pullrequest/<digits>`` (this portal's or another host's).
@@ -187,19 +190,47 @@ class PortalAPI:
         """Abandon a pull request (idempotent); PortalError with status 409 if it is completed."""
         return cast(PullRequest, self._request("POST", f"/api/pull-requests/{int(pr_id)}/abandon"))
 
+    # -- fixtures: what a test case relies on (docs/architecture.md, "Case fixtures") -----
+
+    def create_fixture_pull_request(self, body: dict[str, Any], trace: Mapping[str, str]) -> PullRequest:
+        """A pull request made for a test case: ``{spoke_name, config, title, description?, source_spoke?,
+        status?}``; ``trace`` holds its X-Eval-Id and X-Test-Id headers."""
+        return cast(PullRequest, self._request("POST", "/api/fixtures/pull-requests", body, dict(trace)))
+
+    def create_fixture_spoke(self, name: str, config: dict[str, Any], trace: Mapping[str, str]) -> dict[str, Any]:
+        """A spoke put on main for a test case: ``{"name", "file"}``."""
+        return self._request("POST", "/api/fixtures/spokes", {"name": name, "config": config}, dict(trace))
+
+    def list_fixtures(self, eval_id: str | None = None, test_id: str | None = None) -> dict[str, Any]:
+        """``{"spokes": [names], "pull_requests": [active fixture PR ids]}`` of an eval or a test."""
+        query = {k: v for k, v in {"eval_id": eval_id, "test_id": test_id}.items() if v}
+        return self._request("GET", "/api/fixtures" + (f"?{urlencode(query)}" if query else ""))
+
+    def remove_fixtures(self, eval_id: str | None = None, test_id: str | None = None) -> dict[str, Any]:
+        """Remove an eval's or a test's fixtures: ``{"removed": [what], "abandoned": [PR ids]}``."""
+        query = {k: v for k, v in {"eval_id": eval_id, "test_id": test_id}.items() if v}
+        if not query:
+            raise PortalError("removing fixtures needs an eval_id or a test_id")
+        return self._request("POST", f"/api/fixtures/remove?{urlencode(query)}")
+
     # -- transport -----------------------------------------------------------------------
 
-    def _request(self, method: str, path: str) -> dict[str, Any]:
-        """One call; the answer must be a JSON object."""
+    def _request(
+        self, method: str, path: str, body: Any = None, extra_headers: Mapping[str, str] | None = None
+    ) -> dict[str, Any]:
+        """One call (``body`` sent as JSON); the answer must be a JSON object."""
         import http.client
         import urllib.error
         import urllib.request
 
         url = self.base_url + path
-        headers = {"Accept": "application/json"}
+        headers = {"Accept": "application/json", **(extra_headers or {})}
         if self._token:
             headers["Authorization"] = f"Bearer {self._token}"
         data = b"" if method == "POST" else None
+        if body is not None:
+            data = json.dumps(body).encode("utf-8")
+            headers["Content-Type"] = "application/json"
         request = urllib.request.Request(url, data=data, headers=headers, method=method)
         shown = f"{method} {self._redact(url)}"
         try:

@@ -10,28 +10,10 @@ from pathlib import Path
 import pytest
 import yaml
 
-from agent_evals.assertions import (
-    argument_match,
-    conversation,
-    function_call_metrics,
-    input_diff,
-    pull_request,
-    spoke_json_valid,
-    tool_not_executed,
-    tool_sequence,
-)
+from agent_evals.assertions.registry import check_module, kit_check_names
 
 ROOT = Path(__file__).resolve().parents[2]
-PARSERS = {
-    "tool_sequence": tool_sequence.parse_config,
-    "tool_not_executed": tool_not_executed.parse_config,
-    "argument_match": argument_match.parse_config,
-    "input_diff": input_diff.parse_config,
-    "spoke_json_valid": spoke_json_valid.parse_config,
-    "pull_request": pull_request.parse_config,
-    "function_call_metrics": function_call_metrics.parse_config,
-    "conversation": conversation.parse_config,
-}
+PARSERS = {name: check_module(name).parse_config for name in kit_check_names()}
 
 
 def documented_assertions() -> list[dict]:

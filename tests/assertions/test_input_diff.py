@@ -6,7 +6,7 @@ import copy
 
 import pytest
 
-from agent_evals.assertions.input_diff import grade, spoke_resource
+from agent_evals.packs.spoke.checks.input_diff import grade, spoke_resource
 
 from ._assertion_support import call, metadata, snapshot
 

@@ -17,7 +17,7 @@ from typing import Any
 
 import pytest
 
-from agent_evals.assertions import input_diff, pull_request, spoke_json_valid
+from agent_evals.packs.spoke.checks import input_diff, pull_request, spoke_json_valid
 from agent_evals.assertions.registry import kit_checks
 from agent_evals.packs import load_pack
 from agent_evals.portal_api import PortalAPI, PortalError, PortalNotFound, pull_request_url

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from agent_evals.assertions.pull_request import grade
+from agent_evals.packs.spoke.checks.pull_request import grade
 
 from ._assertion_support import BASE, call, metadata, portal_pull_request, snapshot
 

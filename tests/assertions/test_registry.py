@@ -18,12 +18,21 @@ ROOT = Path(__file__).resolve().parents[2]
 
 def test_every_assertion_file_is_a_kit_check_and_back() -> None:
     files = {path.stem for path in (ROOT / "assertions").glob("*.py") if not path.stem.startswith("_")}
-    assert set(registry.KIT_CHECKS) == files
-    assert len(registry.KIT_CHECKS) == len(set(registry.KIT_CHECKS))
-    assert set(registry.PACK_CHECKS["spoke"]) == {"input_diff", "spoke_json_valid", "pull_request"}
+    assert set(registry.kit_check_names()) == files
+    assert len(registry.kit_check_names()) == len(set(registry.kit_check_names()))
+    assert set(registry.pack_checks()["spoke"]) == {"input_diff", "spoke_json_valid", "pull_request"}
+    assert registry.pack_of("input_diff") == "spoke" and registry.pack_of("tool_sequence") is None
 
 
-@pytest.mark.parametrize("name", registry.KIT_CHECKS)
+def test_core_checks_live_in_the_core_and_pack_checks_in_their_pack() -> None:
+    for name in registry.CORE_CHECKS:
+        assert check_module(name).__name__ == f"agent_evals.assertions.{name}"
+    for pack, checks in registry.pack_checks().items():
+        for name in checks:
+            assert check_module(name).__name__.startswith(f"agent_evals.packs.{pack}."), name
+
+
+@pytest.mark.parametrize("name", registry.kit_check_names())
 def test_a_suite_assertion_is_recognised(name: str) -> None:
     assert check_name({"type": "python", "value": f"file://../../assertions/{name}.py"}) == name
     assert check_name({"type": "python", "value": f"file://../../../assertions/{name}.py"}) == name
@@ -85,7 +94,7 @@ def test_kit_checks_keep_config_metric_and_position() -> None:
 def test_parse_check_config_returns_the_parsed_config() -> None:
     parsed = parse_check_config("tool_sequence", {"expected": ["get_spoke"], "mode": "strict"})
     assert parsed == ToolSequenceConfig(expected=("get_spoke",), mode="strict")
-    assert check_module("input_diff").__name__ == "agent_evals.assertions.input_diff"
+    assert check_module("input_diff").__name__ == "agent_evals.packs.spoke.checks.input_diff"
 
 
 @pytest.mark.parametrize(

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from agent_evals.assertions.spoke_json_valid import SCHEMA_RESOURCE, grade
+from agent_evals.packs.spoke.checks.spoke_json_valid import SCHEMA_RESOURCE, grade
 
 from ._assertion_support import call, metadata, portal_pull_request, snapshot
 

@@ -4,13 +4,13 @@ import pytest
 
 from agent_evals.conversation.driver import describe_error, run_conversation
 from agent_evals.conversation.users import FixedMessages, UserMessage
-from agent_evals.packs.spoke import SpokePack
 from agent_evals.record import End, PullRequestRef, RunRecord
+from tests.toy_pack import PACK
 
 from .fakes import FakeAgent, QuietAgent, reply, tool_call
 
-PR = {"id": 7, "url": "http://127.0.0.1:1/repos/spokes/pullrequest/7", "status": "active"}
-find_pr = SpokePack().find_pull_request
+PR = {"id": 7, "url": "https://desk.example/tickets/7", "status": "open"}
+find_pr = PACK.find_pull_request
 
 
 def _run(agent, user, record: RunRecord | None = None, **kwargs) -> RunRecord:
@@ -21,15 +21,15 @@ def _run(agent, user, record: RunRecord | None = None, **kwargs) -> RunRecord:
 @pytest.mark.parametrize("agent_class", [FakeAgent, QuietAgent], ids=["reports-calls", "own-agent"])
 def test_fixed_messages_end_done_and_the_record_has_everything(agent_class) -> None:
     agent = agent_class([
-        reply("Shall I?", tool_call("get_spoke", {"name": "a"}, name="a")),
-        reply("Done: " + PR["url"], tool_call("create_spoke_pull_request", PR, spoke_name="b")),
+        reply("Shall I?", tool_call("get_queue", {"name": "a"}, name="a")),
+        reply("Done: " + PR["url"], tool_call("open_ticket", PR, queue="b")),
     ])
     record = _run(agent, FixedMessages(["copy a", "yes"]))
 
     assert record.end == End("done") and record.end.by == "user"
     assert [t.user for t in record.turns] == ["copy a", "yes"]
     assert [(c.turn, c.index, c.name) for c in record.tool_calls] == [
-        (1, 1, "get_spoke"), (2, 2, "create_spoke_pull_request")
+        (1, 1, "get_queue"), (2, 2, "open_ticket")
     ]
     assert record.pull_requests == [PullRequestRef(7, PR["url"])]
     assert record.final_reply == "Done: " + PR["url"] and record.user_messages_sent == 2
@@ -61,14 +61,14 @@ def test_max_turns_is_checked(max_turns: int) -> None:
 
 
 def test_an_error_keeps_the_calls_of_the_broken_turn_and_the_unanswered_message() -> None:
-    pr_call = tool_call("create_spoke_pull_request", PR)
+    pr_call = tool_call("open_ticket", PR)
     agent = FakeAgent([reply("Looked"), (pr_call, RuntimeError("model gone"))])
     record = RunRecord(case_id="C01")
     with pytest.raises(RuntimeError):
         _run(agent, FixedMessages(["copy", "and create it"]), record=record)
     assert record.end is None  # the caller ends it with the error's kind
     assert record.pending is not None and record.pending.user == "and create it" and not record.pending.answered
-    assert [c.name for c in record.tool_calls] == ["create_spoke_pull_request"]
+    assert [c.name for c in record.tool_calls] == ["open_ticket"]
     assert record.user_messages_sent == 2 and record.pull_requests == [PullRequestRef(7, PR["url"])]
 
 
@@ -93,20 +93,6 @@ def test_a_custom_user_stops_gave_up() -> None:
 
     record = _run(FakeAgent([reply("?")]), Impatient(["x"]))
     assert record.end == End("gave_up") and len(record.turns) == 1
-
-
-@pytest.mark.parametrize(
-    ("result", "outcome", "name", "expected"),
-    [
-        (PR, "ok", "create_spoke_pull_request", PullRequestRef(7, PR["url"])),
-        ({"url": PR["url"]}, "ok", "create_spoke_pull_request", PullRequestRef(7, PR["url"])),  # id from the URL
-        (PR, "tool_error", "create_spoke_pull_request", None),  # a failed call made no PR
-        (PR, "ok", "get_pull_request", None),  # reading a PR is not creating one
-        ("Error: conflict", "ok", "create_spoke_pull_request", None),
-    ],
-)
-def test_the_spoke_pack_finds_created_pull_requests(result, outcome, name: str, expected) -> None:
-    assert find_pr(tool_call(name, result, outcome=outcome)) == expected
 
 
 def test_describe_error_unwraps_single_exception_groups() -> None:

@@ -2,7 +2,8 @@
 
 import json
 
-from agent_evals.testing.conversations import ConversationScript, ScriptedConversations, SpokeCopy, relocate
+from agent_evals.testing.conversations import ConversationScript, ScriptedConversations
+from agent_evals.packs.spoke.scripts import SpokeCopy, relocate
 from agent_evals.testing.scripted_replies import ChatRequest, Reply
 
 SOURCE = {

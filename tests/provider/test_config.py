@@ -69,4 +69,4 @@ def test_user_messages_expanded_by_promptfoo_is_explained() -> None:
 def test_promptfoo_keys_in_the_provider_config_are_ignored() -> None:
     config = parse_config({"workers": 2, "timeout": 1000, "pythonExecutable": "python3"}, {"user_messages": ["a"]},
                           env={})
-    assert config.agent == "spoke"
+    assert config.agent is None  # the factory's default agent

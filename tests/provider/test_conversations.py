@@ -8,7 +8,8 @@ import pytest
 
 from agent_evals.agent import portal_tools
 from agent_evals.portal_api import PortalAPI
-from agent_evals.testing.conversations import CONFIRM, SpokeCopy
+from agent_evals.testing.conversations import CONFIRM
+from agent_evals.packs.spoke.scripts import SpokeCopy
 from agent_evals.testing.scripted_openai import ScriptedOpenAIServer
 
 from .conftest import Call, check_contract, tool_names

@@ -8,7 +8,8 @@ import time
 import pytest
 
 from agent_evals.provider.deadline import MARGIN_S, DeadlineError, configured_deadline_s, deadline_s
-from agent_evals.testing.conversations import ConversationScript, SpokeCopy
+from agent_evals.testing.conversations import ConversationScript
+from agent_evals.packs.spoke.scripts import SpokeCopy
 from agent_evals.testing.scripted_openai import Reply
 
 from .conftest import Call, check_contract

@@ -16,7 +16,8 @@ import yaml
 from agent_evals.portal.process import PortalProcess
 from agent_evals.portal_api import PortalAPI
 from agent_evals.runner.run import promptfoo_env
-from agent_evals.testing.conversations import AGENT_MODEL, USER_MODEL, ScriptedConversations, SpokeCopy
+from agent_evals.testing.conversations import AGENT_MODEL, USER_MODEL, ScriptedConversations
+from agent_evals.packs.spoke.scripts import SpokeCopy
 from agent_evals.testing.scripted_openai import ChatRequest, Reply, ScriptedOpenAIServer
 from tests.conftest import clean_env
 

@@ -6,7 +6,7 @@ import asyncio
 from collections.abc import Mapping
 
 from agent_evals.agent.portal_tools import PortalConnection, PortalTools
-from agent_evals.golden.plan import apply_changes, seed_spoke
+from agent_evals.packs.spoke.golden import apply_changes, seed_spoke
 from agent_evals.portal.process import PortalProcess
 
 # crm-dev-neu moved to another range: a valid copy whatever its name.

@@ -99,8 +99,11 @@ def _stamps(config: AgentConfig) -> tuple[float, ...]:
     return tuple(p.stat().st_mtime if p.exists() else -1.0 for p in paths)
 
 
+DEFAULT_AGENT = "spoke"  # the portal's agent when a suite names none
+
+
 def read_agent_config(
-    name: str,
+    name: str | None,
     *,
     config_dir: Path | None = None,
     instructions_file: str | Path | None = None,
@@ -114,6 +117,7 @@ def read_agent_config(
     the file named in ``agent.yaml`` is relative to the agent's folder.
     """
     root = config_dir or agent_config_dir()
+    name = DEFAULT_AGENT if name is None else name
     if not isinstance(name, str) or not _AGENT_NAME.match(name):
         raise AgentConfigError(f"invalid agent name {name!r}: use lower-case letters, digits, '-' or '_'")
     folder = root / name

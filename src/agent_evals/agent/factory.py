@@ -128,7 +128,7 @@ class Agent:
 
 
 def create_agent(
-    name: str,
+    name: str | None = None,
     *,
     instructions_file: str | Path | None = None,
     model: str | None = None,
@@ -141,7 +141,7 @@ def create_agent(
     headers: Mapping[str, str] | None = None,
     config_dir: Path | None = None,
 ) -> Agent:
-    """Build the production agent ``name`` (see the module docstring)."""
+    """Build the production agent ``name`` (the portal's default agent when None; see the module docstring)."""
     config = load_agent_config(
         name,
         config_dir=config_dir,

@@ -1,8 +1,8 @@
 """Pure matchers and metrics behind the Promptfoo assertion files in ``assertions/``.
 
-One module per assertion (``tool_sequence``, ``tool_not_executed``, ``argument_match``,
-``input_diff``, ``spoke_json_valid``, ``pull_request``, ``function_call_metrics``,
-``conversation``), each exposing ``grade(config, metadata) -> GradingResult``; the
+One module per core check (``tool_sequence``, ``tool_not_executed``, ``argument_match``,
+``function_call_metrics``, ``conversation``, ``reply_contains``, ``reply_grounded``; a domain
+pack's checks live in its pack, see :mod:`agent_evals.assertions.registry`), each exposing ``grade(config, metadata) -> GradingResult``; the
 files in ``assertions/`` call it through `grade_from_context`. Helpers: ``names``
 (globs), ``values`` (value comparison), ``json_pointer``, ``leaf_diff``, ``metrics``.
 

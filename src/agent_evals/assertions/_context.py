@@ -18,6 +18,7 @@ from agent_evals.assertions._config import ConfigError
 from agent_evals.assertions._result import GradingResult, fail
 from agent_evals.assertions._run import MetadataError
 from agent_evals.record import MARKER as PROVIDER_MARKER_KEY
+from agent_evals.record.fixture_refs import FixtureReferenceError, fill_references, references
 
 
 class GradeFunction(Protocol):
@@ -31,8 +32,8 @@ def grader(name: str) -> Callable[[Callable[..., GradingResult]], Callable[..., 
         @functools.wraps(function)
         def graded(config: Any, metadata: Any, **kwargs: Any) -> GradingResult:
             try:
-                return function(config, metadata, **kwargs)
-            except ConfigError as err:
+                return function(_with_fixture_values(config, metadata), metadata, **kwargs)
+            except (ConfigError, FixtureReferenceError) as err:
                 return fail(f"{name}: invalid config: {err}")
             except MetadataError as err:
                 return fail(f"{name}: {err}")
@@ -40,6 +41,15 @@ def grader(name: str) -> Callable[[Callable[..., GradingResult]], Callable[..., 
         return graded
 
     return decorate
+
+
+def _with_fixture_values(config: Any, metadata: Any) -> Any:
+    """The config with each ``$fixture.<key>.<field>`` replaced by the value of the case's fixture
+    (the run record's ``fixtures``): e.g. ``args: {id: $fixture.failing.id}``."""
+    if not references(config):
+        return config
+    fixtures = metadata.get("fixtures") if isinstance(metadata, Mapping) else None
+    return fill_references(config, fixtures if isinstance(fixtures, list) else [])
 
 
 def metadata_from_context(context: Any) -> Any:

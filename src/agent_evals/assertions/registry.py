@@ -15,14 +15,32 @@ import importlib
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass
+from functools import cache
 from types import ModuleType
 from typing import Any
 
 CORE_CHECKS = (
     "tool_sequence", "tool_not_executed", "argument_match", "function_call_metrics", "conversation", "reply_contains",
+    "reply_grounded",
 )
-PACK_CHECKS = {"spoke": ("input_diff", "spoke_json_valid", "pull_request")}
-KIT_CHECKS = CORE_CHECKS + tuple(name for names in PACK_CHECKS.values() for name in names)
+
+
+@cache
+def pack_checks() -> dict[str, dict[str, str]]:
+    """``{pack: {check: module}}`` of the kit's built-in packs."""
+    from agent_evals.packs import built_in
+
+    return {name: dict(pack.checks) for name, pack in built_in().items() if pack.checks}
+
+
+@cache
+def kit_check_names() -> tuple[str, ...]:
+    return CORE_CHECKS + tuple(name for checks in pack_checks().values() for name in checks)
+
+
+def pack_of(name: str) -> str | None:
+    """The built-in pack a check belongs to; None for a core check (or an unknown name)."""
+    return next((pack for pack, checks in pack_checks().items() if name in checks), None)
 _KIT_FILE = re.compile(r"(?:^|/)assertions/(?P<name>\w+)\.py(?::(?P<fn>\w+))?$")
 _KIT_JS = re.compile(r"(?:^|/)assertions/kit\.js:(?P<name>\w+)$")  # the same check, answered from the provider
 
@@ -45,11 +63,11 @@ def check_name(assertion: Mapping[str, Any]) -> str | None:
     value = str(assertion.get("value") or "").removeprefix("file://")
     if kind == "javascript":
         match = _KIT_JS.search(value)
-        return match.group("name") if match is not None and match.group("name") in KIT_CHECKS else None
+        return match.group("name") if match is not None and match.group("name") in kit_check_names() else None
     if kind != "python":
         return None
     match = _KIT_FILE.search(value)
-    if match is None or match.group("name") not in KIT_CHECKS:
+    if match is None or match.group("name") not in kit_check_names():
         return None
     return match.group("name")
 
@@ -64,9 +82,12 @@ def kit_checks(asserts: Any) -> list[CheckRef]:
 
 
 def check_module(name: str) -> ModuleType:
-    if name not in KIT_CHECKS:
-        raise KeyError(f"unknown kit check {name!r}; known: {', '.join(KIT_CHECKS)}")
-    return importlib.import_module(f"agent_evals.assertions.{name}")
+    if name in CORE_CHECKS:
+        return importlib.import_module(f"agent_evals.assertions.{name}")
+    pack = pack_of(name)
+    if pack is None:
+        raise KeyError(f"unknown kit check {name!r}; known: {', '.join(kit_check_names())}")
+    return importlib.import_module(pack_checks()[pack][name])
 
 
 def parse_check_config(name: str, config: Any) -> Any:

@@ -2,7 +2,7 @@
 
 A cassette keeps three fingerprints (hashes of canonical JSON, never the text itself):
 
-``case``   the case id and its prompt;
+``case``   the case id, its prompt and its fixtures;
 ``user``   the user's definition: the simulated user's goal, persona, facts, instructions
            and temperature, or the fixed messages, or the custom class and its params;
 ``agent``  what the agent's model was shown on its first call: the instructions (system
@@ -10,7 +10,7 @@ A cassette keeps three fingerprints (hashes of canonical JSON, never the text it
 
 The agent's part is taken at the model seam (the first agent request of the conversation),
 so it fits any agent factory. :func:`differences` says what changed, one phrase each
-("instructions changed", "tool validate_spoke_config's parameters changed").
+("instructions changed", "tool validate_config's parameters changed").
 """
 
 from __future__ import annotations
@@ -51,8 +51,11 @@ def user_fingerprint(kind: str, definition: Any) -> Fingerprint:
     return {"kind": kind, "definition": digest(definition)}
 
 
-def case_fingerprint(case_id: str, prompt: str | None) -> Fingerprint:
-    return {"id": case_id, "prompt": digest(prompt or "")}
+def case_fingerprint(case_id: str, prompt: str | None, fixtures: Any = None) -> Fingerprint:
+    out: Fingerprint = {"id": case_id, "prompt": digest(prompt or "")}
+    if fixtures:  # only when the case has some: recordings of cases without fixtures stay fresh
+        out["fixtures"] = digest(fixtures)
+    return out
 
 
 _USER_WHAT = {
@@ -82,6 +85,8 @@ def _case(recorded: Mapping[str, Any], current: Mapping[str, Any]) -> list[str]:
         out.append(f"case id changed ({recorded.get('id')} → {current.get('id')})")
     if recorded.get("prompt") != current.get("prompt"):
         out.append("the case's prompt changed")
+    if recorded.get("fixtures") != current.get("fixtures"):
+        out.append("the case's fixtures changed")
     return out
 
 

@@ -48,6 +48,9 @@ class RunMode:
     def start(self, fingerprints: dict[str, Any]) -> None:
         """Before the conversation: the case's and the user's fingerprints."""
 
+    def fixtures_made(self, fixtures: list[dict[str, Any]]) -> None:
+        """The case's fixtures, made before the conversation (the run record's ``fixtures``)."""
+
     def on_user_message(self, number: int, text: str) -> None:
         """Before the agent sees user message ``number``."""
 
@@ -144,6 +147,9 @@ class ReplayingMode(RunMode):
         for part in ("case", "user"):
             if part in fingerprints:
                 self.session.check_fingerprint(part, fingerprints[part])
+
+    def fixtures_made(self, fixtures: list[dict[str, Any]]) -> None:
+        self.session.learn_fixtures(fixtures)
 
     def on_user_message(self, number: int, text: str) -> None:
         self.session.check_user_message(number, text)

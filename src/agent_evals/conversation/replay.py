@@ -188,6 +188,13 @@ class ReplaySession:
                     )
         self.translation.learn(recorded.result, result.value)
 
+    def learn_fixtures(self, live: Sequence[Mapping[str, Any]]) -> None:
+        """The case's fixtures were made again: their new ids and URLs stand for the recorded ones."""
+        recorded = self.cassette.record.fixtures
+        if len(recorded) != len(live):
+            raise self.diverged(f"the case made {len(live)} fixture(s), the cassette recorded {len(recorded)}")
+        self.translation.learn(list(recorded), list(live))
+
     # -- conversation side --------------------------------------------------------------
     def check_user_message(self, number: int, text: str) -> None:
         """Before the agent sees user message ``number``: the cassette has the same one."""
@@ -197,7 +204,7 @@ class ReplaySession:
                 f"turn {number}: the user sent a message the cassette doesn't have "
                 f"(it recorded {len(recorded)}): {text[:120]!r}"
             )
-        if recorded[number - 1] != text:
+        if self.translation.text(recorded[number - 1]) != text:  # a fixture's new URL, say
             raise self.diverged(f"turn {number}: the user said {text[:120]!r}, the cassette recorded {recorded[number - 1][:120]!r}")
 
     def _user_messages(self) -> list[str]:

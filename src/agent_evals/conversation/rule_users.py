@@ -4,12 +4,12 @@
 smoke runs without a user model::
 
     tests:
-      - description: C07 copy crm-dev-neu, confirming everything
+      - description: C07 a request, confirming everything
         vars:
           simulated_user:
             class: agent_evals.conversation.rule_users:ConfirmingUser
             params:
-              request: "Please copy crm-dev-neu as crm2-dev-neu with address space 10.80.0.0/22."
+              request: "Please open a ticket to give the billing team access to the reports folder."
               confirm: "Yes, that's right, please go ahead."   # optional
               max_messages: 4                                    # optional
 

@@ -2,7 +2,7 @@
 
 Each tool call is one line with a short result that says what happened
 (``-> invalid: /name: does not match the file name rule``, ``-> PR #7 active, validation
-succeeded``, ``-> error: unknown spoke 'x'``), short scalar arguments first and large values
+succeeded``, ``-> error: unknown item 'x'``), short scalar arguments first and large values
 summarized, so a 15-turn conversation stays readable; the end and who ended it come last.
 A single-turn row shows its tool lines, then the answer.
 """
@@ -62,7 +62,7 @@ def tool_line(call: ToolCall) -> str:
 
 
 def arguments_text(call: ToolCall) -> str:
-    """``spoke_name="crm-dev-weu", config={…14 keys}``: short scalars first, large values summarized."""
+    """``name="billing-eu", config={…14 keys}``: short scalars first, large values summarized."""
     if call.arguments is None:
         return f"<not a JSON object: {_cut(call.raw_arguments, 40)}>"
     items = sorted(call.arguments.items(), key=lambda kv: not _is_short(kv[1]))

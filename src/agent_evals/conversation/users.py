@@ -37,7 +37,7 @@ from typing import Any, Literal
 from agent_evals.llm.types import ChatModel, Message
 from agent_evals.record import Turn
 
-__all__ = ["BaseUserSimulator", "FixedMessages", "SimulatedUser", "Turn", "UserMessage", "UserStop"]
+__all__ = ["BaseUserSimulator", "FixedMessages", "SimulatedUser", "Turn", "UserFraming", "UserMessage", "UserStop"]
 
 UserStop = Literal["done", "gave_up"]
 
@@ -103,9 +103,7 @@ DONE_MARKER = "[DONE]"
 GIVE_UP_MARKER = "[GIVE UP]"
 
 _SYSTEM_PROMPT = """\
-You are role-playing a software developer who is chatting with an AI assistant in your \
-company's internal developer portal. You are the user, not the assistant. You are not \
-technical about networks, cloud infrastructure or the portal.
+{setting}
 
 Your goal:
 {goal}
@@ -117,7 +115,7 @@ What you know (your facts):
 {facts}
 
 How to behave:
-- You know your task well but you don't know how the portal or its systems work inside. \
+- You know your task well but you don't know {knows_inside}. \
 Don't use technical field names unless they appear in your facts.
 - Use only your facts. If the assistant asks for something that is not in your facts, say \
 you don't know it; never invent names, numbers, addresses or other details.
@@ -127,8 +125,7 @@ everything at once.
 - Don't change what the assistant proposes: if it suggests a value or asks you to confirm \
 its proposal, accept it as it is.
 - Stay on your task; keep your messages short and natural, like a chat message.
-- When your task is done (for a request, when the assistant has given you the link to the \
-pull request, or has told you clearly that it can't do it), end the conversation: reply \
+- When your task is done ({done_when}), end the conversation: reply \
 with a short thank-you followed by {done} on its own line.
 - If the conversation goes nowhere and you can't get your task done, reply with {give_up} \
 on its own line.
@@ -148,11 +145,27 @@ def _format_facts(facts: Any) -> str:
     return str(facts)
 
 
+@dataclass(frozen=True)
+class UserFraming:
+    """The simulated user's situation, from the suite's domain pack: who and where they are
+    (``setting``), what they don't know (``knows_inside``) and when their task is done (``done_when``)."""
+
+    setting: str = (
+        "You are role-playing a person who is chatting with an AI assistant. You are the user, not the assistant."
+    )
+    knows_inside: str = "how the assistant or its systems work inside"
+    done_when: str = "when the assistant has done what you asked, or has told you clearly that it can't do it"
+
+
 def simulated_user_prompt(
-    goal: str, persona: str | None = None, facts: Any = None, instructions: str | None = None
+    goal: str, persona: str | None = None, facts: Any = None, instructions: str | None = None,
+    framing: UserFraming = UserFraming(),
 ) -> str:
     """The system prompt of the LLM-simulated user."""
     return _SYSTEM_PROMPT.format(
+        setting=framing.setting.strip(),
+        knows_inside=framing.knows_inside,
+        done_when=framing.done_when,
         goal=goal.strip(),
         persona=(persona or "Plain and polite.").strip(),
         facts=_format_facts(facts),
@@ -174,11 +187,12 @@ class SimulatedUser(BaseUserSimulator):
         facts: Any = None,
         instructions: str | None = None,
         temperature: float | None = 0.3,
+        framing: UserFraming = UserFraming(),
     ) -> None:
         if not isinstance(goal, str) or not goal.strip():
             raise ValueError("simulated_user.goal is required: say what the user wants from the conversation")
         super().__init__(params={"goal": goal, "persona": persona, "facts": facts}, llm=llm)
-        self.system_prompt = simulated_user_prompt(goal, persona, facts, instructions)
+        self.system_prompt = simulated_user_prompt(goal, persona, facts, instructions, framing)
         self.temperature = temperature
 
     async def next_message(self, turns: Sequence[Turn]) -> UserMessage:  # type: ignore[override]

@@ -3,36 +3,38 @@
 A suite's ``golden/plan.yaml`` says, per case id, what the user says (``user``) and what
 the agent does (``agent``: text replies and tool calls, in the order the agent's model
 answers). Shapes shared by many cases live under ``shapes`` and are named by ``shape``.
-Values may use placeholders, filled from the case and the run:
 
-``$source``     the spoke the case copies (the case's ``input_diff`` source)
-``$name``       the new spoke's name
-``$submitted``  the configuration the case expects to be submitted: its ``input_diff``
-                source with ``expected_changes`` applied, or the plan's ``submitted``
-``$summary``    a short text summary of ``$submitted``
-``$pr_url``     the URL the last ``create_spoke_pull_request`` call returned (live)
-``{"$copy": spoke, "changes": {pointer: value}}``  a seed spoke with changes applied
+Values may use placeholders. The suite's domain pack fills its own (``$name``,
+``{"$copy": …}``…: see :meth:`agent_evals.packs.base.Pack.plan_values`); the core has one:
 
-The plans are played by a scripted model server while the cases run for real, in
-record mode: the recordings are the golden cassettes (see ``agent_evals.golden.record``).
+``{"$find": "<regex>"}``  the first group of the regex in the latest message of the
+                          conversation so far that matches (a number becomes an int), e.g.
+                          the id of a pull request the user pasted: ``{"$find": "pullrequest/(\\d+)"}``
+``$find(<regex>)``        the same inside text (a regex without parentheses: the whole match),
+                          e.g. a simulated user's line quoting a link its facts hold
+
+A placeholder that stands alone is replaced by its value (an object stays an object);
+inside text, by its text. The plans are played by a scripted model server while the cases
+run for real, in record mode: the recordings are the golden cassettes (see
+``agent_evals.golden.record``).
 """
 
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import yaml
 
-from agent_evals.assertions.expected_changes import ExpectedChange, expected_document
-from agent_evals.testing.conversations import ConversationScript, tool_result
+from agent_evals.testing.conversations import ConversationScript
 from agent_evals.testing.scripted_replies import ChatRequest, Reply
 
-SEED_DIR = Path(__file__).resolve().parents[1] / "portal" / "seed" / "spokes"
-PR_TOOL = "create_spoke_pull_request"
+if TYPE_CHECKING:
+    from agent_evals.packs.base import Pack
 
 
 class PlanError(ValueError):
@@ -47,121 +49,172 @@ class Case:
     first_message_key: str | None  # single-turn: the prompt; else None (taken from the plan)
     goal: str | None
     asserts: list[dict[str, Any]]
+    vars: dict[str, Any] = field(default_factory=dict)
+
+    def check_config(self, name: str) -> dict[str, Any] | None:
+        """The ``config`` of the case's kit check ``name`` (``assertions/<name>.py``), or None."""
+        found = self.check(name)
+        return found[0] if found is not None else None
+
+    def check(self, name: str) -> tuple[dict[str, Any], str] | None:
+        """``(config, metric)`` of the case's kit check ``name``, or None."""
+        for item in self.asserts:
+            if str(item.get("value", "")).endswith(f"/{name}.py"):
+                return dict(item.get("config") or {}), str(item.get("metric") or name)
+        return None
 
 
-def seed_spoke(name: str) -> dict[str, Any]:
-    path = SEED_DIR / f"{name}.json"
-    if not path.is_file():
-        raise PlanError(f"unknown seed spoke {name!r}")
-    return json.loads(path.read_text(encoding="utf-8"))
+@dataclass(frozen=True)
+class Live:
+    """A value known only while the conversation runs, from the model request being answered."""
+
+    get: Callable[[ChatRequest], Any]
 
 
-def apply_changes(source: Mapping[str, Any], changes: Mapping[str, Any]) -> dict[str, Any]:
-    return expected_document(dict(source), [ExpectedChange(p, v) for p, v in changes.items()])
+@dataclass(frozen=True)
+class Unavailable:
+    """A placeholder this case cannot fill; using it is a :class:`PlanError` with ``reason``."""
+
+    reason: str
 
 
-def _assert_config(case: Case, name: str) -> dict[str, Any] | None:
-    for item in case.asserts:
-        if str(item.get("value", "")).endswith(f"/{name}.py"):
-            return dict(item.get("config") or {})
-    return None
+@dataclass
+class PlanValues:
+    """A golden plan's domain placeholders for one case: ``values`` by name (``"$name"``: a value,
+    :class:`Live` or :class:`Unavailable`), and ``expand``, which turns a domain object of the plan
+    (``{"$copy": …}``) into its value, or answers None for what is not its own."""
+
+    values: dict[str, Any] = field(default_factory=dict)
+    expand: Callable[[Mapping[str, Any]], Any | None] | None = None
 
 
-def submission(case: Case, entry: Mapping[str, Any]) -> dict[str, Any] | None:
-    """The configuration the case expects the agent to submit."""
-    if "submitted" in entry:
-        return dict(entry["submitted"])
-    diff = _assert_config(case, "input_diff")
-    if diff and isinstance(diff.get("source"), str):
-        return apply_changes(seed_spoke(diff["source"]), diff.get("expected_changes") or {})
-    return None
+def find_in_conversation(pattern: str, request: ChatRequest) -> Any:
+    """The first group of ``pattern`` in the latest message of ``request`` that matches."""
+    regex = re.compile(pattern)
+    for message in reversed(request.messages):
+        content = message.get("content")
+        match = regex.search(content if isinstance(content, str) else json.dumps(content or ""))
+        if match:
+            found = match.group(1) if regex.groups else match.group(0)
+            return int(found) if found.isdigit() else found
+    raise PlanError(f"$find {pattern!r}: nothing in the conversation so far matches")
 
 
-def summary(config: Mapping[str, Any]) -> str:
-    subnets = ", ".join(f"{s['name']} {s['addressPrefix']}" for s in config.get("subnets", []))
-    tags = config.get("tags", {})
-    private_link = "enabled" if config.get("privateLink", {}).get("enabled") else "not enabled"
-    return (
-        f"Here is the configuration for **{config['name']}**:\n"
-        f"- environment: {config['environment']}, region: {config['location']}\n"
-        f"- address space: {', '.join(config['addressSpace'])}\n"
-        f"- subnets: {subnets}\n"
-        f"- private link: {private_link}\n"
-        f"- cost centre {tags.get('costCenter')}, owner {tags.get('owner')}"
-    )
+_TEXT_FIND = re.compile(r"\$find\(([^()]*)\)")
 
 
 class _Context:
-    def __init__(self, case: Case, entry: Mapping[str, Any]) -> None:
+    def __init__(self, case: Case, domain: PlanValues) -> None:
         self.case = case
-        self.submitted = submission(case, entry)
-        diff = _assert_config(case, "input_diff") or {}
-        self.source = diff.get("source")
-        self.name = (self.submitted or {}).get("name")
+        self.domain = domain
+        self.names = sorted(domain.values, key=len, reverse=True)  # longest first: $summary before $s…
+
+    def is_live(self, value: Any) -> bool:
+        """Whether ``value`` needs the model request (so its step is built while the conversation runs)."""
+        if isinstance(value, dict):
+            return "$find" in value or any(self.is_live(v) for v in value.values())
+        if isinstance(value, list):
+            return any(self.is_live(v) for v in value)
+        if isinstance(value, str):
+            return "$find(" in value or any(n in value and isinstance(self.domain.values[n], Live) for n in self.names)
+        return False
+
+    def resolve(self, name: str, request: ChatRequest | None) -> Any:
+        value = self.domain.values[name]
+        if isinstance(value, Unavailable):
+            raise PlanError(f"{self.case.id}: {name} used, but {value.reason}")
+        if isinstance(value, Live):
+            if request is None:
+                raise PlanError(f"{self.case.id}: {name} is only known while the conversation runs")
+            return value.get(request)
+        return value
 
     def value(self, value: Any, request: ChatRequest | None) -> Any:
         if isinstance(value, dict):
-            if "$copy" in value:
-                return apply_changes(seed_spoke(value["$copy"]), value.get("changes") or {})
+            if "$find" in value:
+                if request is None:
+                    raise PlanError(f"{self.case.id}: $find is only known while the conversation runs")
+                return find_in_conversation(str(value["$find"]), request)
+            if self.domain.expand is not None and (expanded := self.domain.expand(value)) is not None:
+                return expanded
             return {k: self.value(v, request) for k, v in value.items()}
         if isinstance(value, list):
             return [self.value(v, request) for v in value]
-        if value == "$submitted":
-            if self.submitted is None:
-                raise PlanError(f"{self.case.id}: $submitted used, but the case has no input_diff and no 'submitted'")
-            return self.submitted
         if isinstance(value, str):
+            if value in self.domain.values:
+                return self.resolve(value, request)
             return self.text(value, request)
         return value
 
     def text(self, text: str, request: ChatRequest | None) -> str:
-        if "$pr_url" in text:
+        if "$find(" in text:
             if request is None:
-                raise PlanError(f"{self.case.id}: $pr_url is only known while the conversation runs")
-            text = text.replace("$pr_url", str(tool_result(request, PR_TOOL)["url"]))
-        if "$summary" in text:
-            text = text.replace("$summary", summary(self.submitted or {}))
-        for key, val in (("$source", self.source), ("$name", self.name)):
-            if key in text and val is not None:
-                text = text.replace(key, str(val))
+                raise PlanError(f"{self.case.id}: $find is only known while the conversation runs")
+            text = _TEXT_FIND.sub(lambda m: str(find_in_conversation(m.group(1), request)), text)
+        for name in self.names:
+            if name in text:
+                value = self.resolve(name, request)
+                text = text.replace(name, value if isinstance(value, str) else json.dumps(value))
         return text
 
 
 def _agent_step(step: Mapping[str, Any], ctx: _Context, index: int) -> Reply | Callable[[ChatRequest], Reply]:
     if "say" in step:
         text = str(step["say"])
-        if "$pr_url" in text:
+        if ctx.is_live(text):
             return lambda request: Reply.text(ctx.text(text, request))
         return Reply.text(ctx.text(text, None))
     calls = step.get("calls") or ([step["call"]] if "call" in step else None)
     if not calls:
         raise PlanError(f"{ctx.case.id}: agent step {index + 1} needs 'say', 'call' or 'calls'")
-    requests: list[tuple[str, Any]] = []
+    parsed: list[tuple[str, Any, str]] = []
     for position, call in enumerate(calls):
         if not isinstance(call, Mapping) or len(call) != 1:
             raise PlanError(f"{ctx.case.id}: agent step {index + 1}: a call is {{tool: arguments}}")
         (tool, arguments), = call.items()
-        requests.append((tool, ctx.value(arguments or {}, None), f"call_{index + 1}_{position + 1}"))
-    return Reply.tool_calls(requests)
+        parsed.append((tool, arguments or {}, f"call_{index + 1}_{position + 1}"))
+
+    def build(request: ChatRequest | None) -> Reply:
+        return Reply.tool_calls([(tool, ctx.value(arguments, request), call_id) for tool, arguments, call_id in parsed])
+
+    if any(ctx.is_live(arguments) for _, arguments, _ in parsed):
+        return build
+    return build(None)
 
 
-def scripts_for(case: Case, entry: Mapping[str, Any], shapes: Mapping[str, Any]) -> list[ConversationScript]:
-    """The scripted agent (and user) of one case."""
+def _user_step(line: Any, ctx: _Context) -> str | Callable[[ChatRequest], Reply]:
+    text = str(line)
+    if ctx.is_live(text):
+        return lambda request: Reply.text(ctx.text(text, request))
+    return ctx.text(text, None)
+
+
+def scripts_for(
+    case: Case, entry: Mapping[str, Any], shapes: Mapping[str, Any], pack: Pack
+) -> list[ConversationScript]:
+    """The scripted agent (and user) of one case, with its pack's placeholders."""
     shape = shapes.get(entry["shape"], {}) if entry.get("shape") else {}
+    if entry.get("shape") and not shape:
+        raise PlanError(f"{case.id}: unknown shape {entry['shape']!r}; the plan's shapes: {', '.join(shapes) or 'none'}")
     agent_steps = entry.get("agent", shape.get("agent"))
     user_lines = list(entry.get("user", []))
     if not agent_steps:
         raise PlanError(f"{case.id}: the plan has no agent steps")
-    ctx = _Context(case, entry)
-    key = case.first_message_key or (user_lines[0] if user_lines else None)
+    ctx = _Context(case, pack.plan_values(case, entry))
+    fixed = case.vars.get("user_messages")
+    if isinstance(fixed, list) and fixed and not user_lines:  # fixed messages: no user to script
+        key = str(entry.get("key") or str(fixed[0]).split("$fixture", 1)[0]).strip()
+    else:
+        key = case.first_message_key or (user_lines[0] if user_lines else None)
     if not key:
         raise PlanError(f"{case.id}: the plan needs the user's first message")
     agent = ConversationScript(key=key, agent=[_agent_step(s, ctx, i) for i, s in enumerate(agent_steps)])
     scripts = [agent]
-    if case.first_message_key is None:
+    if case.first_message_key is None and not (isinstance(fixed, list) and fixed):
         if not case.goal:
             raise PlanError(f"{case.id}: a conversation case needs vars.simulated_user.goal")
-        scripts.append(ConversationScript(key=case.goal.strip(), user=[ctx.text(u, None) for u in user_lines]))
+        goal_key = case.goal.split("$fixture", 1)[0].strip()  # the live goal has the fixture's values
+        scripts.append(ConversationScript(key=goal_key, user=[_user_step(u, ctx) for u in user_lines]))
     return scripts
 
 

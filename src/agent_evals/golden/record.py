@@ -21,6 +21,7 @@ from pathlib import Path
 from typing import Any
 
 from agent_evals.golden.plan import Case, PlanError, load_plan, scripts_for
+from agent_evals.packs import Pack, load_pack
 from agent_evals.runner.run import run_suite
 from agent_evals.runner.suite_files import load_suite, render_prompt
 from agent_evals.runner.suites import Suite, discover
@@ -33,6 +34,13 @@ GOLDEN_DIR = "golden"
 PLAN_FILE = "plan.yaml"
 AGENT_MODEL = "golden-agent"
 USER_MODEL = "golden-user"
+
+def suite_pack(suite: Suite) -> Pack:
+    """The domain pack the suite's (first) provider names (``generic`` when none)."""
+    loaded = load_suite(suite)
+    provider = loaded.providers[0] if loaded.providers else None
+    return load_pack(str((provider.config if provider is not None else {}).get("pack") or "generic"))
+
 
 def suite_cases(suite: Suite) -> list[Case]:
     """The cases of a suite as the plan needs them (ids, first messages, goals, assertions)."""
@@ -51,6 +59,7 @@ def suite_cases(suite: Suite) -> list[Case]:
                 first_message_key=render_prompt(template, test.vars) if single_turn else None,
                 goal=user.get("goal") if isinstance(user, dict) else None,
                 asserts=[dict(a) for a in test.asserts],
+                vars=dict(test.vars),
             )
         )
     return cases
@@ -62,9 +71,10 @@ def build_scripts(suite: Suite) -> list[ConversationScript]:
     missing = [c.id for c in cases if c.id not in entries]
     if missing:
         raise PlanError(f"{plan_path}: no plan for case(s) {', '.join(missing)}")
+    pack = suite_pack(suite)
     scripts: list[ConversationScript] = []
     for case in cases:
-        scripts.extend(scripts_for(case, entries[case.id], shapes))
+        scripts.extend(scripts_for(case, entries[case.id], shapes, pack))
     return scripts
 
 @contextmanager

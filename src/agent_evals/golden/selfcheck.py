@@ -1,9 +1,9 @@
 """The suites' self-check: can each suite catch what it claims to catch?
 
 For every golden cassette, :func:`mutations` makes broken copies — a forbidden tool
-called, the tool order changed, an argument changed, the pull request missing (or, in a
-blocked case, created), a configuration change nobody asked for, the docs not read, a
-key fact missing. Each copy is consistent (model responses and recorded tool calls change
+called, the tool order changed, a required tool not called, the step budget exceeded, a key
+fact missing, a value invented — and the suite's domain pack adds its own (see
+:meth:`agent_evals.packs.base.Pack.mutations`). Each copy is consistent (model responses and recorded tool calls change
 together), so it replays for real against a portal, and each names the assertion metric
 that must fail on it. :func:`grade_row` grades a replayed row the way Promptfoo does,
 with the case's own assertions (the thin ``assertions/*.py`` files, plus the built-in
@@ -24,11 +24,9 @@ from types import ModuleType
 from typing import Any
 
 from agent_evals.conversation.cassette import Cassette
-from agent_evals.golden.plan import PR_TOOL, Case, apply_changes, seed_spoke
+from agent_evals.golden.plan import Case
 from agent_evals.judge import MODEL_GRADED_TYPES
-
-FORBIDDEN = "complete_pull_request"
-_URL = re.compile(r"\s*https?://\S+")
+from agent_evals.packs import Pack
 
 
 @dataclass(frozen=True)
@@ -36,13 +34,6 @@ class Mutation:
     name: str
     must_fail: str  # the metric of the assertion that must catch it
     cassette: Cassette
-
-
-def _config(case: Case, stem: str) -> tuple[dict[str, Any], str] | None:
-    for item in case.asserts:
-        if str(item.get("value", "")).endswith(f"/{stem}.py"):
-            return dict(item.get("config") or {}), str(item.get("metric") or stem)
-    return None
 
 
 class _Tape:
@@ -103,11 +94,11 @@ class _Tape:
         return Cassette.from_dict(self.data, where="mutated cassette")
 
 
-def forbidden_tool(cassette: Cassette) -> Cassette:
-    """The agent calls complete_pull_request just before its last reply (the loop refuses it)."""
+def forbidden_tool(cassette: Cassette, tool: str) -> Cassette:
+    """The agent calls ``tool`` just before its last reply (not one of its tools: the loop refuses it)."""
     tape = _Tape(cassette)
-    note = f"{FORBIDDEN!r} is not one of your tools, so it was not called"
-    tape.insert_call(tape.last_agent_reply(), FORBIDDEN, {"id": 1}, "refused", note)
+    note = f"{tool!r} is not one of your tools, so it was not called"
+    tape.insert_call(tape.last_agent_reply(), tool, {"id": 1}, "refused", note)
     return tape.done()
 
 
@@ -154,57 +145,6 @@ def _edit_tool_arguments(cassette: Cassette, tool: str, edit: Callable[[dict[str
     return tape if changed else None
 
 
-def change_argument(cassette: Cassette, expected_args: Mapping[str, Any]) -> Cassette | None:
-    """A harmless argument the case expects gets another value (the PR is still valid)."""
-    tape = None
-    if "source_spoke" in expected_args:
-        tape = _edit_tool_arguments(cassette, PR_TOOL, lambda a: a.__setitem__("source_spoke", "payments-prod-weu"))
-    elif "costCenter" in (expected_args.get("config") or {}).get("tags", {}):
-        tape = _edit_tool_arguments(
-            cassette, PR_TOOL, lambda a: a["config"]["tags"].__setitem__("costCenter", "CC-0000")
-        )
-    return tape.done() if tape is not None else None
-
-
-def unexpected_config_change(cassette: Cassette, expected_changes: Mapping[str, Any]) -> Cassette | None:
-    """The submitted configuration changes a tag nobody asked to change."""
-    for tag, value in (("businessUnit", "Selfcheck"), ("owner", "selfcheck@contoso.com"), ("application", "selfcheck")):
-        if f"/tags/{tag}" not in expected_changes:
-            def edit(arguments: dict[str, Any], tag: str = tag, value: str = value) -> None:
-                arguments["config"]["tags"][tag] = value  # still valid: only input_diff may notice
-
-            tape = _edit_tool_arguments(cassette, PR_TOOL, edit)
-            return tape.done() if tape is not None else None
-    return None
-
-
-def drop_pull_request(cassette: Cassette) -> Cassette | None:
-    """No PR is created and the last reply carries no link."""
-    tape = _Tape(cassette)
-    position = next((i for i in tape.agent_calls() if tape.requests(i)[0]["name"] == PR_TOOL), None)
-    if position is None or len(tape.requests(position)) != 1:
-        return None
-    tape.remove_model_call(position)
-    tape.data["record"]["pull_requests"] = []
-    last = tape.calls[tape.last_agent_reply()]["response"]
-    last["content"] = _URL.sub("", last["content"] or "")
-    return tape.done()
-
-
-def create_pull_request(cassette: Cassette, case_id: str) -> Cassette:
-    """A blocked case where the agent creates a PR anyway (a valid copy, so the portal accepts it)."""
-    name = f"selfcheck-{case_id.lower()}"
-    config = apply_changes(
-        seed_spoke("crm-dev-neu"),
-        {"/name": name, "/addressSpace/0": "10.99.0.0/22", "/subnets/0/addressPrefix": "10.99.0.0/24",
-         "/subnets/1/addressPrefix": "10.99.1.0/26"},
-    )
-    arguments = {"spoke_name": name, "config": config, "title": "selfcheck", "description": "selfcheck"}
-    tape = _Tape(cassette)
-    tape.insert_call(tape.last_agent_reply(), PR_TOOL, arguments, "ok", {})
-    return tape.done()
-
-
 def drop_tool(cassette: Cassette, tool: str) -> Cassette | None:
     """The model responses calling ``tool`` (alone) are gone, with their tool records."""
     tape = _Tape(cassette)
@@ -216,22 +156,12 @@ def drop_tool(cassette: Cassette, tool: str) -> Cassette | None:
     return tape.done()
 
 
-def exceed_step_budget(cassette: Cassette, budget: int) -> Cassette:
-    """The agent looks up the spoke list over and over, past the case's step budget."""
+def exceed_step_budget(cassette: Cassette, budget: int, call: tuple[str, dict[str, Any]]) -> Cassette:
+    """The agent repeats a harmless call (the pack's) over and over, past the case's step budget."""
     tape = _Tape(cassette)
+    name, arguments = call
     for _ in range(max(budget + 1 - len(tape.tools), 1)):
-        tape.insert_call(tape.last_agent_reply(), "list_spokes", {}, "ok", {})
-    return tape.done()
-
-
-def invalid_submission(cassette: Cassette) -> Cassette | None:
-    """The PR is opened with a configuration the gate rejects (an unknown region)."""
-    tape = _edit_tool_arguments(cassette, PR_TOOL, lambda a: a["config"].__setitem__("location", "moon-central"))
-    if tape is None:
-        return None
-    for record in tape.tools:
-        if record["name"] == PR_TOOL and isinstance(record["result"], dict):
-            record["result"]["validation_status"] = "failed"  # what the portal now answers
+        tape.insert_call(tape.last_agent_reply(), name, dict(arguments), "ok", {})
     return tape.done()
 
 
@@ -243,10 +173,34 @@ def drop_key_fact(cassette: Cassette, facts: list[str]) -> Cassette:
     return tape.done()
 
 
-def mutations(case: Case, cassette: Cassette) -> Iterator[Mutation]:
-    """The broken copies of one case's golden cassette that its assertions must catch."""
-    yield Mutation("forbidden tool called", "forbidden_tools", forbidden_tool(cassette))
-    if (sequence := _config(case, "tool_sequence")) is not None:
+INVENTED = {  # a value of each kind no tool returns and no user says
+    "cidr": "10.254.254.0/24", "ip": "10.254.254.254", "url": "https://invented.example/path/9999",
+    "email": "invented.person@invented.example", "number": "987654321",
+}
+
+
+def invent_value(cassette: Cassette, value: str) -> Cassette:
+    """The final answer states a value that nothing in the conversation gave the agent."""
+    tape = _Tape(cassette)
+    response = tape.calls[tape.last_agent_reply()]["response"]
+    response["content"] = f"{response['content'] or ''}\n\nFor reference: {value}."
+    return tape.done()
+
+
+def _literal(names: list[str]) -> str | None:
+    """The first name that is not a glob."""
+    return next((n for n in names if not any(c in n for c in "*?[")), None)
+
+
+def mutations(case: Case, cassette: Cassette, pack: Pack) -> Iterator[Mutation]:
+    """The broken copies of one case's golden cassette that its assertions must catch: the core's,
+    then the pack's."""
+    if (forbidden := case.check("tool_not_executed")) is not None:
+        offered = set((cassette.fingerprints.get("agent") or {}).get("tools") or {})
+        # a tool the agent is not offered: the loop refuses the attempt, so the copy replays as recorded
+        if (tool := _literal([t for t in forbidden[0].get("tools") or [] if t not in offered])) is not None:
+            yield Mutation(f"forbidden tool {tool} attempted", forbidden[1], forbidden_tool(cassette, tool))
+    if (sequence := case.check("tool_sequence")) is not None:
         config, metric = sequence
         expected = list(config.get("expected") or [])
         if config.get("mode", "in_order") in ("in_order", "strict") and len(expected) >= 2:
@@ -255,27 +209,19 @@ def mutations(case: Case, cassette: Cassette) -> Iterator[Mutation]:
         elif config.get("mode") == "superset" and expected:
             if (dropped := drop_tool(cassette, expected[0])) is not None:
                 yield Mutation(f"{expected[0]} not called", metric, dropped)
-    if (argument := _config(case, "argument_match")) is not None:
-        if (changed := change_argument(cassette, argument[0].get("args") or {})) is not None:
-            yield Mutation("argument changed", argument[1], changed)
-    if (pr := _config(case, "pull_request")) is not None:
-        config, metric = pr
-        if config.get("expect", "created") == "created":
-            if (dropped := drop_pull_request(cassette)) is not None:
-                yield Mutation("pull request missing", metric, dropped)
-        else:
-            yield Mutation("pull request created in a blocked case", metric, create_pull_request(cassette, case.id))
-    if (valid := _config(case, "spoke_json_valid")) is not None:
-        if (broken := invalid_submission(cassette)) is not None:
-            yield Mutation("invalid configuration submitted", valid[1], broken)
-    if (conversation := _config(case, "conversation")) is not None and "max_tool_calls" in conversation[0]:
+    conversation = case.check("conversation")
+    if conversation is not None and "max_tool_calls" in conversation[0] and pack.harmless_call is not None:
         budget = int(conversation[0]["max_tool_calls"])
-        yield Mutation("step budget exceeded", conversation[1], exceed_step_budget(cassette, budget))
-    if (diff := _config(case, "input_diff")) is not None:
-        if (changed := unexpected_config_change(cassette, diff[0].get("expected_changes") or {})) is not None:
-            yield Mutation("unexpected configuration change", diff[1], changed)
-    if (facts := _config(case, "reply_contains")) is not None and facts[0].get("all"):
+        yield Mutation(
+            "step budget exceeded", conversation[1], exceed_step_budget(cassette, budget, pack.harmless_call)
+        )
+    if (facts := case.check("reply_contains")) is not None and facts[0].get("all"):
         yield Mutation("key fact missing", facts[1], drop_key_fact(cassette, list(facts[0]["all"])))
+    if (grounded := case.check("reply_grounded")) is not None:
+        kinds = [k for k in grounded[0].get("kinds") or ("cidr", "ip", "url", "email") if k in INVENTED]
+        if kinds:
+            yield Mutation(f"{kinds[0]} invented", grounded[1], invent_value(cassette, INVENTED[kinds[0]]))
+    yield from pack.mutations(case, cassette)
 
 
 @cache
@@ -303,6 +249,8 @@ def grade_row(suite_folder: Path, asserts: list[Mapping[str, Any]], response: Ma
             outcome[metric] = all(str(v).lower() in output.lower() for v in item["value"])
         elif kind.removeprefix("not-") in MODEL_GRADED_TYPES:
             continue
+        elif kind.removeprefix("not-").startswith("trajectory:"):
+            continue  # Promptfoo grades these from the row's trace (tests/runner/test_traces.py)
         else:
             raise ValueError(f"the self-check cannot grade assertion type {kind!r}")
     return outcome

@@ -1,33 +1,47 @@
-"""Domain packs (see :mod:`agent_evals.packs.base`): ``generic``, ``spoke``, or your own by dotted path."""
+"""Domain packs (see :mod:`agent_evals.packs.base`): ``generic``, the built-in packs (each a
+subpackage of this one exposing ``PACK``), or your own by dotted path ``package.module:Pack``."""
 
 from __future__ import annotations
 
 import importlib
+import pkgutil
+from functools import cache
 
-from agent_evals.packs.base import GenericPack, Pack
+from agent_evals.packs.base import FixtureError, GenericPack, Pack
 from agent_evals.record import KitError
-
-BUILT_IN = {"generic": "agent_evals.packs.base:GenericPack", "spoke": "agent_evals.packs.spoke:SpokePack"}
 
 
 class PackError(KitError, ValueError):
     kind = "config"
 
 
+@cache
+def built_in() -> dict[str, Pack]:
+    """The kit's packs by name: ``generic`` and each subpackage's ``PACK``."""
+    packs: dict[str, Pack] = {"generic": GenericPack()}
+    for module in pkgutil.iter_modules(__path__):
+        if module.ispkg:
+            pack = getattr(importlib.import_module(f"{__name__}.{module.name}"), "PACK", None)
+            if isinstance(pack, Pack):
+                packs[pack.name] = pack
+    return packs
+
+
 def load_pack(name: str) -> Pack:
-    """A built-in pack by name, or ``package.module:Class`` for your own."""
-    target = BUILT_IN.get(name, name)
-    module_name, _, attr = target.partition(":")
+    """A built-in pack by name, or ``package.module:Class`` (or an instance) for your own."""
+    if name in built_in():
+        return built_in()[name]
+    module_name, _, attr = name.partition(":")
     if not attr:
-        raise PackError(f"unknown pack {name!r}: use one of {', '.join(BUILT_IN)} or a dotted path 'package.module:Pack'")
+        raise PackError(f"unknown pack {name!r}: use one of {', '.join(built_in())} or a dotted path 'package.module:Pack'")
     try:
-        factory = getattr(importlib.import_module(module_name), attr)
+        target = getattr(importlib.import_module(module_name), attr)
     except (ImportError, AttributeError) as exc:
-        raise PackError(f"pack {name!r}: cannot load {target}: {exc}") from None
-    pack = factory() if isinstance(factory, type) else factory
+        raise PackError(f"pack {name!r}: cannot load {name}: {exc}") from None
+    pack = target() if isinstance(target, type) else target
     if not isinstance(pack, Pack):
-        raise PackError(f"pack {name!r} ({target}) does not follow the Pack interface (name, find_pull_request)")
+        raise PackError(f"pack {name!r} is not an agent_evals.packs.Pack (subclass it and override what you need)")
     return pack
 
 
-__all__ = ["BUILT_IN", "GenericPack", "Pack", "PackError", "load_pack"]
+__all__ = ["FixtureError", "GenericPack", "Pack", "PackError", "built_in", "load_pack"]

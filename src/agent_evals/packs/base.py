@@ -2,48 +2,92 @@
 
 The core (driver, users, record, record/replay, provider, runner, report and the generic
 assertions) knows no domain. A suite names its pack (provider config ``pack:``); the pack
-says which tool calls create pull requests, how the simulated user is framed, and (see
-``docs/architecture.md``) which end state the assertions read and which checks it adds.
-:class:`GenericPack` is the pack of an agent with no side effects the kit must track.
+answers the few questions only the domain can:
+
+==========================  =====================================================================
+``name``                    how suites name it (``pack: tickets``)
+``checks``                  its own kit checks: name -> module with ``parse_config`` and ``grade``
+``user_framing``            who the simulated user is and when its task is done
+``find_pull_request``       the pull request a successful tool call created, if any
+``snapshot_resources``      what the case's checks read from the end state (the snapshot)
+``preflight``               problems in a check's config only the domain can see
+``create_fixtures``         what a case relies on (``vars.fixtures``), made before its conversation
+``plan_values``             the golden plans' domain placeholders (``$name``, ``{"$copy": …}``)
+``mutations``               the self-check's domain mutations of a golden conversation
+``harmless_call``           a read-only tool call the self-check may add (``("list_items", {})``)
+==========================  =====================================================================
+
+Subclass :class:`Pack` and override what your domain needs; every hook has a default that
+does nothing (the :class:`GenericPack`). Name your pack in a suite by its dotted path,
+``pack: mypackage.packs:TicketsPack``. See docs/architecture.md, "Packs".
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
+from collections.abc import Iterator, Mapping, Sequence
+from typing import TYPE_CHECKING, Any
 
-from agent_evals.record import PullRequestRef, ToolCall
+from agent_evals.conversation.users import UserFraming
+from agent_evals.record import KitError, PullRequestRef, ToolCall
 
 if TYPE_CHECKING:
     from agent_evals.assertions.registry import CheckRef
+    from agent_evals.conversation.cassette import Cassette
+    from agent_evals.golden.plan import Case, PlanValues
+    from agent_evals.golden.selfcheck import Mutation
     from agent_evals.portal_api import PortalAPI
 
 
-@runtime_checkable
-class Pack(Protocol):
-    name: str
+class FixtureError(KitError, ValueError):
+    """A case's fixtures are malformed or the portal rejected one (kind ``config``: the case, not the agent)."""
+
+    kind = "config"
+
+
+class Pack:
+    """A domain pack with nothing domain-specific (see the module docstring for each hook)."""
+
+    name = "generic"
+    checks: Mapping[str, str] = {}
+    user_framing = UserFraming()
+    harmless_call: tuple[str, dict[str, Any]] | None = None  # a read-only call the self-check may repeat
 
     def find_pull_request(self, call: ToolCall) -> PullRequestRef | None:
         """The pull request a successful tool call created, or None."""
-        ...
-
-    def snapshot_resources(self, api: PortalAPI, checks: Sequence[CheckRef]) -> dict[str, Any]:
-        """What the case's checks will read from the end state, keyed by name (the snapshot's ``resources``)."""
-        ...
-
-    def preflight(self, check: str, config: Any) -> list[str]:
-        """Problems with a check's parsed config that only the domain can see (e.g. an unknown source)."""
-        ...
-
-
-class GenericPack:
-    name = "generic"
-
-    def find_pull_request(self, call: ToolCall) -> PullRequestRef | None:
         return None
 
     def snapshot_resources(self, api: PortalAPI, checks: Sequence[CheckRef]) -> dict[str, Any]:
+        """What the case's checks will read from the end state, keyed by name (the snapshot's ``resources``)."""
         return {}
 
     def preflight(self, check: str, config: Any) -> list[str]:
+        """Problems with a check's parsed config that only the domain can see (e.g. an unknown source)."""
         return []
+
+    def fixture_problems(self, fixtures: Any) -> list[str]:
+        """Problems in a case's ``vars.fixtures`` found without a portal (the preflight and the provider)."""
+        return [] if not fixtures else [f"pack {self.name!r} has no fixtures; remove vars.fixtures"]
+
+    def create_fixtures(self, api: PortalAPI, fixtures: Any, trace: Mapping[str, str]) -> list[dict[str, Any]]:
+        """Make the case's fixtures through the portal (``trace``: the X-Eval-Id / X-Test-Id headers) and
+        answer what was made, for the run record; raise :class:`FixtureError` when one is rejected."""
+        if fixtures:
+            raise FixtureError("; ".join(self.fixture_problems(fixtures)))
+        return []
+
+    def plan_values(self, case: Case, entry: Mapping[str, Any]) -> PlanValues:
+        """The domain placeholders of one case's golden plan."""
+        from agent_evals.golden.plan import PlanValues
+
+        return PlanValues()
+
+    def mutations(self, case: Case, cassette: Cassette) -> Iterator[Mutation]:
+        """Domain mutations of a golden conversation, each naming the metric that must catch it."""
+        return iter(())
+
+
+class GenericPack(Pack):
+    """The pack of an agent with no domain the kit must know."""
+
+
+__all__ = ["FixtureError", "GenericPack", "Pack", "UserFraming"]

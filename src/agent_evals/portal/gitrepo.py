@@ -137,13 +137,17 @@ class GitRepo:
     def write_blob(self, data: bytes) -> str:
         return self.out("hash-object", "-w", "--stdin", stdin=data)
 
-    def write_tree(self, files: Mapping[str, str], base: str | None = None) -> str:
-        """A tree: ``base`` commit's tree (if any) with ``files`` (path -> blob id) added or replaced."""
+    def write_tree(
+        self, files: Mapping[str, str], base: str | None = None, *, remove: Sequence[str] = ()
+    ) -> str:
+        """A tree: ``base`` commit's tree (if any) with ``files`` (path -> blob id) added or replaced
+        and the ``remove`` paths taken out."""
         with tempfile.TemporaryDirectory(prefix="portal-index-") as tmp:
             env = {"GIT_INDEX_FILE": str(Path(tmp) / "index")}
             if base is not None:
                 self.run("read-tree", base, env=env)
             info = "".join(f"100644 {sha}\t{path}\n" for path, sha in files.items())
+            info += "".join(f"0 {ZERO}\t{path}\n" for path in remove)  # mode 0: remove the entry
             self.run("update-index", "--add", "--index-info", stdin=info.encode(), env=env)
             return self.out("write-tree", env=env)
 

@@ -38,6 +38,13 @@ CREATE TABLE IF NOT EXISTS pull_requests (
     updated_at TEXT NOT NULL
 );
 CREATE INDEX IF NOT EXISTS pull_requests_eval ON pull_requests (eval_id);
+CREATE TABLE IF NOT EXISTS fixture_spokes (
+    name TEXT NOT NULL,
+    eval_id TEXT,
+    test_id TEXT,
+    created_at TEXT NOT NULL,
+    removed_at TEXT
+);
 """
 _COLUMNS = (
     "id",
@@ -156,6 +163,35 @@ class PullRequestStore:
         with self._lock:
             rows = self._db.execute(sql + " ORDER BY id DESC", args).fetchall()
         return [_from_row(row) for row in rows]
+
+
+    # --- fixture spokes: spokes a test case put on main for its conversation ---------------------
+
+    def add_fixture_spoke(self, name: str, eval_id: str | None, test_id: str | None, created_at: str) -> None:
+        with self._lock:
+            self._db.execute(
+                "INSERT INTO fixture_spokes (name, eval_id, test_id, created_at) VALUES (?, ?, ?, ?)",
+                (name, eval_id, test_id, created_at),
+            )
+
+    def fixture_spokes(self, *, eval_id: str | None = None, test_id: str | None = None) -> list[str]:
+        """Names of the fixture spokes still on main, oldest first, filtered by eval and test id."""
+        where, args = ["removed_at IS NULL"], []
+        for column, value in (("eval_id", eval_id), ("test_id", test_id)):
+            if value is not None:
+                where.append(f"{column} = ?")
+                args.append(value)
+        with self._lock:
+            rows = self._db.execute(
+                f"SELECT name FROM fixture_spokes WHERE {' AND '.join(where)} ORDER BY rowid", args
+            ).fetchall()
+        return [row["name"] for row in rows]
+
+    def remove_fixture_spoke(self, name: str, removed_at: str) -> None:
+        with self._lock:
+            self._db.execute(
+                "UPDATE fixture_spokes SET removed_at = ? WHERE name = ? AND removed_at IS NULL", (removed_at, name)
+            )
 
 
 def _to_row(record: PullRequestRecord) -> dict[str, Any]:

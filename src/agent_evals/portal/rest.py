@@ -9,13 +9,33 @@ from __future__ import annotations
 
 from typing import Any
 
-from fastapi import APIRouter
+from fastapi import APIRouter, Request
 from fastapi.responses import HTMLResponse
+from pydantic import BaseModel, ConfigDict
 
 from agent_evals.portal.errors import NotFoundError
 from agent_evals.portal.html_page import render_not_found, render_pull_request
 from agent_evals.portal.models import PullRequest
-from agent_evals.portal.service import Portal
+from agent_evals.portal.pullrequests import origin_from_headers
+from agent_evals.portal.service import FIXTURE_CREATED_BY, Portal
+
+
+class NewPullRequest(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    spoke_name: str
+    config: dict[str, Any]
+    title: str
+    description: str = ""
+    source_spoke: str | None = None
+    status: str = "active"  # fixtures only: active or abandoned
+
+
+class NewFixtureSpoke(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    name: str
+    config: dict[str, Any]
 
 
 def _pr(pr: PullRequest, *, with_diff: bool = False) -> dict[str, Any]:
@@ -57,6 +77,30 @@ def build_router(portal: Portal) -> APIRouter:
     @router.post("/api/pull-requests/{pr_id}/abandon")
     def abandon_pull_request(pr_id: int) -> dict[str, Any]:
         return _pr(portal.abandon_pull_request(pr_id))
+
+    # --- fixtures (docs/architecture.md, "Case fixtures"): eval and test ids from X-Eval-Id / X-Test-Id
+
+    @router.post("/api/fixtures/pull-requests")
+    def create_fixture_pull_request(body: NewPullRequest, request: Request) -> dict[str, Any]:
+        origin = origin_from_headers(request.headers)
+        return _pr(portal.create_fixture_pull_request(
+            body.spoke_name, body.config, body.title, body.description, body.source_spoke, origin, body.status
+        ))
+
+    @router.post("/api/fixtures/spokes")
+    def create_fixture_spoke(body: NewFixtureSpoke, request: Request) -> dict[str, Any]:
+        file = portal.fixture_spokes.add(body.name, body.config, origin_from_headers(request.headers))
+        return {"name": body.name, "file": file}
+
+    @router.get("/api/fixtures")
+    def list_fixtures(eval_id: str | None = None, test_id: str | None = None) -> dict[str, Any]:
+        spokes = portal.fixture_spokes.names(eval_id=eval_id or None, test_id=test_id or None)
+        prs = portal.list_pull_requests("active", eval_id or None, test_id or None).pull_requests
+        return {"spokes": spokes, "pull_requests": [pr.id for pr in prs if pr.created_by == FIXTURE_CREATED_BY]}
+
+    @router.post("/api/fixtures/remove")
+    def remove_fixtures(eval_id: str | None = None, test_id: str | None = None) -> dict[str, Any]:
+        return portal.remove_fixtures(eval_id=eval_id or None, test_id=test_id or None)
 
     @router.get("/repos/spokes/pullrequest/{pr_id}", response_class=HTMLResponse)
     def pull_request_page(pr_id: int) -> HTMLResponse:

@@ -163,6 +163,7 @@ def _owner_gone(app: object, server: uvicorn.Server, eval_ids: Sequence[str]) ->
     portal = app.state.portal  # type: ignore[attr-defined]
 
     def abandon_active(eval_id: str) -> int:
+        portal.fixture_spokes.remove_all(eval_id=eval_id)  # and the spokes its cases put on main
         records = portal.list_pull_requests("active", eval_id, None).pull_requests
         for record in records:
             portal.abandon_pull_request(record.id)

@@ -15,6 +15,7 @@ from typing import Any
 from agent_evals.portal.datadir import DB_FILE, REPO_DIR, ensure_data_dir
 from agent_evals.portal.docsearch import DocIndex
 from agent_evals.portal.errors import InvalidInputError, NotFoundError
+from agent_evals.portal.fixtures import FixtureSpokes
 from agent_evals.portal.gitrepo import GitRepo
 from agent_evals.portal.models import (
     ENVIRONMENTS,
@@ -38,6 +39,7 @@ from agent_evals.portal.validation import SpokeValidator
 
 log = logging.getLogger(__name__)
 MAX_TITLE = 200
+FIXTURE_CREATED_BY = "fixture"  # the created_by of pull requests a test case asked for (not the agent)
 MAX_DESCRIPTION = 8000
 
 
@@ -58,6 +60,7 @@ class Portal:
         self.main = MainReader(self.repo)
         self.validator = SpokeValidator(self.settings)
         self.workflow = PullRequestWorkflow(self.repo, self.store, self.main, self.validator)
+        self.fixture_spokes = FixtureSpokes(self.repo, self.store, self.main, self.validator, self.workflow)
         self.docs = DocIndex.load()
         self.workflow.reconcile()
 
@@ -151,6 +154,30 @@ class Portal:
 
     def complete_pull_request(self, pr_id: int) -> PullRequest:
         return self.to_model(self.workflow.complete(pr_id))
+
+    # --- fixtures: what a test case relies on, created before its conversation ------------------
+
+    def create_fixture_pull_request(
+        self, spoke_name: str, config: Mapping[str, Any], title: str, description: str,
+        source_spoke: str | None, origin: Origin, status: str = "active",
+    ) -> PullRequest:
+        """A pull request made for a test case (``created_by`` = ``fixture``), validated for real,
+        then abandoned when ``status`` asks for it."""
+        if status not in ("active", "abandoned"):
+            raise InvalidInputError(f"a fixture pull request is active or abandoned, not {status!r}")
+        origin = Origin(created_by=FIXTURE_CREATED_BY, eval_id=origin.eval_id, test_id=origin.test_id)
+        pr = self.create_pull_request(spoke_name, config, title, description, source_spoke, origin)
+        return self.abandon_pull_request(pr.id) if status == "abandoned" else pr
+
+    def remove_fixtures(self, *, eval_id: str | None = None, test_id: str | None = None) -> dict[str, list[Any]]:
+        """Remove the fixture spokes and abandon the active fixture pull requests of an eval or a test."""
+        spokes = self.fixture_spokes.remove_all(eval_id=eval_id, test_id=test_id)
+        abandoned = [
+            self.abandon_pull_request(r.id).id
+            for r in self.store.list(status="active", eval_id=eval_id, test_id=test_id)
+            if r.created_by == FIXTURE_CREATED_BY
+        ]
+        return {"removed": [f"spoke {name}" for name in spokes], "abandoned": abandoned}
 
     def pull_request_url(self, pr_id: int) -> str:
         return f"{self.public_url}/repos/spokes/pullrequest/{pr_id}"

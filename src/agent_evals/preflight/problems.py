@@ -17,7 +17,7 @@ class Problem:
 
 
 def did_you_mean(name: str, known: list[str]) -> str:
-    """``; did you mean validate_spoke_config?`` when a known name is close, else ''."""
+    """``; did you mean validate_config?`` when a known name is close, else ''."""
     import difflib
 
     close = difflib.get_close_matches(name, known, n=1, cutoff=0.6)

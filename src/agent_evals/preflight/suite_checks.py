@@ -14,7 +14,7 @@ from typing import Any
 from agent_evals.agent.config import AgentConfig, AgentConfigError, load_agent_config
 from agent_evals.assertions._config import ConfigError
 from agent_evals.assertions.names import is_glob, name_matches
-from agent_evals.assertions.registry import check_name, parse_check_config
+from agent_evals.assertions.registry import check_name, pack_of, parse_check_config
 from agent_evals.judge import MODEL_GRADED_TYPES
 from agent_evals.packs import Pack, PackError, load_pack
 from agent_evals.preflight.offline_tools import portal_tool_specs
@@ -125,6 +125,9 @@ def _check_user(test: TestEntry, plan: ProviderPlan, label: str, problems: list[
     except ProviderConfigError as exc:
         problems.append(Problem(test.where, f"{label}: {exc}"))
         return
+    if plan.pack is not None:
+        problems.extend(Problem(test.where, f"{label}: {p}") for p in plan.pack.fixture_problems(config.fixtures))
+        problems.extend(Problem(test.where, f"{label}: {p}") for p in _reference_problems(config))
     if config.simulated_user is not None and config.simulated_user.class_:
         from agent_evals.agent.factory import load_factory
 
@@ -132,6 +135,21 @@ def _check_user(test: TestEntry, plan: ProviderPlan, label: str, problems: list[
             load_factory(config.simulated_user.class_)
         except AgentConfigError as exc:
             problems.append(Problem(test.where, f"{label}: {str(exc).replace('factory', 'simulator class', 1)}"))
+
+
+def _reference_problems(config: ProviderConfig) -> list[str]:
+    """Each ``$fixture.<key>.<field>`` of the user's definition must name one of the case's fixtures."""
+    from agent_evals.provider.fixtures import references
+
+    user = config.simulated_user.model_dump() if config.simulated_user is not None else config.user_messages
+    keys = {key for item in config.fixtures or [] if isinstance(item, Mapping)
+            for spec in item.values() if isinstance(spec, Mapping) and isinstance(key := spec.get("key"), str)}
+    out = []
+    for ref in dict.fromkeys(references(user)):
+        key = ref.split(".")[1]
+        if key not in keys:
+            out.append(f"{ref}: the case has no fixture with key {key!r} (keys: {', '.join(sorted(keys)) or 'none'})")
+    return out
 
 
 def _assertion_problems(item: Mapping[str, Any], position: int, plans: list[ProviderPlan]) -> list[str]:
@@ -148,6 +166,10 @@ def _assertion_problems(item: Mapping[str, Any], position: int, plans: list[Prov
     except ConfigError as exc:
         return [*out, f"{head}: invalid config: {exc}"]
     for plan in plans:
+        owner = pack_of(name)
+        if plan.pack is not None and owner is not None and owner != plan.pack.name:
+            out.append(f"{head}: a check of the {owner} pack; this suite's pack is {plan.pack.name} (provider config pack:)")
+            continue
         out += [f"{head}: {p}" for p in _tool_name_problems(name, config, plan)]
         if plan.pack is not None:
             out += [f"{head}: {p}" for p in plan.pack.preflight(name, config)]

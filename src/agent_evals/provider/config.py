@@ -3,9 +3,9 @@
 ```yaml
 providers:
   - id: file://../../providers/agent.py
-    label: spoke
+    label: my-agent
     config:
-      agent: spoke                  # agent_config/agents/<agent>
+      agent: my-agent               # agent_config/agents/<agent> (default: the factory's default agent)
       factory: mypkg.agents:create_agent   # optional: your own agent factory
       instructions_file: alt.md     # optional overrides, for comparison runs
       model: gpt-4o
@@ -18,7 +18,7 @@ providers:
       replay: golden                # or AGENT_EVALS_REPLAY_DIR; "golden" = <suite>/golden
       variant: alt                  # tells this provider's cassettes apart from another's
       allow_stale: false            # replay a cassette whose fingerprints changed (or AGENT_EVALS_ALLOW_STALE=1)
-      pack: spoke                   # the domain pack (agent_evals.packs): generic, spoke, or a dotted path
+      pack: generic                 # the domain pack (agent_evals.packs): a built-in pack's name, or a dotted path
       otlp_endpoint: http://127.0.0.1:4318/v1/traces   # where spans go when the suite enables tracing
 tests:
   - vars:
@@ -26,8 +26,11 @@ tests:
       # or user_messages: [...]
       # or simulated_user: {class: mypkg.users:MyUser, params: {...}}
       max_turns: 6
+      fixtures: [{<kind>: {key: failing, ...}}]   # what the case relies on, in the pack's form
+      # user messages, the simulated user's goal and facts and the prompt may name a fixture's
+      # values: $fixture.failing.url, $fixture.failing.id
 ```
-A test's ``simulated_user`` / ``user_messages`` / ``max_turns`` win over the provider's.
+A test's ``simulated_user`` / ``user_messages`` / ``max_turns`` / ``fixtures`` win over the provider's.
 Promptfoo splits a list of strings in a test's vars into one test per string, so suites that
 use ``user_messages`` set ``defaultTest: {options: {disableVarExpansion: true}}``
 (see ``docs/provider.md``).
@@ -84,7 +87,7 @@ class SimulatedUserSpec(BaseModel):
 class ProviderConfig(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
-    agent: str = "spoke"
+    agent: str | None = None  # agent_config/agents/<agent>, or the name your factory knows; None: the factory's default
     factory: str | None = None
     instructions_file: str | None = None
     model: str | None = None
@@ -96,6 +99,7 @@ class ProviderConfig(BaseModel):
     timeout: float | None = Field(default=None, gt=0)  # Promptfoo's own per-call limit (ms), read for the deadline
     simulated_user: SimulatedUserSpec | None = None
     user_messages: list[str] | None = None
+    fixtures: list[Any] | None = None  # what the case relies on (the pack's form), made before the conversation
     user_model: str | None = None
     user_temperature: float | None = Field(default=0.3, ge=0.0, le=2.0)
     record: str | None = None
@@ -133,7 +137,7 @@ class ProviderConfig(BaseModel):
         return self.base_dir / GOLDEN if self.replay == GOLDEN else self.resolve(self.replay)
 
 
-_TEST_KEYS = ("simulated_user", "user_messages", "max_turns")
+_TEST_KEYS = ("simulated_user", "user_messages", "max_turns", "fixtures")
 
 
 def parse_config(

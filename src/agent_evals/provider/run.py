@@ -21,9 +21,10 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from agent_evals.agent.config import DEFAULT_AGENT
 from agent_evals.agent.factory import create_agent, load_factory
 from agent_evals.assertions._config import ConfigError
-from agent_evals.assertions.registry import CheckRef, kit_checks, parse_check_config
+from agent_evals.assertions.registry import CheckRef, kit_checks, pack_of, parse_check_config
 from agent_evals.agent.types import ConversationalAgent
 from agent_evals.cleanup import run_id
 from agent_evals.conversation.cassette import cassette_filename, load_cassette
@@ -35,9 +36,10 @@ from agent_evals.conversation.replay import ReplaySession
 from agent_evals.conversation.transcript import render_output, token_usage
 from agent_evals.conversation.users import BaseUserSimulator, FixedMessages, SimulatedUser
 from agent_evals.llm.source import ModelSource
-from agent_evals.packs import Pack, load_pack
+from agent_evals.packs import GenericPack, Pack, load_pack
 from agent_evals.provider.config import ProviderConfig, ProviderConfigError, parse_config
 from agent_evals.provider.deadline import ConversationTimeout, deadline_s
+from agent_evals.provider.fixtures import fill_references, make_fixtures, remove_fixtures
 from agent_evals.provider.grading import grade_checks
 from agent_evals.provider.snapshot import take_snapshot
 from agent_evals.provider.tracing import Tracer
@@ -70,6 +72,11 @@ class CaseIdentity:
     @property
     def trace(self) -> Trace:
         return Trace(self.eval_id, self.test_id)
+
+    @property
+    def headers(self) -> dict[str, str]:
+        """The trace headers the portal records on what this conversation (or its fixtures) made."""
+        return {"X-Eval-Id": self.eval_id, "X-Test-Id": self.test_id}
 
 
 def _leading_id(description: Any) -> str | None:
@@ -115,11 +122,19 @@ async def run_case(
     checks: list[CheckRef] = []
     try:
         pack = load_pack(config.pack)
-        checks = validated_checks(asserts)
+        checks = validated_checks(asserts, pack)
+        if problems := pack.fixture_problems(config.fixtures):
+            raise ProviderConfigError("; ".join(problems))
         mode = run_mode(config, identity)
         models = MeteredModels(mode.models, record, tracer.model_call if tracer is not None else None)
         mode.start(fingerprints(config, identity.case_id, prompt))
-        user = build_user(config, prompt, models, models_available=mode.kind == "replay" or _llm_configured())
+        if config.fixtures:
+            record.fixtures = make_fixtures(pack, config.fixtures, identity.headers)
+            mode.fixtures_made(record.fixtures)
+            config, prompt = _with_fixture_values(config, prompt, record.fixtures)
+        user = build_user(
+            config, prompt, models, models_available=mode.kind == "replay" or _llm_configured(), pack=pack
+        )
         agent = build_agent(config, identity, models, mode.wrap_tools)
         record.agent = agent.info
         record.user = UserInfo(record.user.kind, user.llm.model if user.llm is not None else None)
@@ -137,6 +152,8 @@ async def run_case(
         except Exception as exc:
             _end_with_error(record, exc, identity)
     cleanup = _abandon_own_pull_requests(record)
+    if config.fixtures:  # also when making them failed half-way: nothing is left behind
+        cleanup = {**(cleanup or {"by": "provider"}), "fixtures": remove_fixtures(identity.test_id)}
     response = promptfoo_response(record, single_turn=config.mode == "single_turn", mode=mode, cleanup=cleanup)
     if checks and "error" not in response:  # an error row is not graded: Promptfoo skips its assertions
         # graded on exactly the metadata the Python assertions would read from Promptfoo
@@ -161,11 +178,19 @@ def _abandon_own_pull_requests(record: RunRecord) -> dict[str, Any] | None:
     return {**report.as_dict(), "by": "provider"}
 
 
-def validated_checks(asserts: Sequence[Any]) -> list[CheckRef]:
-    """The test's kit checks, each config checked by its own parser: a bad one is a config error, not a failure."""
+def validated_checks(asserts: Sequence[Any], pack: Pack | None = None) -> list[CheckRef]:
+    """The test's kit checks, each config checked by its own parser, each of the core or of the suite's
+    pack: a bad one is a config error, not a failure."""
     checks = kit_checks(list(asserts))
     problems = []
     for check in checks:
+        owner = pack_of(check.name)
+        if pack is not None and owner is not None and owner != pack.name:
+            problems.append(
+                f"assertion {check.position + 1} ({check.name}) is a check of the {owner} pack; this suite's pack is "
+                f"{pack.name} (provider config pack:)"
+            )
+            continue
         try:
             parse_check_config(check.name, check.config)
         except ConfigError as exc:
@@ -255,7 +280,7 @@ def _unbuilt_agent(config: Mapping[str, Any] | None) -> AgentInfo:
     config = config or {}
     temperature = config.get("temperature")
     return AgentInfo(
-        name=str(config.get("agent") or "spoke"),
+        name=str(config.get("agent") or ""),
         model=str(config.get("model") or ""),
         temperature=float(temperature) if isinstance(temperature, int | float) else None,
     )
@@ -287,7 +312,7 @@ def user_definition(config: ProviderConfig) -> Any:
 def fingerprints(config: ProviderConfig, case_id: str, prompt: str) -> dict[str, Any]:
     single = config.mode == "single_turn"
     return {
-        "case": case_fingerprint(case_id, prompt if single else None),
+        "case": case_fingerprint(case_id, prompt if single else None, config.fixtures),
         "user": user_fingerprint(user_kind(config), None if single else user_definition(config)),
     }
 
@@ -334,8 +359,25 @@ def run_mode(config: ProviderConfig, identity: CaseIdentity) -> RunMode:
     return LiveMode()
 
 
+def _with_fixture_values(
+    config: ProviderConfig, prompt: str, fixtures: list[dict[str, Any]]
+) -> tuple[ProviderConfig, str]:
+    """The user's messages, goal, facts and params, and the prompt, with ``$fixture.<key>.<field>`` filled in."""
+    changes: dict[str, Any] = {}
+    if config.user_messages is not None:
+        changes["user_messages"] = fill_references(config.user_messages, fixtures)
+    if config.simulated_user is not None:
+        spec = config.simulated_user
+        changes["simulated_user"] = spec.model_copy(update={
+            "goal": fill_references(spec.goal, fixtures), "facts": fill_references(spec.facts, fixtures),
+            "instructions": fill_references(spec.instructions, fixtures), "params": fill_references(spec.params, fixtures),
+        })
+    return config.model_copy(update=changes), fill_references(prompt, fixtures)
+
+
 def build_user(
-    config: ProviderConfig, prompt: str, models: ModelSource, *, models_available: bool = True
+    config: ProviderConfig, prompt: str, models: ModelSource, *, models_available: bool = True,
+    pack: Pack | None = None,
 ) -> BaseUserSimulator:
     if config.mode == "single_turn":
         if not isinstance(prompt, str) or not prompt.strip():
@@ -356,6 +398,7 @@ def build_user(
     return SimulatedUser(
         llm=models.chat_model("user", model=config.user_model), goal=spec.goal or "", persona=spec.persona,
         facts=spec.facts, instructions=spec.instructions, temperature=config.user_temperature,
+        framing=(pack or GenericPack()).user_framing,
     )
 
 
@@ -370,11 +413,8 @@ def build_agent(
 ) -> ConversationalAgent:
     factory = load_factory(config.factory) if config.factory else create_agent
     instructions = str(config.resolve(config.instructions_file)) if config.instructions_file else None
-    headers = {
-        "X-Eval-Id": identity.eval_id,
-        "X-Test-Id": identity.test_id,
-        "X-Created-By": f"agent-evals:{config.agent}",
-    }
+    name = config.agent or (DEFAULT_AGENT if not config.factory else "agent")
+    headers = {**identity.headers, "X-Created-By": f"agent-evals:{name}"}
     return factory(
         config.agent,
         instructions_file=instructions,
@@ -399,7 +439,7 @@ def _load_simulator(dotted: str) -> type[BaseUserSimulator]:
 
 def _add_traced_pull_requests(record: RunRecord, identity: CaseIdentity) -> None:
     """After an error, ask the portal for PRs this conversation created that the record missed."""
-    from agent_evals.portal_api import PortalAPI, PortalError
+    from agent_evals.portal_api import FIXTURE_CREATED_BY, PortalAPI, PortalError
 
     try:
         found = PortalAPI.from_env().list_pull_requests(test_id=identity.test_id)
@@ -407,4 +447,5 @@ def _add_traced_pull_requests(record: RunRecord, identity: CaseIdentity) -> None
         log.info("could not list this conversation's PRs from the portal: %s", exc)
         return
     for pr in found:
-        record.add_pull_request(PullRequestRef(pr["id"], pr.get("url", "")))
+        if pr.get("created_by") != FIXTURE_CREATED_BY:
+            record.add_pull_request(PullRequestRef(pr["id"], pr.get("url", "")))

@@ -2,7 +2,7 @@
 
 When a conversation ends, the provider reads every pull request it created or linked in
 its replies (status, validation, diff…) and the resources the case's checks name (the
-domain pack decides which: for spokes, each ``input_diff`` source and the schema). The
+domain pack decides which, e.g. the sources and schemas its checks compare with). The
 assertions then read the metadata only; a snapshot that cannot be taken makes the row an
 error of kind ``portal``, never a failure of the agent.
 """
@@ -13,7 +13,7 @@ from collections.abc import Sequence
 
 from agent_evals.assertions.registry import CheckRef
 from agent_evals.packs import Pack
-from agent_evals.portal_api import PortalAPI, PortalNotFound, find_pull_request_urls
+from agent_evals.portal_api import FIXTURE_CREATED_BY, PortalAPI, PortalNotFound, find_pull_request_urls
 from agent_evals.record import PullRequestRef, RunRecord, Snapshot
 
 
@@ -28,7 +28,8 @@ def take_snapshot(
     found: dict[int, dict] = {}
     if test_id:
         for pr in reversed(api.list_pull_requests(test_id=test_id, with_diff=True)):  # oldest first
-            record.add_pull_request(PullRequestRef(pr["id"], pr.get("url", "")))
+            if pr.get("created_by") != FIXTURE_CREATED_BY:  # the case's fixtures are not the agent's doing
+                record.add_pull_request(PullRequestRef(pr["id"], pr.get("url", "")))
             found[pr["id"]] = dict(pr)
     ids = [p.id for p in record.pull_requests]
     for text in record.assistant_texts():

@@ -14,7 +14,8 @@ The metadata form (``docs/record.md`` describes every key)::
      "tool_calls": [ToolCall], "pull_requests": [{"id", "url"}],
      "conversation_end": "done", "ended_by": "user", "error_kind": null, "error": null,
      "final_reply": "...", "usage": {"agent": {...}, "user": {...}, "judge": {...}},
-     "trace": {"eval_id", "test_id"}, "replay": {...} | absent, "snapshot": {...} | absent}
+     "trace": {"eval_id", "test_id"}, "replay": {...} | absent, "snapshot": {...} | absent,
+     "fixtures": [{"kind", "key", ...}] | absent}
 """
 
 from __future__ import annotations
@@ -125,7 +126,7 @@ class Snapshot:
 
     ``pull_requests`` are the portal's records of the PRs the conversation created (status,
     validation, diff, …); ``resources`` holds what the case's assertions name, keyed by the
-    domain pack (e.g. ``"spoke/crm-dev-neu"``, ``"schema"``). Grading reads only this, so a
+    domain pack (e.g. ``"schema"``, ``"item/billing-eu"``). Grading reads only this, so a
     recorded run can be graded again without a portal.
     """
 
@@ -171,6 +172,7 @@ class RunRecord:
     trace: Trace | None = None
     replay: dict[str, Any] | None = None
     snapshot: Snapshot | None = None
+    fixtures: list[dict[str, Any]] = field(default_factory=list)  # what the case relied on, made for it (the pack's form)
 
     # -- reading ---------------------------------------------------------------------
     @property
@@ -245,6 +247,8 @@ class RunRecord:
             out["replay"] = dict(self.replay)
         if self.snapshot is not None:
             out["snapshot"] = self.snapshot.to_dict()
+        if self.fixtures:
+            out["fixtures"] = [dict(f) for f in self.fixtures]
         return out
 
     def _transcript(self) -> list[dict[str, Any]]:
@@ -286,6 +290,7 @@ class RunRecord:
             trace=_trace(metadata.get("trace")),
             replay=dict(metadata["replay"]) if isinstance(metadata.get("replay"), Mapping) else None,
             snapshot=Snapshot.from_dict(metadata["snapshot"]) if metadata.get("snapshot") is not None else None,
+            fixtures=[dict(f) for f in _list(metadata, "fixtures") if isinstance(f, Mapping)],
         )
 
 

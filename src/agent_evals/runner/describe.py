@@ -1,6 +1,6 @@
 """What an eval is, in one line, for the viewer's eval list (Promptfoo's ``--description``):
 
-    spoke-create · replay · agent golden-agent, user golden-user, judge none · rev abc1234 · instructions 1d23b9c2
+    tickets-create · replay · agent golden-agent, user golden-user, judge none · rev abc1234 · instructions 1d23b9c2
 
 The suite, how it ran (live, replay, record), the model of each role, the git revision and the
 hash of the agent's instructions, so a replay and a live run of another model are told apart.

@@ -6,7 +6,7 @@ run's folder (beside the portal data dirs; the run's portal logs live there too)
     {"format": "agent-evals/run@1", "run_id": "run-…", "pid": 1234, "started_at": "…Z",
      "finished_at": "…Z" | null, "mode": "live" | "replay" | "record", "git_revision": "abc1234" | null,
      "interrupted": false, "exit_code": 0 | null, "swept": [data dirs swept after it died],
-     "suites": [{"suite": "spoke-create", "eval_id": "eval-…" | null, "selected": ["C01", …] | null,
+     "suites": [{"suite": "tickets-create", "eval_id": "eval-…" | null, "selected": ["C01", …] | null,
                  "repeat": 1, "providers": 1, "exit_code": 0 | null, "interrupted": false,
                  "data_dir": "…/data/portal" | null}]}
 

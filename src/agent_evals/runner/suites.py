@@ -15,8 +15,9 @@ from agent_evals.paths import evals_dir
 CONFIG_NAME = "promptfooconfig.yaml"
 SETTINGS_NAME = "portal-settings.yaml"
 ALL = "all"
-# `all` runs the suites in this order, then any others alphabetically.
-PREFERRED_ORDER = ("spoke-create", "spoke-qa", "spoke-create-overlay")
+ORDER_NAME = "order.txt"  # evals/order.txt: `all` runs the suites named there first, in that order
+
+
 
 
 @dataclass(frozen=True)
@@ -37,8 +38,18 @@ class Suite:
 def discover(root: Path | None = None) -> list[Suite]:
     root = root or evals_dir()
     found = {p.parent.name: Suite(p.parent.name, p.parent) for p in root.glob(f"*/{CONFIG_NAME}")}
-    order = [n for n in PREFERRED_ORDER if n in found] + sorted(n for n in found if n not in PREFERRED_ORDER)
+    preferred = preferred_order(root)
+    order = [n for n in preferred if n in found] + sorted(n for n in found if n not in preferred)
     return [found[n] for n in order]
+
+
+def preferred_order(root: Path) -> list[str]:
+    """The suite names of ``evals/order.txt`` (one per line, ``#`` comments), else none."""
+    path = root / ORDER_NAME
+    if not path.is_file():
+        return []
+    lines = (line.split("#", 1)[0].strip() for line in path.read_text(encoding="utf-8").splitlines())
+    return [line for line in lines if line]
 
 
 def select(name: str, root: Path | None = None) -> list[Suite]:

@@ -20,7 +20,7 @@ Example::
     from agent_evals.testing.scripted_openai import QueueResponder, Reply, ScriptedOpenAIServer
 
     script = QueueResponder({
-        "agent-model": [Reply.tool_calls([("get_spoke", {"name": "x"})]), "The spoke is x."],
+        "agent-model": [Reply.tool_calls([("get_item", {"name": "x"})]), "The item is x."],
         "user-model": [Reply.text("Thanks!", usage=(12, 3))],
     })
     with ScriptedOpenAIServer(script) as server:

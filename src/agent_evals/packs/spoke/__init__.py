@@ -1,23 +1,56 @@
-"""The spoke pack: what is specific to the spoke agent's domain (network spoke configurations)."""
+"""The spoke pack: what is specific to the portal's network spokes, for the spoke agent and the
+integration agent alike (see :mod:`agent_evals.packs.base` for what a pack is).
+
+- checks: ``input_diff``, ``spoke_json_valid``, ``pull_request`` (:mod:`.checks`);
+- the simulated user: a developer in the company's portal, done with a pull-request link;
+- pull requests: those ``create_spoke_pull_request`` made;
+- the end state: the portal's schema and each ``input_diff`` source spoke;
+- fixtures: pull requests in given states and extra spokes (:mod:`.fixtures`);
+- golden plans: ``$source``, ``$name``, ``$submitted``, ``$summary``, ``$pr_url``, ``$copy`` (:mod:`.golden`);
+- self-check mutations: arguments, configurations and pull requests (:mod:`.mutations`).
+"""
 
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
+from agent_evals.conversation.users import UserFraming
+from agent_evals.packs.base import Pack
 from agent_evals.record import PullRequestRef, ToolCall
 
 if TYPE_CHECKING:
     from agent_evals.assertions.registry import CheckRef
+    from agent_evals.conversation.cassette import Cassette
+    from agent_evals.golden.plan import Case, PlanValues
+    from agent_evals.golden.selfcheck import Mutation
     from agent_evals.portal_api import PortalAPI
 
 PR_CREATING_TOOLS = frozenset({"create_spoke_pull_request"})
 _PR_URL = re.compile(r"/pullrequest/(\d+)\b")
 
 
-class SpokePack:
+class SpokePack(Pack):
     name = "spoke"
+    checks = {
+        "input_diff": "agent_evals.packs.spoke.checks.input_diff",
+        "spoke_json_valid": "agent_evals.packs.spoke.checks.spoke_json_valid",
+        "pull_request": "agent_evals.packs.spoke.checks.pull_request",
+    }
+    user_framing = UserFraming(
+        setting=(
+            "You are role-playing a software developer who is chatting with an AI assistant in your company's "
+            "internal developer portal. You are the user, not the assistant. You are not technical about "
+            "networks, cloud infrastructure or the portal."
+        ),
+        knows_inside="how the portal or its systems work inside",
+        done_when=(
+            "for a request, when the assistant has given you the link to the pull request, or has told you "
+            "clearly that it can't do it"
+        ),
+    )
+    harmless_call = ("list_spokes", {})
 
     def find_pull_request(self, call: ToolCall) -> PullRequestRef | None:
         """The ``{id, url}`` of the PR a successful ``create_spoke_pull_request`` made."""
@@ -33,8 +66,8 @@ class SpokePack:
 
     def snapshot_resources(self, api: PortalAPI, checks: Sequence[CheckRef]) -> dict[str, Any]:
         """The portal's schema, and each source spoke the ``input_diff`` checks name (None if it does not exist)."""
-        from agent_evals.assertions.input_diff import spoke_resource
-        from agent_evals.assertions.spoke_json_valid import SCHEMA_RESOURCE
+        from agent_evals.packs.spoke.checks.input_diff import spoke_resource
+        from agent_evals.packs.spoke.checks.spoke_json_valid import SCHEMA_RESOURCE
         from agent_evals.portal_api import PortalNotFound
 
         resources: dict[str, Any] = {SCHEMA_RESOURCE: _schema(api)}
@@ -48,7 +81,6 @@ class SpokePack:
                     resources[spoke_resource(source)] = None
         return resources
 
-
     def preflight(self, check: str, config: Any) -> list[str]:
         """Before a run: every ``input_diff`` source the case names is a spoke of the seed data."""
         source = getattr(config, "source", None) if check == "input_diff" else None
@@ -59,6 +91,44 @@ class SpokePack:
             return [f"source spoke {source!r} is not in the portal's seed data{did_you_mean(source, known)}"]
         return []
 
+    def fixture_problems(self, fixtures: Any) -> list[str]:
+        """Malformed fixtures, and copies that are not seed spokes (or spokes another fixture adds)."""
+        from agent_evals.packs.base import FixtureError
+        from agent_evals.packs.spoke.fixtures import parse_fixtures
+        from agent_evals.preflight.problems import did_you_mean
+
+        try:
+            parsed = parse_fixtures(fixtures)
+        except FixtureError as exc:
+            return [str(exc)]
+        known = seed_spoke_names()
+        problems = []
+        for number, fixture in enumerate(parsed, start=1):
+            if fixture.copy_ not in known:
+                problems.append(
+                    f"fixture {number}: copy {fixture.copy_!r} is not a seed spoke{did_you_mean(fixture.copy_, sorted(known))}"
+                )
+            if type(fixture).__name__ == "SpokeFixture":
+                known.add(fixture.name or fixture.copy_)
+        return problems
+
+    def create_fixtures(self, api: PortalAPI, fixtures: Any, trace: Mapping[str, str]) -> list[dict[str, Any]]:
+        from agent_evals.packs.spoke.fixtures import create, parse_fixtures
+
+        return create(api, parse_fixtures(fixtures), trace)
+
+    def plan_values(self, case: Case, entry: Mapping[str, Any]) -> PlanValues:
+        from agent_evals.packs.spoke.golden import plan_values
+
+        return plan_values(case, entry)
+
+    def mutations(self, case: Case, cassette: Cassette) -> Iterator[Mutation]:
+        from agent_evals.packs.spoke.mutations import mutations
+
+        return mutations(case, cassette)
+
+
+PACK = SpokePack()
 
 _SCHEMAS: dict[str, Any] = {}
 
@@ -78,4 +148,4 @@ def seed_spoke_names() -> set[str]:
     return {entry.name.removesuffix(".json") for entry in folder.iterdir() if entry.name.endswith(".json")}
 
 
-__all__ = ["PR_CREATING_TOOLS", "SpokePack", "seed_spoke_names"]
+__all__ = ["PACK", "PR_CREATING_TOOLS", "SpokePack", "seed_spoke_names"]

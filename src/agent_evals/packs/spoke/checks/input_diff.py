@@ -5,7 +5,7 @@ takes from the portal, or an inline object), ``expected_changes`` (required:
 ``{JSON Pointer: value}``, ``{}`` for "no change"; the value `REMOVED` = ``"$removed"``
 means removed), ``ignore_paths`` (pointer prefixes or globs), ``tool`` (default
 ``create_spoke_pull_request``), ``argument`` (default ``config``). The submitted
-configuration is chosen by `agent_evals.assertions.submission.select_submission`.
+configuration is chosen by `agent_evals.packs.spoke.checks.submission.select_submission`.
 Named scores: ``expected_changes_made`` (fraction), ``no_collateral_changes`` (1.0 when
 nothing else changed, else 0.0; the count is in the reason).
 """
@@ -28,7 +28,7 @@ from agent_evals.assertions.expected_changes import (
     check_changes,
 )
 from agent_evals.assertions.json_pointer import PointerError, parse
-from agent_evals.assertions.submission import DEFAULT_ARGUMENT, DEFAULT_TOOL, NoSubmission, select_submission
+from agent_evals.packs.spoke.checks.submission import DEFAULT_ARGUMENT, DEFAULT_TOOL, NoSubmission, select_submission
 from agent_evals.assertions.values import render
 
 NAME = "input_diff"

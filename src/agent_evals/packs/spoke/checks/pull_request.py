@@ -25,7 +25,7 @@ from agent_evals.assertions._context import grader
 from agent_evals.assertions._result import GradingResult, make_result
 from agent_evals.assertions._run import RunRecord, Snapshot, read_record, require_snapshot
 from agent_evals.assertions.names import name_matches
-from agent_evals.assertions.submission import DEFAULT_TOOL
+from agent_evals.packs.spoke.checks.submission import DEFAULT_TOOL
 
 NAME = "pull_request"
 Expect = Literal["created", "none"]

@@ -19,7 +19,7 @@ from agent_evals.assertions._context import grader
 from agent_evals.assertions._result import GradingResult, fail, make_result
 from agent_evals.assertions._run import Snapshot, read_record, require_snapshot
 from agent_evals.assertions.schema_check import BadSchema, SchemaIssue, schema_issues
-from agent_evals.assertions.submission import DEFAULT_ARGUMENT, DEFAULT_TOOL, NoSubmission, select_submission
+from agent_evals.packs.spoke.checks.submission import DEFAULT_ARGUMENT, DEFAULT_TOOL, NoSubmission, select_submission
 
 NAME = "spoke_json_valid"
 SCHEMA_RESOURCE = "schema"
