@@ -25,7 +25,7 @@ from typing import TYPE_CHECKING, Any
 from agent_evals.llm.endpoint import PLACEHOLDER_API_KEY, Endpoint
 from agent_evals.llm.pricing import PriceTable
 from agent_evals.llm.replies import UnusableReplyError, to_chat_response
-from agent_evals.llm.requests import DEFAULT_TOOL_CHOICE, CapParameter, ToolChoice, build_request, check_tool_choice
+from agent_evals.llm.chat_request import DEFAULT_TOOL_CHOICE, CapParameter, ToolChoice, build_request, check_tool_choice
 from agent_evals.llm.retry import (
     AttemptError,
     Clock,
@@ -56,7 +56,7 @@ class OpenAIChatModel:
     ``tool_choice`` is sent whenever tools are offered (``omit``: none is sent);
     ``prices`` turns token usage into cost. ``sleep``, ``clock`` and ``rng`` are for tests.
 
-    The request shape is :func:`agent_evals.llm.requests.build_request`. An OpenAI model
+    The request shape is :func:`agent_evals.llm.chat_request.build_request`. An OpenAI model
     that refuses ``max_tokens`` (the reasoning models want ``max_completion_tokens``) gets
     the cap under that name from then on, without spending an attempt.
     """

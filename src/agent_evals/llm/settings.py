@@ -33,7 +33,7 @@ from dataclasses import dataclass, field
 from agent_evals.llm.endpoint import Endpoint, safe_url
 from agent_evals.llm.caps import DEFAULT_MAX_TOKENS, caps_from_env, max_tokens_problem, pick_cap
 from agent_evals.llm.pricing import PriceTable
-from agent_evals.llm.requests import DEFAULT_TOOL_CHOICE, TOOL_CHOICES, ToolChoice
+from agent_evals.llm.chat_request import DEFAULT_TOOL_CHOICE, TOOL_CHOICES, ToolChoice
 from agent_evals.llm.retry import RetryPolicy
 from agent_evals.llm.types import ChatModel, LLMConfigError, Role
 

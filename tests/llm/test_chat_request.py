@@ -7,7 +7,7 @@ from typing import Any
 
 import pytest
 
-from agent_evals.llm.requests import TOOL_CHOICES, build_request, check_tool_choice, normalize_message
+from agent_evals.llm.chat_request import TOOL_CHOICES, build_request, check_tool_choice, normalize_message
 
 TOOL = {"type": "function", "function": {"name": "get_spoke", "parameters": {"type": "object"}}}
 CALL = {"id": "c1", "function": {"name": "get_spoke", "arguments": '{"name": "x"}'}}
