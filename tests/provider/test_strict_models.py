@@ -119,3 +119,23 @@ def test_a_bad_cap_in_the_environment_is_a_config_error(
     assert result["error"] == (
         "[config] LLM_MAX_TOKENS_AGENT must be a whole number of tokens from 1 to 32768, got '-1'"
     )
+
+
+def test_arguments_that_are_not_json_go_back_to_the_model_and_the_turn_goes_on(
+    converse: Call, strict: ScriptedOpenAIServer
+) -> None:
+    copy = SpokeCopy("[S08]")
+    steps = [Reply.tool_calls([("get_spoke", '{"name": "crm-dev-neu"')]),  # cut short: not JSON
+             Reply.tool_calls([("get_spoke", "{&quot;name&quot;: &quot;crm-dev-neu&quot;}")]),  # HTML-escaped
+             "crm-dev-neu has 3 subnets."]
+    result = converse([ConversationScript(copy.key, steps)], "S08", {"user_messages": [copy.request]})
+
+    assert "error" not in result, result.get("error")
+    metadata = result["metadata"]
+    check_contract(metadata)
+    bad, repaired = metadata["tool_calls"]
+    assert (bad["outcome"], bad["raw_arguments"]) == ("invalid_arguments", '{"name": "crm-dev-neu"')
+    assert (repaired["outcome"], repaired["arguments"]) == ("ok", {"name": "crm-dev-neu"})
+    second = agent_requests(strict)[1]  # the strict server accepted the turn after the bad call
+    assert second.messages[-1]["role"] == "tool" and "not a JSON object" in second.messages[-1]["content"]
+    assert metadata["final_reply"] == "crm-dev-neu has 3 subnets."
