@@ -8,15 +8,35 @@
 
 It sends Promptfoo's grading prompt to the ``judge`` role of the LLM layer
 (``JUDGE_MODEL`` on the configured endpoint, falling back to ``AGENT_MODEL``), at
-temperature 0. With no endpoint configured, model-graded assertions are not graded
-at all: see :func:`model_graded_asserts` and the ``beforeEach`` hook.
+temperature 0, with the judge's completion cap (``LLM_MAX_TOKENS_JUDGE``, default 800).
+With no endpoint configured, model-graded assertions are not graded at all: see
+:func:`model_graded_asserts` and the ``beforeEach`` hook.
+
+A reply is usable when it was not cut off at the cap, is not empty, and — when the
+grading prompt asks for a JSON verdict, as ``llm-rubric``'s does — holds a JSON object
+with a boolean ``pass`` (Promptfoo reads the first object and counts one without ``pass``
+as a pass). Then that object is the output. An unusable reply is asked for once more;
+a second one is a Promptfoo ``error`` of kind ``model``: ``[model] the judge's reply was
+unusable twice: …``. Every answer carries the judge's ``tokenUsage`` and ``cost``.
 """
 
 from __future__ import annotations
 
 import json
+import logging
+import re
 from collections.abc import Mapping, Sequence
 from typing import Any
+
+from agent_evals.llm.types import ChatResponse, Usage
+
+log = logging.getLogger(__name__)
+
+JUDGE_ATTEMPTS = 2
+_JSON_WORD = re.compile(r"\bjson\b", re.IGNORECASE)
+_PASS_WORD = re.compile(r"\bpass\b", re.IGNORECASE)
+_PASS_WORDS = frozenset({"true", "false", "yes", "no", "pass", "fail", "y", "n"})
+_PREVIEW_CHARS = 80
 
 MODEL_GRADED_TYPES = frozenset(
     {
@@ -67,18 +87,87 @@ def grading_messages(prompt: str) -> list[dict[str, str]]:
     return [{"role": "user", "content": prompt}]
 
 
-async def _grade(prompt: str, model: str | None) -> dict[str, Any]:
+def asks_for_verdict(messages: Sequence[Mapping[str, str]]) -> bool:
+    """Whether the grading prompt asks for a JSON verdict (``llm-rubric``: ``{reason, pass, score}``)."""
+    text = "\n".join(m["content"] for m in messages)
+    return bool(_JSON_WORD.search(text) and _PASS_WORD.search(text))
+
+
+def first_json_object(text: str) -> dict[str, Any] | None:
+    """The first JSON object in ``text`` (the one Promptfoo's ``llm-rubric`` reads), or None."""
+    decoder = json.JSONDecoder()
+    for start in (i for i, char in enumerate(text) if char == "{"):
+        try:
+            value, _end = decoder.raw_decode(text, start)
+        except ValueError:
+            continue
+        if isinstance(value, dict):
+            return value
+    return None
+
+
+def verdict_problem(verdict: Mapping[str, Any] | None) -> str | None:
+    """Why ``verdict`` is not a usable ``{pass, score, reason}`` object, or None.
+
+    ``pass`` is required: Promptfoo counts an object without it as a pass.
+    """
+    if verdict is None:
+        return "no JSON object with pass/score/reason in it"
+    value = verdict.get("pass")
+    if isinstance(value, bool) or (isinstance(value, str) and value.strip().lower() in _PASS_WORDS):
+        return None
+    if "pass" not in verdict:
+        return f"its JSON object has no 'pass' (keys: {', '.join(map(str, verdict)) or 'none'})"
+    return f"its 'pass' is not a boolean: {value!r}"
+
+
+def reply_problem(response: ChatResponse, *, cap: int, wants_verdict: bool) -> tuple[str | None, str]:
+    """``(why the judge's reply is unusable or None, the output to give Promptfoo)``."""
+    text = response.content or ""
+    if response.finish_reason == "length":
+        return f"cut off at {cap} tokens (LLM_MAX_TOKENS_JUDGE, or the judge's max_tokens): {_preview(text)}", text
+    if not text.strip():
+        return "an empty reply", text
+    if not wants_verdict:
+        return None, text
+    verdict = first_json_object(text)
+    problem = verdict_problem(verdict)
+    if problem is not None:
+        return f"{problem}: {_preview(text)}", text
+    return None, json.dumps(verdict)  # exactly what was checked is what Promptfoo reads
+
+
+def _preview(text: str) -> str:
+    line = " ".join(text.split())
+    return repr(line if len(line) <= _PREVIEW_CHARS else line[: _PREVIEW_CHARS - 1] + "…")
+
+
+async def _grade(prompt: str, config: Mapping[str, Any]) -> dict[str, Any]:
+    """Ask the judge; an unusable reply is asked again once, then is an error of kind ``model``."""
     from agent_evals.agent.factory import close_model
+    from agent_evals.llm.caps import max_tokens_for
     from agent_evals.llm.settings import chat_model
 
-    judge = chat_model("judge", model=model)
+    cap = max_tokens_for("judge", max_tokens=config.get("max_tokens"), setting="the judge's max_tokens")
+    judge = chat_model("judge", model=config.get("model"), max_tokens=cap)
+    messages = grading_messages(prompt)
+    wants_verdict = asks_for_verdict(messages)
+    usage, problem = Usage(), None
     try:
-        response = await judge.complete(grading_messages(prompt), temperature=0.0)
+        for attempt in range(1, JUDGE_ATTEMPTS + 1):
+            response = await judge.complete(messages, temperature=0.0)
+            usage = usage + response.usage
+            problem, output = reply_problem(response, cap=cap, wants_verdict=wants_verdict)
+            if problem is None:
+                return {"output": output, **_spent(usage)}
+            log.warning("the judge's reply was unusable (attempt %d/%d): %s", attempt, JUDGE_ATTEMPTS, problem)
     finally:
         await close_model(judge)
-    usage = response.usage
+    return {"error": f"[model] the judge's reply was unusable twice: {problem}", **_spent(usage)}
+
+
+def _spent(usage: Usage) -> dict[str, Any]:
     return {
-        "output": response.content or "",
         "tokenUsage": {
             "total": usage.total_tokens,
             "prompt": usage.prompt_tokens,
@@ -90,13 +179,14 @@ async def _grade(prompt: str, model: str | None) -> dict[str, Any]:
 
 
 def call_api(prompt: str, options: Mapping[str, Any] | None, context: Mapping[str, Any] | None) -> dict[str, Any]:
-    """Promptfoo's provider entry point (config key ``model`` overrides JUDGE_MODEL)."""
+    """Promptfoo's provider entry point (config keys: ``model`` overrides JUDGE_MODEL,
+    ``max_tokens`` overrides LLM_MAX_TOKENS_JUDGE)."""
     import asyncio  # here, not at the top: the hooks import this module in a fresh process per call
 
     from agent_evals.llm.types import LLMError
 
     config = (options or {}).get("config") or {}
     try:
-        return asyncio.run(_grade(prompt, config.get("model")))
+        return asyncio.run(_grade(prompt, config))
     except LLMError as exc:
-        return {"error": f"grader model: {exc}"}
+        return {"error": f"[{exc.kind}] the judge's model failed: {exc}"}

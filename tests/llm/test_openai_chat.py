@@ -251,9 +251,7 @@ def test_retries_exhausted_names_model_host_attempts_and_status(
     with caplog.at_level(logging.WARNING, logger="agent_evals"), pytest.raises(LLMError) as caught:
         complete(compatible(server, sleeps))
     host = server.url.removeprefix("http://")
-    assert (
-        str(caught.value) == f"model local-model at {host} unreachable after 4 attempts: HTTP 503: overloaded"
-    )
+    assert str(caught.value) == f"HTTP 503 from the model server at {host} (model local-model, after 4 attempts): overloaded"
     assert server.request_count == 4 and len(sleeps.waits) == 3
     retries = [r for r in caplog.records if r.levelno == logging.WARNING]
     assert [r.getMessage().split(" failed")[0] for r in retries] == [
@@ -267,15 +265,17 @@ def test_client_errors_fail_at_once(
     server: ScriptedOpenAIServer, sleeps: RecordedSleeps, status: int
 ) -> None:
     server.responder = lambda r: Reply.error(status, "bad thing")
-    with pytest.raises(LLMError, match=f"rejected the request: HTTP {status}: bad thing"):
+    host = server.url.removeprefix("http://")
+    with pytest.raises(LLMError) as caught:
         complete(compatible(server, sleeps))
+    assert str(caught.value).startswith(f"HTTP {status} from the model server at {host} (model local-model): bad thing")
     assert server.request_count == 1 and sleeps.waits == []
 
 
 def test_timeout_is_retried_then_llm_error(server: ScriptedOpenAIServer, sleeps: RecordedSleeps) -> None:
     server.responder = lambda r: Reply.text("too late", delay_s=1.0)
     model = compatible(server, sleeps, timeout_s=0.2, retry=RetryPolicy(max_attempts=2))
-    with pytest.raises(LLMError, match=r"unreachable after 2 attempts: no answer within 0\.2 s"):
+    with pytest.raises(LLMError, match=r"did not answer after 2 attempts: no answer within 0\.2 s .* raise LLM_TIMEOUT_S"):
         complete(model)
     assert server.request_count == 2 and len(sleeps.waits) == 1
 
@@ -289,15 +289,19 @@ def test_connection_refused_is_retried_then_llm_error(sleeps: RecordedSleeps) ->
     with ScriptedOpenAIServer() as gone:
         url = gone.base_url  # the port is free again once the server stopped
     model = OpenAIChatModel(Endpoint.compatible(url), "m", sleep=sleeps, retry=RetryPolicy(max_attempts=3))
-    with pytest.raises(LLMError, match="unreachable after 3 attempts: connection failed"):
+    with pytest.raises(LLMError) as caught:
         complete(model)
+    host = url.removeprefix("http://").removesuffix("/v1")
+    assert str(caught.value) == (
+        f"model m at {host} unreachable after 3 attempts: connection refused — is the model server running at {url}?"
+    )
     assert len(sleeps.waits) == 2
 
 
 def test_finished_script_is_not_retried(server: ScriptedOpenAIServer, sleeps: RecordedSleeps) -> None:
     # the scripted server marks "queue empty" with x-should-retry: false
     server.responder = QueueResponder([])
-    with pytest.raises(LLMError, match=r"said not to retry.*no scripted reply left"):
+    with pytest.raises(LLMError, match=r"HTTP 500 from the model server .*\(model local-model\): QueueResponder: no scripted reply left"):
         complete(compatible(server, sleeps))
     assert sleeps.waits == []
 
@@ -360,3 +364,83 @@ def test_concurrent_calls_overlap(server: ScriptedOpenAIServer) -> None:
     responses, elapsed = asyncio.run(many_then_close())
     assert [r.content for r in responses] == ["ok"] * 8
     assert elapsed < 1.2  # 8 x 0.3 s overlapping, not 2.4 s in a row
+
+
+# --- caps, finish reasons, repairs -------------------------------------------------------
+
+
+def test_the_models_cap_goes_with_every_request_unless_the_call_passes_one(server: ScriptedOpenAIServer) -> None:
+    complete(compatible(server, max_tokens=300))
+    complete(compatible(server, max_tokens=300), max_tokens=12)
+    complete(compatible(server))  # no cap: none sent
+    assert [r.body.get("max_tokens") for r in server.requests] == [300, 12, None]
+
+
+def test_a_model_that_refuses_max_tokens_gets_max_completion_tokens(
+    server: ScriptedOpenAIServer, sleeps: RecordedSleeps
+) -> None:
+    refusal = {"error": {"message": "Unsupported parameter: 'max_tokens' is not supported with this model. "
+                                    "Use 'max_completion_tokens' instead.", "type": "invalid_request_error",
+                         "param": "max_tokens", "code": "unsupported_parameter"}}
+
+    def reasoning_model(request: Any) -> Reply:
+        return Reply.error(400, refusal) if "max_tokens" in request.body else Reply.text("thought about it")
+
+    server.responder = reasoning_model
+    model = compatible(server, sleeps, max_tokens=800)
+    assert complete(model).content == "thought about it"
+    assert complete(model).content == "thought about it"  # remembered: asked once only
+    bodies = [r.body for r in server.requests]
+    assert [("max_tokens" in b, b.get("max_completion_tokens")) for b in bodies] == [(True, None), (False, 800), (False, 800)]
+    assert sleeps.waits == []  # not a retry
+
+
+def test_another_400_is_not_resent(server: ScriptedOpenAIServer) -> None:
+    server.responder = lambda r: Reply.error(400, "max_tokens is too large")
+    with pytest.raises(LLMError, match="HTTP 400 .*max_tokens is too large"):
+        complete(compatible(server, max_tokens=10))
+    assert server.request_count == 1
+
+
+def test_an_unknown_finish_reason_is_kept(server: ScriptedOpenAIServer) -> None:
+    server.responder = lambda r: Reply.text("hm", finish_reason="eos_token")
+    response = complete(compatible(server))
+    assert (response.content, response.finish_reason) == ("hm", "eos_token")
+
+
+def test_length_is_surfaced(server: ScriptedOpenAIServer) -> None:
+    server.responder = lambda r: Reply.text("cut", finish_reason="length")
+    assert complete(compatible(server)).finish_reason == "length"
+
+
+@pytest.mark.parametrize(
+    ("sent", "kept"),
+    [
+        pytest.param("{&quot;name&quot;: &quot;crm-dev-neu&quot;}", '{"name": "crm-dev-neu"}', id="escaped: decoded"),
+        pytest.param("{&#34;city&#34;: &#34;Paris&#34;}", '{"city": "Paris"}', id="numeric entities"),
+        pytest.param('{"q": "a &amp; b"}', '{"q": "a &amp; b"}', id="valid JSON: untouched"),
+        pytest.param("{&quot;broken", "{&quot;broken", id="still not JSON: kept raw"),
+        pytest.param("not json & not html", "not json & not html", id="plain text"),
+    ],
+)
+def test_html_escaped_arguments_are_decoded_only_when_that_makes_json(
+    server: ScriptedOpenAIServer, sent: str, kept: str
+) -> None:
+    server.responder = lambda r: Reply.tool_calls([("get_spoke", sent)])
+    assert complete(compatible(server), tools=TOOLS).tool_calls[0].raw_arguments == kept
+
+
+def test_a_200_without_choices_is_a_model_error(server: ScriptedOpenAIServer) -> None:
+    server.responder = lambda r: Reply.json({"object": "chat.completion", "choices": []})
+    with pytest.raises(LLMError) as caught:
+        complete(compatible(server))
+    assert caught.value.kind == "model" and "sent an unusable reply: no choices in the reply" in str(caught.value)
+
+
+def test_bad_cap_or_tool_choice_is_refused_when_built(server: ScriptedOpenAIServer) -> None:
+    from agent_evals.llm import LLMConfigError
+
+    with pytest.raises(LLMConfigError, match="max_tokens must be at least 1, got 0"):
+        compatible(server, max_tokens=0)
+    with pytest.raises(LLMConfigError, match="tool_choice must be one of auto, required, none, omit, got 'any'"):
+        compatible(server, tool_choice="any")

@@ -8,7 +8,7 @@ from email.utils import format_datetime
 
 import pytest
 
-from agent_evals.llm.retry import AttemptError, Failure, RetryPolicy, call_with_retries, retry_after_s
+from agent_evals.llm.retry import AttemptError, Failure, RetryPolicy, Target, call_with_retries, retry_after_s
 from agent_evals.llm.types import LLMError
 
 from .llm_fakes import RecordedSleeps
@@ -77,7 +77,7 @@ def run(failures: list[Failure], policy: RetryPolicy, sleeps: RecordedSleeps) ->
 
     result = asyncio.run(
         call_with_retries(
-            attempt, policy=policy, target="model m at h", sleep=sleeps, clock=lambda: NOW, rng=lambda: 0.0
+            attempt, policy=policy, target=Target("m", "h"), sleep=sleeps, clock=lambda: NOW, rng=lambda: 0.0
         )
     )
     return result, attempts
@@ -93,11 +93,15 @@ def test_transient_failures_are_retried(kind: str, sleeps: RecordedSleeps) -> No
 @pytest.mark.parametrize(
     ("failure", "message"),
     [
-        (Failure("rejected", "HTTP 400: bad"), "model m at h rejected the request: HTTP 400: bad"),
+        (Failure("rejected", "bad", 400), "HTTP 400 from the model server at h (model m): bad"),
+        (
+            Failure("rejected", "Not Found", 404, hint="check that OPENAI_BASE_URL ends with /v1"),
+            "HTTP 404 from the model server at h (model m): Not Found — check that OPENAI_BASE_URL ends with /v1",
+        ),
         (Failure("bad_reply", "no choices"), "model m at h sent an unusable reply: no choices"),
         (
-            Failure("server_error", "HTTP 500: done", 500, {"x-should-retry": "false"}),
-            "model m at h failed (the server said not to retry): HTTP 500: done",
+            Failure("server_error", "done", 500, {"x-should-retry": "false"}),
+            "HTTP 500 from the model server at h (model m): done",
         ),
     ],
 )
@@ -114,11 +118,33 @@ def test_server_may_ask_to_retry_a_client_error(sleeps: RecordedSleeps) -> None:
 
 
 def test_exhausted_attempts_report_the_last_failure(sleeps: RecordedSleeps) -> None:
-    failures = [Failure("timeout", "timed out"), Failure("server_error", "HTTP 502: bad gateway", 502)]
+    failures = [Failure("timeout", "timed out"), Failure("server_error", "bad gateway", 502)]
     with pytest.raises(LLMError) as caught:
         run(failures, RetryPolicy(max_attempts=2), sleeps)
-    assert str(caught.value) == "model m at h unreachable after 2 attempts: HTTP 502: bad gateway"
+    # the server answered: the message says so, with what it said, never "unreachable"
+    assert str(caught.value) == "HTTP 502 from the model server at h (model m, after 2 attempts): bad gateway"
     assert len(sleeps.waits) == 1
+
+
+@pytest.mark.parametrize(
+    ("failure", "message"),
+    [
+        (
+            Failure("connection", "connection refused", hint="is the model server running at http://h/v1?"),
+            "model m at h unreachable after 2 attempts: connection refused — is the model server running at http://h/v1?",
+        ),
+        (Failure("timeout", "no answer within 5 s (timeout)"), "model m at h did not answer after 2 attempts: no answer within 5 s (timeout)"),
+    ],
+)
+def test_no_answer_says_so_with_its_hint(failure: Failure, message: str, sleeps: RecordedSleeps) -> None:
+    with pytest.raises(LLMError) as caught:
+        run([failure, failure], RetryPolicy(max_attempts=2), sleeps)
+    assert str(caught.value) == message
+
+
+def test_failure_summary_names_the_status_for_the_retry_log() -> None:
+    assert Failure("server_error", "busy", 503).summary == "HTTP 503: busy"
+    assert Failure("timeout", "no answer").summary == "no answer"
 
 
 def test_single_attempt_policy_never_sleeps(sleeps: RecordedSleeps) -> None:
@@ -132,5 +158,5 @@ def test_other_exceptions_propagate_untouched(sleeps: RecordedSleeps) -> None:
         raise KeyError("bug")
 
     with pytest.raises(KeyError):
-        asyncio.run(call_with_retries(attempt, policy=RetryPolicy(), target="t", sleep=sleeps))
+        asyncio.run(call_with_retries(attempt, policy=RetryPolicy(), target=Target("m", "h"), sleep=sleeps))
     assert sleeps.waits == []

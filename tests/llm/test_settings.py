@@ -203,7 +203,7 @@ def test_describe_azure() -> None:
     assert describe_llm_settings(env) == (
         "LLM: azure at https://res.openai.azure.com (api-version 2024-10-21, auth: api key); "
         "models: agent=gpt4o-dep (AGENT_MODEL), user=mini-dep (USER_MODEL), judge=gpt4o-dep (AGENT_MODEL); "
-        "retries: 3, timeout: 60 s per attempt"
+        "retries: 3, timeout: 60 s per attempt; max_tokens: agent 2048, user 300, judge 800; tool_choice: auto"
     )
 
 
@@ -214,7 +214,7 @@ def test_describe_compatible_and_unconfigured() -> None:
     assert compatible.startswith(
         "LLM: compatible at http://localhost:11434/v1 (no API key); models: agent=unset"
     )
-    assert compatible.endswith("timeout: 300 s per attempt")
+    assert "timeout: 300 s per attempt;" in compatible
     assert describe_llm_settings({}).startswith(f"LLM: not configured ({NO_ENDPOINT_MESSAGE})")
 
 
@@ -300,3 +300,59 @@ def test_documented_scripted_flow() -> None:
         "Thanks, that's all.",
     )
     assert script.remaining() == {"agent-model": 0, "user-model": 0}
+
+
+# --- tool_choice and completion caps ----------------------------------------------------
+
+BASE = {"OPENAI_BASE_URL": "http://localhost:8080/v1", "AGENT_MODEL": "m"}
+
+
+@pytest.mark.parametrize("value", ["auto", "required", "none", "omit"])
+def test_tool_choice_from_the_environment(value: str) -> None:
+    assert load_settings({**BASE, "LLM_TOOL_CHOICE": value}).tool_choice == value
+
+
+def test_tool_choice_defaults_to_auto_and_a_bad_one_names_the_allowed_set() -> None:
+    assert load_settings(BASE).tool_choice == "auto"
+    with pytest.raises(LLMConfigError) as caught:
+        chat_model("agent", env={**BASE, "LLM_TOOL_CHOICE": "Auto"})
+    assert str(caught.value) == "LLM_TOOL_CHOICE must be one of auto, required, none, omit, got 'Auto'"
+
+
+def test_each_role_gets_its_cap() -> None:
+    env = {**BASE, "LLM_MAX_TOKENS_USER": "64"}
+    assert [model_for(role, env).max_tokens for role in ("agent", "user", "judge")] == [2048, 64, 800]
+    assert model_for("agent", env, default_max_tokens=1000).max_tokens == 1000  # type: ignore[arg-type]
+    assert model_for("user", env, max_tokens=5).max_tokens == 5  # type: ignore[arg-type]
+
+
+def test_bad_caps_are_reported_with_the_other_problems() -> None:
+    env = {**BASE, "LLM_MAX_TOKENS_AGENT": "0", "LLM_MAX_TOKENS_JUDGE": "40000", "LLM_TIMEOUT_S": "-1"}
+    with pytest.raises(LLMConfigError) as caught:
+        chat_model("agent", env=env)
+    message = str(caught.value)
+    assert message.startswith("LLM settings are incomplete:")
+    assert "- LLM_MAX_TOKENS_AGENT must be a whole number of tokens from 1 to 32768, got '0'" in message
+    assert "- LLM_MAX_TOKENS_JUDGE must be a whole number of tokens from 1 to 32768, got '40000'" in message
+    assert "LLM_TIMEOUT_S" in message
+
+
+def test_a_bad_explicit_cap_names_the_argument() -> None:
+    with pytest.raises(LLMConfigError, match="max_tokens must be a whole number of tokens from 1 to 32768, got 0"):
+        chat_model("agent", env=BASE, max_tokens=0)
+
+
+def test_the_cap_and_tool_choice_reach_the_server(server: ScriptedOpenAIServer) -> None:
+    env = {"OPENAI_BASE_URL": server.base_url, "USER_MODEL": "sim", "LLM_TOOL_CHOICE": "required"}
+    model = model_for("user", env)
+    tools = [{"type": "function", "function": {"name": "f", "parameters": {"type": "object"}}}]
+
+    async def call() -> None:
+        async with model:
+            await model.complete([{"role": "user", "content": "hi"}], tools=tools)
+            await model.complete([{"role": "user", "content": "hi"}], max_tokens=7)
+
+    asyncio.run(call())
+    first, second = (r.body for r in server.requests)
+    assert (first["max_tokens"], first["tool_choice"]) == (300, "required")
+    assert second["max_tokens"] == 7 and "tool_choice" not in second

@@ -235,8 +235,9 @@ def test_live_roles_need_a_model_and_the_model_must_answer(tmp_path: Path, monke
         monkeypatch.setenv("AGENT_MODEL", "agent-x")
         result = preflight([suite], read_flags([]))
         assert [str(p) for p in result.problems] == [
-            f"the agent model does not answer: model agent-x at {server.base_url.split('//')[1].split('/')[0]} "
-            "rejected the request: HTTP 401: bad key"
+            f"the agent model does not answer: HTTP 401 from the model server at "
+            f"{server.base_url.split('//')[1].split('/')[0]} (model agent-x): bad key — the server wants a key: "
+            "set OPENAI_API_KEY"
         ]
         assert server.requests[0].body["max_tokens"] == 1  # one cheap request
         assert len(server.requests) == 1  # the user role uses the same model: asked once

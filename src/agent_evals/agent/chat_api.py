@@ -171,7 +171,7 @@ class ChatService:
             from agent_evals.llm.settings import chat_model
 
             try:
-                model = chat_model("agent", default_model=config.model)
+                model = chat_model("agent", default_model=config.model, default_max_tokens=config.max_tokens)
             except LLMConfigError as exc:
                 raise ChatError(503, f"the agent's LLM is not configured: {exc}") from exc
             self._models[config.name] = model

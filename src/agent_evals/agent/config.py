@@ -7,6 +7,8 @@ temperature: 0.2
 instructions: instructions.md   # relative to the agent's folder
 tools: [list_spokes, get_spoke, ...]   # the portal MCP tools this agent may call
 max_tool_rounds: 12       # model replies with tool calls per user turn, at most
+max_tokens: 2048          # optional: completion cap of each model reply (1..32768);
+                          # LLM_MAX_TOKENS_AGENT or the provider's max_tokens wins
 ```
 """
 
@@ -21,6 +23,7 @@ from typing import Any
 import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
+from agent_evals.llm.caps import MAX_TOKENS_LIMIT
 from agent_evals.paths import agent_config_dir
 from agent_evals.record import KitError
 from agent_evals.validation_errors import describe
@@ -45,6 +48,7 @@ class AgentFile(BaseModel):
     instructions: str = Field(min_length=1)
     tools: list[str] = Field(min_length=1)
     max_tool_rounds: int = Field(default=10, ge=1, le=50)
+    max_tokens: int | None = Field(default=None, ge=1, le=MAX_TOKENS_LIMIT)
 
 
 @dataclass(frozen=True)
@@ -60,6 +64,8 @@ class AgentConfig:
     tools: tuple[str, ...]
     max_tool_rounds: int
     config_file: Path = Path()
+    max_tokens: int | None = None
+    """The completion cap ``agent.yaml`` asks for (None: the role's default, docs/llm.md)."""
 
     @property
     def instructions_sha256(self) -> str:
@@ -150,6 +156,7 @@ def read_agent_config(
         tools=tuple(spec.tools),
         max_tool_rounds=int(max_tool_rounds) if max_tool_rounds is not None else spec.max_tool_rounds,
         config_file=path.resolve(),
+        max_tokens=spec.max_tokens,
     )
 
 

@@ -9,11 +9,12 @@ async with create_agent("spoke", temperature=0.0) as agent:
 ```
 
 ``create_agent`` reads ``agent_config/agents/<name>/agent.yaml``, applies the
-overrides (instructions file, model, temperature, max_tool_rounds), asks ``models``
+overrides (instructions file, model, temperature, max_tool_rounds, max_tokens), asks ``models``
 (a :class:`~agent_evals.llm.source.ModelSource`; default: the environment's endpoint
 and ``AGENT_MODEL``) for the ``agent`` role's chat model unless ``chat_model`` is given,
 and connects to the portal named by ``PORTAL_URL``/``PORTAL_TOKEN`` unless ``portal``
-is given. ``headers`` are sent with every MCP request (``X-Eval-Id``, ``X-Test-Id``,
+is given. Every model request carries the agent's completion cap: ``max_tokens``, else
+``LLM_MAX_TOKENS_AGENT``, else ``agent.yaml``'s ``max_tokens``, else 2048 (docs/llm.md). ``headers`` are sent with every MCP request (``X-Eval-Id``, ``X-Test-Id``,
 ``X-Created-By``); ``wrap_tools`` may wrap the tool executor (replay checks each tool
 result through it).
 
@@ -25,7 +26,7 @@ Your own agent: write a function with the same keyword arguments that returns an
 object following :class:`agent_evals.agent.types.ConversationalAgent` and give the
 providers its dotted path (``factory: mypackage.agents:create_agent``). The providers
 call it as ``factory(name, instructions_file=, model=, temperature=, max_tool_rounds=,
-models=, wrap_tools=, headers=)``; arguments it does not use it may ignore (take
+models=, wrap_tools=, headers=)``, plus ``max_tokens=`` when the provider config sets it; arguments it does not use it may ignore (take
 ``**kwargs``), but ``models`` is where it must get its chat model (that is how a run is
 recorded, replayed and metered), and ``headers`` is how the pull requests it creates
 are traced to a test. See ``docs/agent.md``.
@@ -43,6 +44,7 @@ from agent_evals.agent.config import AgentConfig, AgentConfigError, load_agent_c
 from agent_evals.agent.loop import ToolExecutor, run_turn
 from agent_evals.agent.portal_tools import PortalConnection, PortalTools
 from agent_evals.agent.types import AgentReply, ConversationalAgent, ToolObserver
+from agent_evals.llm.caps import max_tokens_for, with_max_tokens
 from agent_evals.llm.source import LiveModels, ModelSource
 from agent_evals.llm.types import ChatModel, Message, ToolSpec
 from agent_evals.record import AgentInfo
@@ -134,6 +136,7 @@ def create_agent(
     model: str | None = None,
     temperature: float | None = None,
     max_tool_rounds: int | None = None,
+    max_tokens: int | None = None,
     models: ModelSource | None = None,
     chat_model: ChatModel | None = None,
     wrap_tools: ToolWrapper | None = None,
@@ -153,10 +156,12 @@ def create_agent(
     connection = (
         portal.with_headers(headers) if portal is not None else PortalConnection.from_env(headers=headers)
     )
+    cap = max_tokens_for("agent", max_tokens=max_tokens, default_max_tokens=config.max_tokens, setting="max_tokens")
     owns_model = chat_model is None
     if chat_model is None:
         chat_model = (models or LiveModels()).chat_model("agent", model=model, default_model=config.model)
-    return Agent(config, chat_model, connection, owns_model=owns_model, wrap_tools=wrap_tools)
+    capped = with_max_tokens(chat_model, cap)
+    return Agent(config, capped, connection, owns_model=owns_model, wrap_tools=wrap_tools)
 
 
 async def close_model(model: Any) -> None:

@@ -34,10 +34,20 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Literal
 
-from agent_evals.llm.types import ChatModel, Message
+from agent_evals.conversation.metering import UserSimulatorError
+from agent_evals.llm.types import ChatModel, ChatResponse, Message
 from agent_evals.record import Turn
 
-__all__ = ["BaseUserSimulator", "FixedMessages", "SimulatedUser", "Turn", "UserFraming", "UserMessage", "UserStop"]
+__all__ = [
+    "BaseUserSimulator",
+    "FixedMessages",
+    "SimulatedUser",
+    "TruncatedUserReply",
+    "Turn",
+    "UserFraming",
+    "UserMessage",
+    "UserStop",
+]
 
 UserStop = Literal["done", "gave_up"]
 
@@ -175,8 +185,20 @@ def simulated_user_prompt(
     )
 
 
+class TruncatedUserReply(UserSimulatorError):
+    """The simulated user's reply was cut off at its completion cap (kind ``user_simulator``):
+    a half-written message would steer the conversation, so the run cannot go on."""
+
+
+_PREVIEW_CHARS = 60
+
+
 class SimulatedUser(BaseUserSimulator):
-    """An LLM playing a developer with a goal, a persona and facts."""
+    """An LLM playing a developer with a goal, a persona and facts.
+
+    ``max_tokens`` is the cap of each of its replies (None: the model's own cap). A reply
+    cut off at the cap (``finish_reason: "length"``) raises :class:`TruncatedUserReply`.
+    """
 
     def __init__(
         self,
@@ -188,17 +210,31 @@ class SimulatedUser(BaseUserSimulator):
         instructions: str | None = None,
         temperature: float | None = 0.3,
         framing: UserFraming = UserFraming(),
+        max_tokens: int | None = None,
     ) -> None:
         if not isinstance(goal, str) or not goal.strip():
             raise ValueError("simulated_user.goal is required: say what the user wants from the conversation")
         super().__init__(params={"goal": goal, "persona": persona, "facts": facts}, llm=llm)
         self.system_prompt = simulated_user_prompt(goal, persona, facts, instructions, framing)
         self.temperature = temperature
+        self.max_tokens = max_tokens
 
     async def next_message(self, turns: Sequence[Turn]) -> UserMessage:  # type: ignore[override]
         assert self.llm is not None
-        response = await self.llm.complete(self._messages(turns), temperature=self.temperature)
+        options = {} if self.max_tokens is None else {"max_tokens": self.max_tokens}
+        response = await self.llm.complete(self._messages(turns), temperature=self.temperature, **options)
+        if response.finish_reason == "length":
+            raise self._truncated(response)
         return parse_user_reply(response.content or "")
+
+    def _truncated(self, response: ChatResponse) -> TruncatedUserReply:
+        tokens = self.max_tokens or response.usage.completion_tokens
+        text = " ".join((response.content or "").split())
+        preview = text if len(text) <= _PREVIEW_CHARS else text[: _PREVIEW_CHARS - 1] + "…"
+        return TruncatedUserReply(
+            f"the simulated user's reply was cut off at {tokens} tokens (its completion cap: "
+            f"LLM_MAX_TOKENS_USER or the provider's user_max_tokens): {preview!r}"
+        )
 
     def _messages(self, turns: Sequence[Turn]) -> list[Message]:
         # Roles are flipped: the simulated user is the "assistant" of its own model.

@@ -22,9 +22,10 @@ import time
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
-from agent_evals.llm.endpoint import PLACEHOLDER_API_KEY, Endpoint, redact
+from agent_evals.llm.endpoint import PLACEHOLDER_API_KEY, Endpoint
 from agent_evals.llm.pricing import PriceTable
 from agent_evals.llm.replies import UnusableReplyError, to_chat_response
+from agent_evals.llm.chat_request import DEFAULT_TOOL_CHOICE, CapParameter, ToolChoice, build_request, check_tool_choice
 from agent_evals.llm.retry import (
     AttemptError,
     Clock,
@@ -32,8 +33,10 @@ from agent_evals.llm.retry import (
     Random,
     RetryPolicy,
     Sleep,
+    Target,
     call_with_retries,
 )
+from agent_evals.llm.server_errors import classify
 from agent_evals.llm.types import ChatResponse, LLMConfigError, Message, ToolSpec
 
 if TYPE_CHECKING:
@@ -43,14 +46,19 @@ log = logging.getLogger(__name__)
 
 AZURE_SCOPE = "https://cognitiveservices.azure.com/.default"
 DEFAULT_TIMEOUT_S = 60.0
-_MAX_DETAIL_CHARS = 300
 
 
 class OpenAIChatModel:
     """A chat model on Azure OpenAI, OpenAI or an OpenAI-compatible server.
 
     ``retry`` and ``timeout_s`` (per attempt) bound the time a call can take;
+    ``max_tokens`` is the completion cap of every request that does not pass its own;
+    ``tool_choice`` is sent whenever tools are offered (``omit``: none is sent);
     ``prices`` turns token usage into cost. ``sleep``, ``clock`` and ``rng`` are for tests.
+
+    The request shape is :func:`agent_evals.llm.chat_request.build_request`. An OpenAI model
+    that refuses ``max_tokens`` (the reasoning models want ``max_completion_tokens``) gets
+    the cap under that name from then on, without spending an attempt.
     """
 
     def __init__(
@@ -61,6 +69,8 @@ class OpenAIChatModel:
         retry: RetryPolicy | None = None,
         timeout_s: float = DEFAULT_TIMEOUT_S,
         prices: PriceTable | None = None,
+        max_tokens: int | None = None,
+        tool_choice: ToolChoice = DEFAULT_TOOL_CHOICE,
         sleep: Sleep = asyncio.sleep,
         clock: Clock = time.time,
         rng: Random = random.random,
@@ -69,6 +79,14 @@ class OpenAIChatModel:
             raise LLMConfigError("OpenAIChatModel needs a model (or Azure deployment) name")
         if timeout_s <= 0:
             raise LLMConfigError(f"timeout_s must be positive, got {timeout_s}")
+        if max_tokens is not None and max_tokens < 1:
+            raise LLMConfigError(f"max_tokens must be at least 1, got {max_tokens}")
+        try:
+            self._tool_choice = check_tool_choice(tool_choice)
+        except ValueError as exc:
+            raise LLMConfigError(str(exc)) from None
+        self._max_tokens = max_tokens
+        self._cap_parameter: CapParameter = "max_tokens"
         self._endpoint = endpoint
         self._model = model
         self._retry = retry or RetryPolicy()
@@ -87,14 +105,19 @@ class OpenAIChatModel:
         return self._endpoint
 
     @property
-    def target(self) -> str:
+    def max_tokens(self) -> int | None:
+        """The completion cap of requests that do not pass their own."""
+        return self._max_tokens
+
+    @property
+    def target(self) -> Target:
         """What errors and logs call this model: ``model gpt-4o at host:port``."""
-        return f"model {self._model} at {self._endpoint.host}"
+        return Target(self._model, self._endpoint.host)
 
     def __repr__(self) -> str:
         return (
             f"OpenAIChatModel(model={self._model!r}, kind={self._endpoint.kind!r}, "
-            f"url={self._endpoint.display_url!r})"
+            f"url={self._endpoint.display_url!r}, max_tokens={self._max_tokens!r})"
         )
 
     async def complete(
@@ -107,18 +130,16 @@ class OpenAIChatModel:
     ) -> ChatResponse:
         """One chat completion, retried on transient failures; raises LLMError otherwise.
 
-        When tools are offered, ``tool_choice: "auto"`` is sent too: OpenAI's default, and
-        what some OpenAI-compatible servers (llama.cpp's) need before they show the model
-        the tools at all.
+        ``max_tokens`` (when given) replaces the model's own cap for this request.
         """
-        request: dict[str, Any] = {"model": self._model, "messages": list(messages)}
-        if tools:  # an empty tools list is rejected by OpenAI, so send none
-            request["tools"] = list(tools)
-            request["tool_choice"] = "auto"
-        if temperature is not None:
-            request["temperature"] = temperature
-        if max_tokens is not None:
-            request["max_tokens"] = max_tokens
+        request = build_request(
+            self._model,
+            messages,
+            tools=tools,
+            temperature=temperature,
+            max_tokens=self._max_tokens if max_tokens is None else max_tokens,
+            tool_choice=self._tool_choice,
+        )
 
         async def attempt() -> ChatResponse:
             return await self._attempt(request)
@@ -150,14 +171,29 @@ class OpenAIChatModel:
         import openai
 
         client = self._client_for_running_loop()
+        request = self._with_cap_parameter(request)
         try:
-            completion = await client.chat.completions.create(**request)
+            try:
+                completion = await client.chat.completions.create(**request)
+            except openai.BadRequestError as exc:
+                if not _wants_max_completion_tokens(exc) or "max_tokens" not in request:
+                    raise
+                log.info("%s refuses max_tokens; sending max_completion_tokens from now on", self.target)
+                self._cap_parameter = "max_completion_tokens"
+                completion = await client.chat.completions.create(**self._with_cap_parameter(request))
         except (openai.OpenAIError, ValueError) as exc:  # ValueError: a body that is not JSON
-            raise AttemptError(self._classify(exc)) from exc
+            raise AttemptError(classify(exc, self._endpoint, timeout_s=self._timeout_s)) from exc
         try:
             return to_chat_response(completion, requested_model=self._model, prices=self._prices)
         except UnusableReplyError as exc:
             raise AttemptError(Failure("bad_reply", str(exc))) from None
+
+    def _with_cap_parameter(self, request: dict[str, Any]) -> dict[str, Any]:
+        if self._cap_parameter == "max_tokens" or "max_tokens" not in request:
+            return request
+        renamed = dict(request)
+        renamed["max_completion_tokens"] = renamed.pop("max_tokens")
+        return renamed
 
     def _client_for_running_loop(self) -> AsyncOpenAI:
         loop = asyncio.get_running_loop()
@@ -166,49 +202,13 @@ class OpenAIChatModel:
             self._client_loop = loop
         return self._client
 
-    def _classify(self, exc: Exception) -> Failure:
-        """Sort an SDK error (or a JSON ValueError) into a :class:`Failure` kind."""
-        import openai
 
-        secrets = self._endpoint.secrets()
-        if isinstance(exc, openai.APITimeoutError):
-            return Failure("timeout", f"no answer within {self._timeout_s:g} s (timeout)")
-        if isinstance(exc, openai.APIConnectionError):
-            cause = exc.__cause__ or exc
-            return Failure(
-                "connection", redact(f"connection failed: {type(cause).__name__}: {cause}", secrets)
-            )
-        if isinstance(exc, openai.APIStatusError):
-            return _status_failure(exc.status_code, exc.body, dict(exc.response.headers), secrets)
-        if isinstance(exc, openai.APIResponseValidationError):
-            return Failure("bad_reply", redact(f"HTTP {exc.status_code}: {exc.message}", secrets))
-        if not isinstance(exc, openai.OpenAIError):  # the body claimed to be JSON but did not parse
-            return Failure("bad_reply", f"the body is not valid JSON ({type(exc).__name__}: {exc})")
-        return Failure("rejected", redact(f"{type(exc).__name__}: {exc}", secrets))
-
-
-def _status_failure(status: int, body: object, headers: dict[str, str], secrets: tuple[str, ...]) -> Failure:
-    detail = redact(f"HTTP {status}: {_error_text(body)}", secrets)[:_MAX_DETAIL_CHARS]
-    if status == 429:
-        return Failure("rate_limited", detail, status, headers)
-    if status >= 500:
-        return Failure("server_error", detail, status, headers)
-    if status == 408:
-        return Failure("timeout", detail, status, headers)
-    return Failure("rejected", detail, status, headers)
-
-
-def _error_text(body: object) -> str:
-    """The server's error message: ``{"error": {"message": ...}}`` or whatever it sent."""
-    if isinstance(body, dict):
-        error = body.get("error", body)
-        message = error.get("message") if isinstance(error, dict) else None
-        if isinstance(message, str):
-            return message
-        if isinstance(error, str):
-            return error
-    text = str(body) if body not in (None, "") else "(empty body)"
-    return " ".join(text.split())
+def _wants_max_completion_tokens(exc: Exception) -> bool:
+    """OpenAI's answer for reasoning models: "Unsupported parameter: 'max_tokens' … Use 'max_completion_tokens'"."""
+    body = getattr(exc, "body", None)
+    error = body.get("error", body) if isinstance(body, dict) else None
+    message = error.get("message") if isinstance(error, dict) else None
+    return isinstance(message, str) and "max_tokens" in message and "max_completion_tokens" in message
 
 
 def build_client(endpoint: Endpoint, *, timeout_s: float) -> AsyncOpenAI:

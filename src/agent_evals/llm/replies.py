@@ -6,21 +6,29 @@ field is read defensively; what cannot be a chat answer raises :class:`UnusableR
 with a message saying what was missing.
 
 Tool-call arguments are kept exactly as the model sent them (malformed JSON included:
-the agent loop reports those back to the model); a server that sends the arguments as a
-JSON object instead of a string gets them re-encoded. Missing tool-call ids are filled in as
+the agent loop reports those back to the model), with one repair: arguments that are
+not JSON but become JSON once HTML entities are decoded (``{&quot;name&quot;: …}``; llama.cpp's
+``chatml-function-calling`` template HTML-escapes earlier calls, and small models copy
+it) are decoded; anything else is left alone, so text that merely contains ``&amp;`` inside
+valid JSON is never touched. A server that sends the arguments as a JSON object instead of
+a string gets them re-encoded. ``finish_reason`` is kept as sent, also a value this kit
+does not know (only ``length`` and ``tool_calls`` mean something to the agent loop). Missing tool-call ids are filled in as
 ``call_<index>`` (some local servers omit them, and tool results must refer to one).
 A refusal (``message.refusal``) with no content becomes the content.
 """
 
 from __future__ import annotations
 
+import html
 import json
+import logging
 from typing import Any
 
 from agent_evals.llm.pricing import PriceTable
 from agent_evals.llm.types import ChatResponse, ToolCall, Usage
 
 _PREVIEW_CHARS = 80
+log = logging.getLogger(__name__)
 
 
 class UnusableReplyError(ValueError):
@@ -87,12 +95,32 @@ def _tool_calls(raw: Any) -> tuple[ToolCall, ...]:
 
 
 def _raw_arguments(arguments: Any) -> str:
-    """The arguments text as sent; a server that sends a JSON object gets it re-encoded."""
+    """The arguments text as sent (HTML entities decoded only when that makes it JSON);
+    a server that sends a JSON object gets it re-encoded."""
     if isinstance(arguments, str):
-        return arguments
+        return unescape_if_json(arguments)
     if isinstance(arguments, dict | list):
         return json.dumps(arguments)
     return ""
+
+
+def unescape_if_json(text: str) -> str:
+    """``text`` with HTML entities decoded, but only if it is not JSON and the decoded text is."""
+    if "&" not in text or _is_json(text):
+        return text
+    decoded = html.unescape(text)
+    if decoded == text or not _is_json(decoded):
+        return text
+    log.debug("tool-call arguments were HTML-escaped; decoded them")
+    return decoded
+
+
+def _is_json(text: str) -> bool:
+    try:
+        json.loads(text)
+    except ValueError:
+        return False
+    return True
 
 
 def _usage(raw: Any) -> Usage:

@@ -18,7 +18,10 @@ The wait before retry *n* (1-based) is ``base_delay_s * 2**(n-1)``, reduced by u
 (``retry-after-ms``, or ``Retry-After`` in seconds or as an HTTP date), which is honoured
 as given. Every wait is capped at ``max_delay_s``. Each retry is logged at WARNING with
 the failure and the wait; the final failure is an :class:`~agent_evals.llm.types.LLMError`
-such as ``model gpt-4o at api.example.com unreachable after 4 attempts: HTTP 503: busy``.
+whose one-line message says whether the server answered (:func:`final_message`)::
+
+    HTTP 503 from the model server at api.example.com (model gpt-4o, after 4 attempts): busy
+    model gpt-4o at 127.0.0.1:8080 unreachable after 4 attempts: connection refused — is …
 """
 
 from __future__ import annotations
@@ -48,13 +51,34 @@ Random = Callable[[], float]
 
 
 @dataclass(frozen=True)
+class Target:
+    """What is called: a model on a server (``host[:port]``), for logs and error messages."""
+
+    model: str
+    host: str
+
+    def __str__(self) -> str:
+        return f"model {self.model} at {self.host}"
+
+
+@dataclass(frozen=True)
 class Failure:
-    """One failed attempt, described without secrets (``detail`` ends up in messages)."""
+    """One failed attempt, described without secrets (``detail`` and ``hint`` end up in messages).
+
+    ``detail`` is what happened; for an HTTP answer (``status`` set) it is what the server
+    said, shortened. ``hint`` says what to check, for common mistakes ("" when none).
+    """
 
     kind: FailureKind
     detail: str
     status: int | None = None
     headers: Mapping[str, str] = field(default_factory=dict)
+    hint: str = ""
+
+    @property
+    def summary(self) -> str:
+        """``HTTP 503: busy`` for an HTTP answer, else the detail (for the retry log)."""
+        return f"HTTP {self.status}: {self.detail}" if self.status is not None else self.detail
 
     @property
     def retryable(self) -> bool:
@@ -141,15 +165,14 @@ async def call_with_retries(
     attempt: Callable[[], Awaitable[T]],
     *,
     policy: RetryPolicy,
-    target: str,
+    target: Target,
     sleep: Sleep = asyncio.sleep,
     clock: Clock = time.time,
     rng: Random = random.random,
 ) -> T:
     """Run ``attempt`` until it succeeds, fails for good, or the attempts run out.
 
-    ``target`` names what is called in logs and errors, e.g. ``"model gpt-4o at
-    api.openai.com"``. ``sleep``, ``clock`` (epoch seconds) and ``rng`` are injectable
+    ``target`` names what is called in logs and errors (:class:`Target`). ``sleep``, ``clock`` (epoch seconds) and ``rng`` are injectable
     for tests. Exceptions other than :class:`AttemptError` propagate untouched.
     """
     for number in range(1, policy.max_attempts + 1):
@@ -167,20 +190,26 @@ async def call_with_retries(
             target,
             number,
             policy.max_attempts,
-            failure.detail,
+            failure.summary,
             wait,
         )
         await sleep(wait)
     raise LLMError(final_message(target, failure, attempts=policy.max_attempts)) from None
 
 
-def final_message(target: str, failure: Failure, *, attempts: int) -> str:
-    """The error text after the last attempt: what was called, how often, what happened."""
-    if failure.kind == "rejected":
-        return f"{target} rejected the request: {failure.detail}"
-    if failure.kind == "bad_reply":
-        return f"{target} sent an unusable reply: {failure.detail}"
-    if not failure.retryable:
-        return f"{target} failed (the server said not to retry): {failure.detail}"
+def final_message(target: Target, failure: Failure, *, attempts: int) -> str:
+    """The error text after the last attempt: one line saying whether the server answered,
+    what it said or what happened, how often it was tried, and what to check."""
     tries = "1 attempt" if attempts == 1 else f"{attempts} attempts"
-    return f"{target} unreachable after {tries}: {failure.detail}"
+    if failure.status is not None:
+        after = f", after {tries}" if attempts > 1 else ""
+        text = f"HTTP {failure.status} from the model server at {target.host} (model {target.model}{after}): {failure.detail}"
+    elif failure.kind == "bad_reply":
+        text = f"{target} sent an unusable reply: {failure.detail}"
+    elif failure.kind == "timeout":
+        text = f"{target} did not answer after {tries}: {failure.detail}"
+    elif failure.kind == "connection":
+        text = f"{target} unreachable after {tries}: {failure.detail}"
+    else:
+        text = f"{target} failed: {failure.detail}"
+    return f"{text} — {failure.hint}" if failure.hint else text

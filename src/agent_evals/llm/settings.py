@@ -12,7 +12,11 @@ Endpoint, first match wins (see ``docs/llm.md``):
 Model per role: the explicit ``model`` argument, else ``AGENT_MODEL`` / ``USER_MODEL`` /
 ``JUDGE_MODEL``, else ``default_model``, else (user and judge only) ``AGENT_MODEL``.
 Knobs: ``LLM_MAX_RETRIES`` (retries after the first attempt, default 3),
-``LLM_TIMEOUT_S`` (per attempt, default 60), ``LLM_PRICES`` (see :mod:`.pricing`).
+``LLM_TIMEOUT_S`` (per attempt, default 60), ``LLM_PRICES`` (see :mod:`.pricing`),
+``LLM_TOOL_CHOICE`` (``auto`` | ``required`` | ``none`` | ``omit``, default ``auto``).
+
+Completion cap per role: :mod:`agent_evals.llm.caps` (``max_tokens`` and
+``default_max_tokens`` of :func:`chat_model`, ``LLM_MAX_TOKENS_AGENT|USER|JUDGE``).
 
 All problems found are reported together in one :class:`LLMConfigError`. Secrets never
 appear in what this module returns, logs or raises.
@@ -24,10 +28,12 @@ import importlib.util
 import os
 import sys
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from agent_evals.llm.endpoint import Endpoint, safe_url
+from agent_evals.llm.caps import DEFAULT_MAX_TOKENS, caps_from_env, max_tokens_problem, pick_cap
 from agent_evals.llm.pricing import PriceTable
+from agent_evals.llm.chat_request import DEFAULT_TOOL_CHOICE, TOOL_CHOICES, ToolChoice
 from agent_evals.llm.retry import RetryPolicy
 from agent_evals.llm.types import ChatModel, LLMConfigError, Role
 
@@ -54,6 +60,9 @@ class LLMSettings:
     retry: RetryPolicy
     timeout_s: float
     prices: PriceTable
+    tool_choice: ToolChoice = DEFAULT_TOOL_CHOICE
+    max_tokens: Mapping[Role, int] = field(default_factory=lambda: dict(DEFAULT_MAX_TOKENS))
+    """The cap per role from ``LLM_MAX_TOKENS_<ROLE>``, else :data:`DEFAULT_MAX_TOKENS`."""
 
 
 def load_settings(env: Mapping[str, str] | None = None) -> LLMSettings:
@@ -70,9 +79,12 @@ def chat_model(
     *,
     model: str | None = None,
     default_model: str | None = None,
+    max_tokens: int | None = None,
+    default_max_tokens: int | None = None,
     env: Mapping[str, str] | None = None,
 ) -> ChatModel:
-    """The chat model for ``role`` from the environment (see the module docstring)."""
+    """The chat model for ``role`` from the environment (see the module docstring); every
+    request it sends carries the role's completion cap unless the caller passes one."""
     from agent_evals.llm.openai_chat import OpenAIChatModel
 
     env = os.environ if env is None else env
@@ -80,10 +92,20 @@ def chat_model(
     name, _source = resolve_model(role, model=model, default_model=default_model, env=env)
     if name is None:
         problems.append(_no_model_message(role))
-    if settings is None or name is None:
+    for value, setting in ((max_tokens, "max_tokens"), (default_max_tokens, "default max_tokens")):
+        if value is not None and (problem := max_tokens_problem(value, setting)):
+            problems.append(problem)
+    if settings is None or name is None or problems:
         raise LLMConfigError(_join(problems))
+    cap = pick_cap(role, settings.max_tokens, env, max_tokens, default_max_tokens)
     return OpenAIChatModel(
-        settings.endpoint, name, retry=settings.retry, timeout_s=settings.timeout_s, prices=settings.prices
+        settings.endpoint,
+        name,
+        retry=settings.retry,
+        timeout_s=settings.timeout_s,
+        prices=settings.prices,
+        max_tokens=cap,
+        tool_choice=settings.tool_choice,
     )
 
 
@@ -132,8 +154,10 @@ def describe_llm_settings(env: Mapping[str, str] | None = None) -> str:
     elif endpoint.api_key is None:
         where += " (no API key)"
     retries = settings.retry.max_attempts - 1
+    caps = ", ".join(f"{role} {cap}" for role, cap in settings.max_tokens.items())
     return (
-        f"LLM: {where}; models: {models}; retries: {retries}, timeout: {settings.timeout_s:g} s per attempt"
+        f"LLM: {where}; models: {models}; retries: {retries}, timeout: {settings.timeout_s:g} s per attempt; "
+        f"max_tokens: {caps}; tool_choice: {settings.tool_choice}"
     )
 
 
@@ -147,6 +171,8 @@ def _collect(env: Mapping[str, str]) -> tuple[LLMSettings | None, list[str]]:
     endpoint = _endpoint(env, problems)
     max_retries = _int_setting(env, "LLM_MAX_RETRIES", DEFAULT_MAX_RETRIES, MAX_RETRIES_LIMIT, problems)
     timeout_s = _timeout_setting(env, problems)
+    tool_choice = _tool_choice_setting(env, problems)
+    caps = caps_from_env(env, problems)
     try:
         prices = PriceTable.from_env(env)
     except LLMConfigError as exc:
@@ -154,7 +180,18 @@ def _collect(env: Mapping[str, str]) -> tuple[LLMSettings | None, list[str]]:
         prices = None
     if endpoint is None or problems or prices is None:
         return None, problems
-    return LLMSettings(endpoint, RetryPolicy(max_attempts=max_retries + 1), timeout_s, prices), problems
+    retry = RetryPolicy(max_attempts=max_retries + 1)
+    return LLMSettings(endpoint, retry, timeout_s, prices, tool_choice, caps), problems
+
+
+def _tool_choice_setting(env: Mapping[str, str], problems: list[str]) -> ToolChoice:
+    raw = _get(env, "LLM_TOOL_CHOICE")
+    if raw is None:
+        return DEFAULT_TOOL_CHOICE
+    if raw not in TOOL_CHOICES:
+        problems.append(f"LLM_TOOL_CHOICE must be one of {', '.join(TOOL_CHOICES)}, got {raw!r}")
+        return DEFAULT_TOOL_CHOICE
+    return raw  # type: ignore[return-value]
 
 
 def _endpoint(env: Mapping[str, str], problems: list[str]) -> Endpoint | None:

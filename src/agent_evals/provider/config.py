@@ -10,10 +10,12 @@ providers:
       instructions_file: alt.md     # optional overrides, for comparison runs
       model: gpt-4o
       temperature: 0.0
+      max_tokens: 1024              # optional: the agent's completion cap (else LLM_MAX_TOKENS_AGENT, agent.yaml, 2048)
       mode: conversation            # or single_turn: the prompt is the one user message
       max_turns: 15
       deadline_s: 600               # a conversation past this ends as an error of kind timeout
       user_model: gpt-4.1-mini      # optional, else USER_MODEL
+      user_max_tokens: 200          # optional: the simulated user's completion cap (else LLM_MAX_TOKENS_USER, 300)
       record: cassettes/            # or AGENT_EVALS_RECORD_DIR
       replay: golden                # or AGENT_EVALS_REPLAY_DIR; "golden" = <suite>/golden
       variant: alt                  # tells this provider's cassettes apart from another's
@@ -47,6 +49,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
 from agent_evals.conversation.driver import DEFAULT_MAX_TURNS, MAX_TURNS_LIMIT
+from agent_evals.llm.caps import MAX_TOKENS_LIMIT
 from agent_evals.record import KitError
 from agent_evals.validation_errors import describe
 
@@ -93,6 +96,7 @@ class ProviderConfig(BaseModel):
     model: str | None = None
     temperature: float | None = Field(default=None, ge=0.0, le=2.0)
     max_tool_rounds: int | None = Field(default=None, ge=1, le=50)
+    max_tokens: int | None = Field(default=None, ge=1, le=MAX_TOKENS_LIMIT)
     mode: Literal["conversation", "single_turn"] = "conversation"
     max_turns: int = Field(default=DEFAULT_MAX_TURNS, ge=1, le=MAX_TURNS_LIMIT)
     deadline_s: float | None = Field(default=None, gt=0, le=24 * 3600)
@@ -102,6 +106,7 @@ class ProviderConfig(BaseModel):
     fixtures: list[Any] | None = None  # what the case relies on (the pack's form), made before the conversation
     user_model: str | None = None
     user_temperature: float | None = Field(default=0.3, ge=0.0, le=2.0)
+    user_max_tokens: int | None = Field(default=None, ge=1, le=MAX_TOKENS_LIMIT)
     record: str | None = None
     replay: str | None = None
     variant: str | None = None

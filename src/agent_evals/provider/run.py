@@ -35,6 +35,7 @@ from agent_evals.conversation.modes import LiveMode, RecordingMode, ReplayingMod
 from agent_evals.conversation.replay import ReplaySession
 from agent_evals.conversation.transcript import render_output, token_usage
 from agent_evals.conversation.users import BaseUserSimulator, FixedMessages, SimulatedUser
+from agent_evals.llm.caps import max_tokens_for, with_max_tokens
 from agent_evals.llm.source import ModelSource
 from agent_evals.packs import GenericPack, Pack, load_pack
 from agent_evals.provider.config import ProviderConfig, ProviderConfigError, parse_config
@@ -387,17 +388,18 @@ def build_user(
         return FixedMessages(config.user_messages)
     spec = config.simulated_user
     assert spec is not None
+    cap = max_tokens_for("user", max_tokens=config.user_max_tokens, setting="user_max_tokens")
     if spec.class_:
         cls = _load_simulator(spec.class_)
         # a custom simulator gets the user model when one is configured (or replayed), else None
-        llm = models.chat_model("user", model=config.user_model) if models_available else None
+        llm = with_max_tokens(models.chat_model("user", model=config.user_model), cap) if models_available else None
         try:
             return cls(params=spec.params, llm=llm)
         except (ValueError, TypeError) as exc:  # the simulator rejected its params
             raise ProviderConfigError(str(exc)) from exc
     return SimulatedUser(
         llm=models.chat_model("user", model=config.user_model), goal=spec.goal or "", persona=spec.persona,
-        facts=spec.facts, instructions=spec.instructions, temperature=config.user_temperature,
+        facts=spec.facts, instructions=spec.instructions, temperature=config.user_temperature, max_tokens=cap,
         framing=(pack or GenericPack()).user_framing,
     )
 
@@ -415,6 +417,7 @@ def build_agent(
     instructions = str(config.resolve(config.instructions_file)) if config.instructions_file else None
     name = config.agent or (DEFAULT_AGENT if not config.factory else "agent")
     headers = {**identity.headers, "X-Created-By": f"agent-evals:{name}"}
+    extra = {"max_tokens": config.max_tokens} if config.max_tokens is not None else {}  # custom factories may lack it
     return factory(
         config.agent,
         instructions_file=instructions,
@@ -424,6 +427,7 @@ def build_agent(
         models=models,
         wrap_tools=wrap_tools,
         headers=headers,
+        **extra,
     )
 
 

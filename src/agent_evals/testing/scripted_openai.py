@@ -35,6 +35,23 @@ Failures to script: ``Reply.error(429, headers={"Retry-After": "1"})``,
 ``fixed_latency(responder, 0.3)``. Threaded: many requests run at once (one thread per
 connection), so a delay in one conversation does not hold up the others.
 
+Runaway models: ``Reply.runaway()`` generates until the request's ``max_tokens`` (or
+8000 tokens when it sends none) with ``finish_reason: "length"``;
+``Reply.runaway(seconds_per_token=0.01)`` is as slow as a small model on a CPU.
+
+**Strict mode** behaves like the picky OpenAI-compatible servers (llama.cpp's, measured:
+see :mod:`agent_evals.testing.strict_mode`)::
+
+    with ScriptedOpenAIServer(script, strict=True) as server:
+        ...
+
+It drops the tools unless the request sends a ``tool_choice`` (the responder then sees
+``request.tools is None``; ``request.offered_tools`` is what was sent, and scripted tool
+calls to such a request answer HTTP 500), rejects with HTTP 500 "… Input should be a
+valid string …" an assistant message whose content is not a string, a tool call without
+``type``, a tool without ``parameters``; and honours ``max_tokens``: a longer text (or
+tool call) is cut at about ``max_tokens * 4`` characters with ``finish_reason: "length"``.
+
 The server never checks credentials; assert on the recorded headers instead. Streaming
 (``"stream": true``) is not supported and answers HTTP 400.
 """
@@ -53,7 +70,9 @@ from types import TracebackType
 from typing import Any
 from urllib.parse import parse_qsl, urlsplit
 
+from agent_evals.testing import strict_mode
 from agent_evals.testing.scripted_replies import (
+    CHARS_PER_TOKEN,
     ChatRequest,
     QueueResponder,
     Reply,
@@ -82,13 +101,19 @@ class ScriptedOpenAIServer:
     """A local OpenAI-compatible server answering with ``responder`` (see module docstring).
 
     Use as a context manager, or call :meth:`start` and :meth:`stop`. ``responder`` may
-    be replaced between requests (``server.responder = ...``).
+    be replaced between requests (``server.responder = ...``), and so may ``strict``.
     """
 
     def __init__(
-        self, responder: Responder = echo_responder, *, host: str = "127.0.0.1", max_recorded: int = 1000
+        self,
+        responder: Responder = echo_responder,
+        *,
+        strict: bool = False,
+        host: str = "127.0.0.1",
+        max_recorded: int = 1000,
     ) -> None:
         self.responder = responder
+        self.strict = strict
         self._host = host
         self._recorded: deque[ChatRequest] = deque(maxlen=max_recorded)
         self._count = 0
@@ -207,8 +232,11 @@ class _Handler(BaseHTTPRequestHandler):
             self._send_json(400, _error_body(body))
             return
         scripted = self.server.scripted
-        request = scripted._record(lambda index: _chat_request(self, parts, body, azure, index))
-        reply = _call_responder(scripted.responder, request)
+        strict = scripted.strict
+        request = scripted._record(lambda index: _chat_request(self, parts, body, azure, index, strict))
+        reply = _answer(scripted.responder, request) if strict else _call_responder(scripted.responder, request)
+        if not strict:
+            reply = reply.run_away(strict_mode.cap_of(body))
         scripted._wait(reply.delay_s)
         self._send_reply(reply, request)
 
@@ -257,11 +285,16 @@ class _Handler(BaseHTTPRequestHandler):
 
 
 def _chat_request(
-    handler: BaseHTTPRequestHandler, parts: Any, body: dict[str, Any], azure: re.Match[str] | None, index: int
+    handler: BaseHTTPRequestHandler,
+    parts: Any,
+    body: dict[str, Any],
+    azure: re.Match[str] | None,
+    index: int,
+    strict: bool,
 ) -> ChatRequest:
     deployment = azure.group("deployment") if azure else None
     temperature = body.get("temperature")
-    tools = body.get("tools")
+    tools = strict_mode.visible_tools(body) if strict else body.get("tools")
     return ChatRequest(
         path=parts.path,
         model=deployment or str(body.get("model") or ""),
@@ -273,7 +306,19 @@ def _chat_request(
         body=body,
         deployment=deployment,
         index=index,
+        strict=strict,
     )
+
+
+def _answer(responder: Responder, request: ChatRequest) -> Reply:
+    """Strict mode: refuse what a picky server refuses, then cap what the responder says."""
+    refused = strict_mode.rejection(request.body)
+    if refused is not None:
+        return refused
+    reply = _call_responder(responder, request)
+    cap = strict_mode.cap_of(request.body)
+    reply = reply.run_away(cap)
+    return strict_mode.dropped_tool_calls(request.body, reply) or strict_mode.capped(reply, cap)
 
 
 def _call_responder(responder: Responder, request: ChatRequest) -> Reply:
@@ -301,14 +346,23 @@ def _completion(reply: Reply, request: ChatRequest) -> dict[str, Any]:
         "created": int(time.time()),
         "model": reply.model or request.model,
         "choices": [{"index": 0, "message": message, "logprobs": None, "finish_reason": reply.finish_reason}],
-        "usage": dict(reply.usage) if reply.usage is not None else _estimated_usage(request, message),
+        "usage": _usage(reply.usage, request, message),
     }
+
+
+def _usage(scripted: Mapping[str, int] | None, request: ChatRequest, message: Mapping[str, Any]) -> dict[str, int]:
+    """The scripted usage, what it leaves out estimated (:func:`_estimated_usage`)."""
+    if scripted is not None and "total_tokens" in scripted:
+        return dict(scripted)
+    usage = {**_estimated_usage(request, message), **(scripted or {})}
+    usage["total_tokens"] = usage["prompt_tokens"] + usage["completion_tokens"]
+    return usage
 
 
 def _estimated_usage(request: ChatRequest, message: Mapping[str, Any]) -> dict[str, int]:
     """Roughly 4 characters per token, at least 1: deterministic, good enough for cost sums."""
-    prompt = max(1, len(json.dumps(request.messages)) // 4)
-    completion = max(1, len(json.dumps([message.get("content"), message.get("tool_calls")])) // 4)
+    prompt = max(1, len(json.dumps(request.messages)) // CHARS_PER_TOKEN)
+    completion = max(1, len(json.dumps([message.get("content"), message.get("tool_calls")])) // CHARS_PER_TOKEN)
     return {"prompt_tokens": prompt, "completion_tokens": completion, "total_tokens": prompt + completion}
 
 

@@ -20,6 +20,12 @@ ToolArguments = Mapping[str, Any] | str
 ToolCallSpec = tuple[str, ToolArguments] | tuple[str, ToolArguments, str]
 UsageSpec = tuple[int, int] | Mapping[str, int]
 
+#: How the scripted server counts tokens: about 4 characters each (usage estimates, caps).
+CHARS_PER_TOKEN = 4
+#: How long a runaway reply runs when the request sets no cap (a small model that never stops).
+RUNAWAY_TOKENS = 8000
+RUNAWAY_TEXT = "and so on, "
+
 
 @dataclass(frozen=True)
 class ChatRequest:
@@ -39,6 +45,8 @@ class ChatRequest:
     """Set for ``/openai/deployments/{deployment}/chat/completions`` (Azure)."""
     index: int = 0
     """0-based order of arrival at the server."""
+    strict: bool = False
+    """Served in strict mode: ``tools`` are then the tools the model was shown (see ``strict_mode``)."""
 
     @property
     def is_azure(self) -> bool:
@@ -58,6 +66,23 @@ class ChatRequest:
         return None
 
     @property
+    def max_tokens(self) -> int | None:
+        """The ``max_tokens`` the client sent, if any."""
+        value = self.body.get("max_tokens")
+        return value if isinstance(value, int) and not isinstance(value, bool) else None
+
+    @property
+    def tool_choice(self) -> Any:
+        """The ``tool_choice`` the client sent (None when it sent none)."""
+        return self.body.get("tool_choice")
+
+    @property
+    def offered_tools(self) -> list[dict[str, Any]] | None:
+        """The tools the client sent (in strict mode the model may not have been shown them)."""
+        tools = self.body.get("tools")
+        return tools if isinstance(tools, list) else None
+
+    @property
     def tool_names(self) -> list[str]:
         return [t.get("function", {}).get("name", "") for t in self.tools or []]
 
@@ -65,7 +90,7 @@ class ChatRequest:
 @dataclass(frozen=True)
 class Reply:
     """What to answer; build it with :meth:`text`, :meth:`tool_calls`, :meth:`error`,
-    :meth:`malformed` or :meth:`json`, and slow it down with :meth:`with_delay`."""
+    :meth:`malformed`, :meth:`json` or :meth:`runaway`, and slow it down with :meth:`with_delay`."""
 
     status: int = 200
     message: Message | None = None
@@ -77,6 +102,9 @@ class Reply:
     content_type: str = "application/json"
     delay_s: float = 0.0
     model: str | None = None
+    runaway_tokens: int | None = None
+    """Set by :meth:`runaway`: generate this many tokens unless the request's cap is lower."""
+    seconds_per_token: float = 0.0
 
     @classmethod
     def text(
@@ -155,6 +183,45 @@ class Reply:
     def json(cls, body: Any, *, status: int = 200, headers: Mapping[str, str] | None = None) -> Reply:
         """Any JSON body verbatim, e.g. ``Reply.json({"choices": []})``."""
         return cls(status=status, raw=json.dumps(body).encode(), headers=dict(headers or {}))
+
+    @classmethod
+    def runaway(
+        cls,
+        text: str = "Sure, let me explain in detail: ",
+        *,
+        tokens: int = RUNAWAY_TOKENS,
+        seconds_per_token: float = 0.0,
+        model: str | None = None,
+    ) -> Reply:
+        """A reply that does not stop: ``text`` followed by filler until the request's
+        ``max_tokens`` (honoured in every mode), or ``tokens`` when it sends none, with
+        ``finish_reason: "length"``. ``seconds_per_token`` makes it as slow as a real model."""
+        if tokens < 1:
+            raise ValueError(f"a runaway reply needs at least 1 token, got {tokens}")
+        return cls(
+            message={"role": "assistant", "content": text},
+            finish_reason="length",
+            model=model,
+            runaway_tokens=tokens,
+            seconds_per_token=seconds_per_token,
+        )
+
+    def run_away(self, cap: int | None) -> Reply:
+        """This runaway reply generated up to ``cap`` tokens (or its own length without a cap)."""
+        if self.runaway_tokens is None or self.message is None:
+            return self
+        tokens = min(cap, self.runaway_tokens) if cap is not None else self.runaway_tokens
+        start = str(self.message.get("content") or "")[: tokens * CHARS_PER_TOKEN]
+        filler = RUNAWAY_TEXT * (tokens * CHARS_PER_TOKEN // len(RUNAWAY_TEXT) + 1)
+        content = (start + filler)[: tokens * CHARS_PER_TOKEN]
+        usage = {"completion_tokens": tokens}  # the server adds its prompt estimate
+        return replace(
+            self,
+            message={**self.message, "content": content},
+            usage=usage,
+            runaway_tokens=None,
+            delay_s=self.delay_s + tokens * self.seconds_per_token,
+        )
 
     def with_delay(self, seconds: float) -> Reply:
         """The same reply, sent after ``seconds``."""
