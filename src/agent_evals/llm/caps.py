@@ -38,7 +38,7 @@ ROLE_MAX_TOKENS_ENV: Mapping[Role, str] = {
     "user": "LLM_MAX_TOKENS_USER",
     "judge": "LLM_MAX_TOKENS_JUDGE",
 }
-#: Caps that fit each role: room for a long answer or a tool call carrying a whole spoke
+#: Caps that fit each role: room for a long answer or a tool call carrying a whole
 #: configuration (agent), one short chat message (user), a verdict with its reason (judge).
 DEFAULT_MAX_TOKENS: Mapping[Role, int] = MappingProxyType({"agent": 2048, "user": 300, "judge": 800})
 #: No role needs more in one reply; a larger number is a typo, or lets a runaway run on.
