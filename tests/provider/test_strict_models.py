@@ -7,7 +7,8 @@ from collections.abc import Iterator
 
 import pytest
 
-from agent_evals.testing.conversations import AGENT_MODEL, USER_MODEL, ConversationScript, SpokeCopy
+from agent_evals.testing.conversations import AGENT_MODEL, USER_MODEL, ConversationScript
+from agent_evals.packs.spoke.scripts import SpokeCopy
 from agent_evals.testing.scripted_openai import Reply, ScriptedOpenAIServer
 
 from .conftest import Call, check_contract, tool_names

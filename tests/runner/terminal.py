@@ -84,3 +84,15 @@ def eval_descriptions(promptfoo_dir: Path) -> list[str]:
         return []
     with sqlite3.connect(f"file:{db}?mode=ro", uri=True, timeout=5) as con:
         return [row[0] or "" for row in con.execute("SELECT description FROM evals ORDER BY created_at")]
+
+
+def fixture_spokes(data_dir: Path) -> list[str]:
+    """The fixture spokes still on main in a portal data dir, read from its database."""
+    db = data_dir / "pull_requests.sqlite3"
+    if not db.is_file():
+        return []
+    with sqlite3.connect(f"file:{db}?mode=ro", uri=True, timeout=5) as con:
+        try:
+            return [row[0] for row in con.execute("SELECT name FROM fixture_spokes WHERE removed_at IS NULL")]
+        except sqlite3.OperationalError:  # an older database without fixtures
+            return []

@@ -101,6 +101,7 @@ def find_in_conversation(pattern: str, request: ChatRequest) -> Any:
 
 
 _TEXT_FIND = re.compile(r"\$find\(([^()]*)\)")
+_LIVE_PART = re.compile(r"\$find\(|\$fixture\.")
 
 
 class _Context:
@@ -203,9 +204,12 @@ def scripts_for(
     ctx = _Context(case, pack.plan_values(case, entry))
     fixed = case.vars.get("user_messages")
     if isinstance(fixed, list) and fixed and not user_lines:  # fixed messages: no user to script
-        key = str(entry.get("key") or str(fixed[0]).split("$fixture", 1)[0]).strip()
+        first = str(fixed[0])
     else:
-        key = case.first_message_key or (user_lines[0] if user_lines else None)
+        first = case.first_message_key or (str(user_lines[0]) if user_lines else "")
+    # the agent's requests are told apart by their first user message: its text before any value
+    # only the run knows (a fixture's link), unless the plan gives the key
+    key = str(entry.get("key") or _LIVE_PART.split(first, 1)[0]).strip()
     if not key:
         raise PlanError(f"{case.id}: the plan needs the user's first message")
     agent = ConversationScript(key=key, agent=[_agent_step(s, ctx, i) for i, s in enumerate(agent_steps)])

@@ -69,16 +69,25 @@ class _Tape:
 
     def insert_call(self, before: int, name: str, arguments: dict[str, Any], outcome: str, result: Any) -> None:
         """A model response calling ``name`` just before model call ``before``, and its tool record."""
-        raw = json.dumps(arguments)
-        call_id = f"call_selfcheck_{before}_{len(self.tools)}"
-        response = {"content": None, "tool_calls": [{"id": call_id, "name": name, "arguments": raw}],
-                    "usage": {}, "model": "selfcheck", "finish_reason": "tool_calls"}
+        self.insert_calls(before, [(name, arguments, outcome, result)])
+
+    def insert_calls(self, before: int, calls: list[tuple[str, dict[str, Any], str, Any]]) -> None:
+        """One model response making ``calls`` (parallel tool calls: one tool round) just before model
+        call ``before``, and their tool records."""
         position = self.tool_index(before)
-        self.calls.insert(before, {"role": "agent", "response": response})
         turn = self.tools[position - 1]["turn"] if position else self.last_turn()
-        self.tools.insert(position, {"id": call_id, "name": name, "arguments": arguments, "raw_arguments": raw,
-                                     "outcome": outcome, "is_error": outcome != "ok", "result": result,
-                                     "turn": turn, "index": 0, "duration_ms": 0.0})
+        requests, records = [], []
+        for name, arguments, outcome, result in calls:
+            raw = json.dumps(arguments)
+            call_id = f"call_selfcheck_{before}_{len(self.tools) + len(records)}"
+            requests.append({"id": call_id, "name": name, "arguments": raw})
+            records.append({"id": call_id, "name": name, "arguments": arguments, "raw_arguments": raw,
+                            "outcome": outcome, "is_error": outcome != "ok", "result": result,
+                            "turn": turn, "index": 0, "duration_ms": 0.0})
+        response = {"content": None, "tool_calls": requests, "usage": {}, "model": "selfcheck",
+                    "finish_reason": "tool_calls"}
+        self.calls.insert(before, {"role": "agent", "response": response})
+        self.tools[position:position] = records
 
     def remove_model_call(self, index: int) -> None:
         start = self.tool_index(index)
@@ -157,19 +166,21 @@ def drop_tool(cassette: Cassette, tool: str) -> Cassette | None:
 
 
 def exceed_step_budget(cassette: Cassette, budget: int, call: tuple[str, dict[str, Any]]) -> Cassette:
-    """The agent repeats a harmless call (the pack's) over and over, past the case's step budget."""
+    """The agent repeats a harmless call (the pack's) in one tool round, past the case's step budget."""
     tape = _Tape(cassette)
     name, arguments = call
-    for _ in range(max(budget + 1 - len(tape.tools), 1)):
-        tape.insert_call(tape.last_agent_reply(), name, dict(arguments), "ok", {})
+    extra = max(budget + 1 - len(tape.tools), 1)
+    tape.insert_calls(tape.last_agent_reply(), [(name, dict(arguments), "ok", {})] * extra)  # one tool round
     return tape.done()
 
 
-def drop_key_fact(cassette: Cassette, facts: list[str]) -> Cassette:
-    """The final answer loses its first key fact."""
+def drop_key_fact(cassette: Cassette, facts: list[str], every_reply: bool = False) -> Cassette:
+    """The final answer (or, with ``every_reply``, every answer) loses its first key fact."""
     tape = _Tape(cassette)
-    response = tape.calls[tape.last_agent_reply()]["response"]
-    response["content"] = re.sub(re.escape(facts[0]), "…", response["content"] or "", flags=re.IGNORECASE)
+    replies = [i for i, c in enumerate(tape.calls) if c["role"] == "agent"] if every_reply else [tape.last_agent_reply()]
+    for index in replies:
+        response = tape.calls[index]["response"]
+        response["content"] = re.sub(re.escape(facts[0]), "…", response["content"] or "", flags=re.IGNORECASE)
     return tape.done()
 
 
@@ -216,7 +227,8 @@ def mutations(case: Case, cassette: Cassette, pack: Pack) -> Iterator[Mutation]:
             "step budget exceeded", conversation[1], exceed_step_budget(cassette, budget, pack.harmless_call)
         )
     if (facts := case.check("reply_contains")) is not None and facts[0].get("all"):
-        yield Mutation("key fact missing", facts[1], drop_key_fact(cassette, list(facts[0]["all"])))
+        every = facts[0].get("reply") == "any"
+        yield Mutation("key fact missing", facts[1], drop_key_fact(cassette, list(facts[0]["all"]), every))
     if (grounded := case.check("reply_grounded")) is not None:
         kinds = [k for k in grounded[0].get("kinds") or ("cidr", "ip", "url", "email") if k in INVENTED]
         if kinds:
