@@ -36,3 +36,10 @@ def agent_config_dir() -> Path:
 
 def evals_dir() -> Path:
     return project_root() / "evals"
+
+
+def promptfoo_config_dir() -> Path:
+    """Promptfoo's folder (results database, cache, logs): ``PROMPTFOO_CONFIG_DIR``, else
+    ``.promptfoo`` in the project (the default ``agent-evals run`` gives Promptfoo)."""
+    override = os.environ.get("PROMPTFOO_CONFIG_DIR")
+    return Path(override) if override else project_root() / ".promptfoo"
