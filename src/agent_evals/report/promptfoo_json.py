@@ -7,6 +7,7 @@ The whole file is parsed at once; for very large runs read the results database 
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
@@ -53,8 +54,15 @@ def eval_from_json(data: Any, path: Path) -> tuple[EvalInfo, list[Row]]:
         eval_id=eval_id,
         source=str(path),
         description=str(config.get("description") or ""),
-        created_at=metadata.get("evaluationCreatedAt") or results.get("timestamp"),
+        created_at=_seconds(metadata.get("evaluationCreatedAt") or results.get("timestamp")),
         finished=isinstance(results.get("stats"), Mapping),
         rows=len(rows),
     )
     return info, rows
+
+
+def _seconds(stamp: Any) -> str | None:
+    """``2026-01-01T00:00:00.000Z`` as ``2026-01-01T00:00:00Z`` (the database's form)."""
+    if not isinstance(stamp, str) or not stamp:
+        return None
+    return re.sub(r"\.\d+Z$", "Z", stamp)
