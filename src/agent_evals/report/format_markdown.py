@@ -43,7 +43,7 @@ def render_markdown(report: Report, comparison: Comparison | None = None, title:
                     str(c.failed),
                     str(c.errors),
                     f.rate(c.pass_hat_k),
-                    _cell(f.brief(c.first_failure, REASON_WIDTH) or c.first_error),
+                    f.brief(c.first_failure, REASON_WIDTH) or (c.first_error or ""),
                 ]
                 for c in attention
             ],

@@ -6,7 +6,8 @@
 
 A few lines: totals, pass^k and flaky cases, errors by kind, not-graded checks, complete
 or not, and the command that prints the whole report. It never raises: results it cannot
-read give one line saying so.
+read give one line saying so. Call it once the manifest records the run's end
+(``finished_at``, ``interrupted``); before that the run counts as still running.
 """
 
 from __future__ import annotations
