@@ -20,9 +20,17 @@ HAS_PROMPTFOO = (PROJECT_ROOT / "node_modules" / ".bin" / "promptfoo").exists()
 needs_promptfoo = pytest.mark.skipif(not HAS_PROMPTFOO, reason="npm packages not installed")
 
 
-def write_results(folder: Path, rows: Iterable[Mapping[str, Any]], name: str = "results.json", **kwargs: Any) -> Path:
+def write_results(
+    folder: Path,
+    rows: Iterable[Mapping[str, Any]],
+    name: str = "results.json",
+    *,
+    compact: bool = False,
+    **kwargs: Any,
+) -> Path:
+    """A ``-o`` file as Promptfoo writes it (indented by two), or ``compact``."""
     path = folder / name
-    path.write_text(json.dumps(results_file(rows, **kwargs)), encoding="utf-8")
+    path.write_text(json.dumps(results_file(rows, **kwargs), indent=None if compact else 2), encoding="utf-8")
     return path
 
 
@@ -48,4 +56,3 @@ def config_dir(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     folder.mkdir()
     monkeypatch.setenv("PROMPTFOO_CONFIG_DIR", str(folder))
     return folder
-

@@ -1,10 +1,10 @@
 """One synthetic eval with known repeats, its figures worked out by hand in the tests.
 
-    case  group    priority  runs (in order)                          passed failed errors
-    C01   copy     smoke     pass, fail(ts), pass, fail(diff /as/0)   2      2      0      flaky
-    C02   copy     full      pass ×4                                  4      0      0
-    C03   blocked  smoke     fail(diff /as/0) ×3, error(model)        0      3      1
-    C04   new      smoke     error(portal) ×2, pass ×2                2      0      2
+case  group    priority  runs (in order)                          passed failed errors
+C01   copy     smoke     pass, fail(ts), pass, fail(diff /as/0)   2      2      0      flaky
+C02   copy     full      pass ×4                                  4      0      0
+C03   blocked  smoke     fail(diff /as/0) ×3, error(model)        0      3      1
+C04   new      smoke     error(portal) ×2, pass ×2                2      0      2
 """
 
 from __future__ import annotations
@@ -20,7 +20,7 @@ SEQUENCE = (
 DIFF = (
     "input_diff: 0 of 1 expected change(s) made, 0 unexpected change(s) (submitted: create_spoke_pull_request "
     "call 3, turn 2, the only call with a configuration; source: spoke 'crm-dev-neu' from the portal)\n"
-    "wrong values:\n  /addressSpace/0: expected \"10.1.0.0/22\", got \"10.9.0.0/22\""
+    'wrong values:\n  /addressSpace/0: expected "10.1.0.0/22", got "10.9.0.0/22"'
 )
 
 

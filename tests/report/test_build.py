@@ -31,7 +31,12 @@ def test_cases_across_repeats(tmp_path: Path) -> None:
     assert (c02.k, c02.pass_hat_k, c02.flaky, c02.verdict) == (4, 1.0, False, "pass")
     assert (c03.runs, c03.passed, c03.failed, c03.errors) == (4, 0, 3, 1)
     assert (c03.k, c03.pass_hat_k, c03.verdict) == (3, 0.0, "fail")  # the error is not a run: n = 3
-    assert (c04.errors, c04.k, c04.pass_hat_k, c04.verdict) == (2, 2, 1.0, "pass")  # errors are neither pass nor fail
+    assert (c04.errors, c04.k, c04.pass_hat_k, c04.verdict) == (
+        2,
+        2,
+        1.0,
+        "pass",
+    )  # errors are neither pass nor fail
     assert c01.ends == {"done": 3, "max_turns": 1} and c03.ends == {"done": 3, "error": 1}
     assert c04.error_kinds == {"portal": 2} and c04.first_error == "[portal] the portal is not reachable"
     assert c01.mean_turns == pytest.approx((2 + 2 + 2 + 6) / 4) and c01.mean_tool_calls == 2
@@ -110,7 +115,9 @@ def test_failure_patterns_by_metric_tool_and_path(tmp_path: Path) -> None:
     assert patterns[("metric", "input_diff")].cases == ("C01", "C03")
     assert patterns[("tool", "create_spoke_pull_request")].runs == 4
     assert patterns[("tool", "validate_spoke_config")].cases == ("C01",)
-    assert [p.kind for p in report.patterns] == sorted((p.kind for p in report.patterns), key="metric tool path".split().index)
+    assert [p.kind for p in report.patterns] == sorted(
+        (p.kind for p in report.patterns), key="metric tool path".split().index
+    )
 
 
 def test_providers_are_cases_of_their_own(tmp_path: Path) -> None:

@@ -31,14 +31,25 @@ from tests.report.conftest import needs_promptfoo
 WORKFLOW = PROJECT_ROOT / ".github" / "workflows" / "agent-evals.yml"
 AZURE = PROJECT_ROOT / "azure-pipelines.yml"
 INSTALL = "install"
-SECRETS = {"AZURE_OPENAI_ENDPOINT", "AZURE_OPENAI_API_KEY", "AZURE_OPENAI_AD_TOKEN", "OPENAI_API_KEY",
-           "OPENAI_BASE_URL", "AGENT_MODEL", "USER_MODEL", "JUDGE_MODEL"}
+SECRETS = {
+    "AZURE_OPENAI_ENDPOINT",
+    "AZURE_OPENAI_API_KEY",
+    "AZURE_OPENAI_AD_TOKEN",
+    "OPENAI_API_KEY",
+    "OPENAI_BASE_URL",
+    "AGENT_MODEL",
+    "USER_MODEL",
+    "JUDGE_MODEL",
+}
 # The conditions the workflow uses, per event: a new one fails this test until it is listed here.
 CONDITIONS = {
     "github.event_name == 'pull_request'": {"push": False, "pull_request": True},
     "always() && steps.run.outcome != 'skipped'": {"push": True, "pull_request": True},
     "always() && steps.report.outcome == 'success'": {"push": True, "pull_request": True},
-    "github.event_name != 'pull_request' && github.ref == 'refs/heads/main'": {"push": True, "pull_request": False},
+    "github.event_name != 'pull_request' && github.ref == 'refs/heads/main'": {
+        "push": True,
+        "pull_request": False,
+    },
 }
 
 
@@ -56,7 +67,11 @@ def _shell_steps(event: str) -> list[dict[str, Any]]:
     for step in _steps():
         condition = step.get("if")
         assert condition is None or condition in CONDITIONS, f"unknown condition {condition!r}"
-        if "run" in step and step.get("id") != INSTALL and (condition is None or CONDITIONS[condition][event]):
+        if (
+            "run" in step
+            and step.get("id") != INSTALL
+            and (condition is None or CONDITIONS[condition][event])
+        ):
             chosen.append(step)
     return chosen
 
@@ -68,15 +83,25 @@ def test_the_workflow_gates_pull_requests_that_touch_the_agent_or_the_suites() -
     steps = {step.get("id"): step for step in _steps()}
     assert steps[INSTALL]["run"] == "scripts/setup.sh"  # the README's setup
     assert "--filter-metadata priority=smoke --repeat 3" in steps["run"]["run"]
-    assert "--format markdown" in steps["report"]["run"] and '>> "$GITHUB_STEP_SUMMARY"' in steps["report"]["run"]
+    assert (
+        "--format markdown" in steps["report"]["run"]
+        and '>> "$GITHUB_STEP_SUMMARY"' in steps["report"]["run"]
+    )
     assert steps["upload-report"]["with"]["path"] == "${{ env.REPORT_DIR }}"
     assert "agent-evals gate --gate evals/gate.yaml" in steps["gate"]["run"]
     env = workflow["jobs"]["smoke"]["env"]
-    assert all(env[name] == f"${{{{ secrets.{name} }}}}" for name in SECRETS - {"AGENT_MODEL", "USER_MODEL", "JUDGE_MODEL"})
+    assert all(
+        env[name] == f"${{{{ secrets.{name} }}}}"
+        for name in SECRETS - {"AGENT_MODEL", "USER_MODEL", "JUDGE_MODEL"}
+    )
 
 
 def _commands(script: str) -> list[str]:
-    return [line.strip() for line in script.splitlines() if line.strip() and not line.strip().startswith("set -eo")]
+    return [
+        line.strip()
+        for line in script.splitlines()
+        if line.strip() and not line.strip().startswith("set -eo")
+    ]
 
 
 def test_azure_pipelines_runs_the_same_commands() -> None:
@@ -134,9 +159,15 @@ def _env(tmp: Path, shared: Path, server: ScriptedOpenAIServer) -> dict[str, str
         else:
             assert name in SECRETS | {"PROMPTFOO_CONFIG_DIR", "REPORT_DIR", "BASELINE_DIR"}, name
     env.update(
-        OPENAI_BASE_URL=server.base_url, AGENT_MODEL="agent-model", USER_MODEL="user-model", JUDGE_MODEL="none",
-        LLM_MAX_RETRIES="0", PROMPTFOO_CONFIG_DIR=str(tmp / "promptfoo"), REPORT_DIR=str(tmp / "report"),
-        BASELINE_DIR=str(shared / "baseline"), GITHUB_STEP_SUMMARY=str(tmp / "step-summary.md"),
+        OPENAI_BASE_URL=server.base_url,
+        AGENT_MODEL="agent-model",
+        USER_MODEL="user-model",
+        JUDGE_MODEL="none",
+        LLM_MAX_RETRIES="0",
+        PROMPTFOO_CONFIG_DIR=str(tmp / "promptfoo"),
+        REPORT_DIR=str(tmp / "report"),
+        BASELINE_DIR=str(shared / "baseline"),
+        GITHUB_STEP_SUMMARY=str(tmp / "step-summary.md"),
         AGENT_EVALS_DATA_DIR=str(tmp / "data" / "portal"),
     )
     return env
@@ -148,7 +179,11 @@ def _run_job(event: str, env: Mapping[str, str]) -> dict[str, subprocess.Complet
     for step in _shell_steps(event):
         result = subprocess.run(
             ["bash", "--noprofile", "--norc", "-eo", "pipefail", "-c", step["run"]],
-            cwd=PROJECT_ROOT, env=dict(env), capture_output=True, text=True, timeout=900,
+            cwd=PROJECT_ROOT,
+            env=dict(env),
+            capture_output=True,
+            text=True,
+            timeout=900,
         )
         done[step["id"]] = result
         if result.returncode != 0:
@@ -168,27 +203,38 @@ def test_the_workflow_on_main_then_on_a_pull_request(
     main, pull = tmp_path / "main", tmp_path / "pr"
 
     on_main = _run_job("push", _env(main, tmp_path, server))
-    assert list(on_main) == ["run", "report", "gate", "keep-baseline"], {k: v.returncode for k, v in on_main.items()}
+    assert list(on_main) == ["run", "report", "gate", "keep-baseline"], {
+        k: v.returncode for k, v in on_main.items()
+    }
     assert all(r.returncode == 0 for r in on_main.values()), on_main["gate"].stdout + on_main["gate"].stderr
     assert on_main["gate"].stdout.splitlines()[-1].startswith("gate holds")
     report = _report_json(main)
     assert report["complete"] and report["totals"]["cases"] == 11 and report["totals"]["runs"] == 33
     assert {c["priority"] for c in report["cases"]} == {"smoke"} and all(c["k"] == 3 for c in report["cases"])
-    assert (tmp_path / "baseline" / "baseline.json").read_text() == (main / "report" / "report.json").read_text()
+    assert (tmp_path / "baseline" / "baseline.json").read_text() == (
+        main / "report" / "report.json"
+    ).read_text()
     assert "no baseline stored from main yet" in on_main["report"].stdout
 
     responder.broken = True
     on_pr = _run_job("pull_request", _env(pull, tmp_path, server))
     assert [(k, r.returncode) for k, r in on_pr.items()] == [("run", 0), ("report", 0), ("gate", 1)]
     gate = on_pr["gate"].stdout
-    assert "BROKEN no_regressions (priority smoke): 1 regression(s) against the baseline: C01 pass→fail" in gate
-    assert "BROKEN min_pass_hat_k priority smoke" in gate and gate.splitlines()[-1] == "gate broken: 2 of 5 rule(s)"
+    assert (
+        "BROKEN no_regressions (priority smoke): 1 regression(s) against the baseline: C01 pass→fail" in gate
+    )
+    assert (
+        "BROKEN min_pass_hat_k priority smoke" in gate
+        and gate.splitlines()[-1] == "gate broken: 2 of 5 rule(s)"
+    )
     summary = (pull / "step-summary.md").read_text()
     assert summary.startswith("## ❌ Agent evals") and "- **Regressions** (1): `C01` pass → fail" in summary
     assert _report_json(pull)["baseline"]["counts"]["regression"] == 1
     junit = ET.parse(pull / "report" / "junit.xml").getroot()
     assert junit.get("tests") == "11" and junit.get("failures") == "1"
     assert sorted(p.name for p in (pull / "report" / "results").iterdir()) == [
-        "spoke-create-overlay.json", "spoke-create.json", "spoke-qa.json"
+        "spoke-create-overlay.json",
+        "spoke-create.json",
+        "spoke-qa.json",
     ]
     assert os.environ.get("GITHUB_STEP_SUMMARY") != str(pull / "step-summary.md")

@@ -39,7 +39,9 @@ def test_gate_exit_statuses(tmp_path: Path, capsys: pytest.CaptureFixture[str]) 
     assert main(["gate", "--gate", str(gate), "--baseline", clean, flaky]) == 1
     lines = capsys.readouterr().out.splitlines()
     assert [line.split(":")[0] for line in lines if line.startswith("BROKEN")] == [
-        "BROKEN max_flaky", "BROKEN min_pass_hat_k priority smoke", "BROKEN no_regressions (priority smoke)"
+        "BROKEN max_flaky",
+        "BROKEN min_pass_hat_k priority smoke",
+        "BROKEN no_regressions (priority smoke)",
     ]
     assert main(["gate", clean]) == 0  # the project's evals/gate.yaml by default
 
@@ -55,13 +57,25 @@ def _bad_inputs(tmp_path: Path) -> list[tuple[list[str], str]]:
     typo_gate.write_text("max_flakey: 0\n")
     empty = str(write_results(tmp_path, [], "empty.json", eval_id="eval-empty"))
     return [
-        (["report", str(foreign)], f"report: {foreign}: not a Promptfoo results file (-o JSON): no results.results list"),
+        (
+            ["report", str(foreign)],
+            f"report: {foreign}: not a Promptfoo results file (-o JSON): no results.results list",
+        ),
         (["report", "eval-nope"], "report: no Promptfoo results database at "),
         (["report", str(tmp_path / "missing.json")], f"report: {tmp_path / 'missing.json'}: no such file"),
-        (["report", results, "--baseline", other], "report: the baseline has no case in common with the current results"),
+        (
+            ["report", results, "--baseline", other],
+            "report: the baseline has no case in common with the current results",
+        ),
         (["report", results, "-o", "/proc/nope/x.md"], "report: cannot write /proc/nope/x.md"),
-        (["gate", "--gate", str(bad_gate), results], f"gate: cannot decide: {bad_gate}: min_pass_hat_k.all is 2;"),
-        (["gate", "--gate", str(typo_gate), results], f"gate: cannot decide: {typo_gate}: unknown key 'max_flakey'"),
+        (
+            ["gate", "--gate", str(bad_gate), results],
+            f"gate: cannot decide: {bad_gate}: min_pass_hat_k.all is 2;",
+        ),
+        (
+            ["gate", "--gate", str(typo_gate), results],
+            f"gate: cannot decide: {typo_gate}: unknown key 'max_flakey'",
+        ),
         (["gate", "--gate", str(tmp_path / "none.yaml"), results], "gate: cannot decide: "),
         (["gate", str(foreign)], "gate: cannot decide: "),
         (["gate", empty], "gate: cannot decide: the results hold no case: nothing to judge"),
@@ -78,11 +92,15 @@ def test_bad_input_is_one_line_and_exit_2(tmp_path: Path, capsys: pytest.Capture
 
 def test_no_traceback_from_the_command(tmp_path: Path) -> None:
     for argv, _ in _bad_inputs(tmp_path)[:4]:
-        done = subprocess.run([sys.executable, "-m", "agent_evals.cli", *argv], capture_output=True, text=True)
+        done = subprocess.run(
+            [sys.executable, "-m", "agent_evals.cli", *argv], capture_output=True, text=True
+        )
         assert done.returncode == 2 and "Traceback" not in done.stderr and len(done.stderr.splitlines()) == 1
 
 
-@pytest.mark.parametrize("argv", [["report", "--k", "0"], ["report", "--format", "html"], ["report", "--k", "x"]])
+@pytest.mark.parametrize(
+    "argv", [["report", "--k", "0"], ["report", "--format", "html"], ["report", "--k", "x"]]
+)
 def test_bad_options_are_refused_by_the_parser(argv: list[str]) -> None:
     with pytest.raises(SystemExit) as exited:
         main(argv)

@@ -15,10 +15,17 @@ from agent_evals.report.model import Report
 from agent_evals.testing.promptfoo_results import result_row
 from tests.report.conftest import write_results
 
-FAIL = [("tool_sequence", "tool_sequence in_order: expected a; actual (no tool calls); missing a at the start (position 1)")]
+FAIL = [
+    (
+        "tool_sequence",
+        "tool_sequence in_order: expected a; actual (no tool calls); missing a at the start (position 1)",
+    )
+]
 
 
-def _runs(case: str, outcomes: str, provider: str = "spoke", start: int = 0, **kw: Any) -> list[dict[str, Any]]:
+def _runs(
+    case: str, outcomes: str, provider: str = "spoke", start: int = 0, **kw: Any
+) -> list[dict[str, Any]]:
     """Rows of one case: ``outcomes`` like "ppf" (p pass, f fail, e error)."""
     kinds = {"p": "pass", "f": "fail", "e": "error"}
     return [
@@ -33,21 +40,33 @@ def _report(tmp_path: Path, name: str, rows: list[dict[str, Any]]) -> Report:
 
 
 def test_changes_per_case(tmp_path: Path) -> None:
-    baseline = _report(tmp_path, "base", [
-        *_runs("C01", "ppp"), *_runs("C02", "ppp", start=3), *_runs("C03", "fff", start=6),
-        *_runs("C04", "pfp", start=9), *_runs("C05", "ppp", start=12), *_runs("C06", "ppp", start=15),
-        *_runs("C08", "fpf", start=18),
-    ])
-    current = _report(tmp_path, "now", [
-        *_runs("C01", "ppp"),  # same
-        *_runs("C02", "pfp", start=3),  # regression: passed, now flaky
-        *_runs("C03", "ppp", start=6),  # improvement
-        *_runs("C04", "ppp", start=9),  # improvement: flaky to pass
-        *_runs("C05", "fff", start=12),  # regression: passed, now fails
-        *_runs("C07", "ppp", start=15),  # new (C06 removed)
-        *_runs("C08", "fff", start=18),  # changed: flaky to fail
-        *_runs("C09", "eee", start=21),  # new, no graded run
-    ])
+    baseline = _report(
+        tmp_path,
+        "base",
+        [
+            *_runs("C01", "ppp"),
+            *_runs("C02", "ppp", start=3),
+            *_runs("C03", "fff", start=6),
+            *_runs("C04", "pfp", start=9),
+            *_runs("C05", "ppp", start=12),
+            *_runs("C06", "ppp", start=15),
+            *_runs("C08", "fpf", start=18),
+        ],
+    )
+    current = _report(
+        tmp_path,
+        "now",
+        [
+            *_runs("C01", "ppp"),  # same
+            *_runs("C02", "pfp", start=3),  # regression: passed, now flaky
+            *_runs("C03", "ppp", start=6),  # improvement
+            *_runs("C04", "ppp", start=9),  # improvement: flaky to pass
+            *_runs("C05", "fff", start=12),  # regression: passed, now fails
+            *_runs("C07", "ppp", start=15),  # new (C06 removed)
+            *_runs("C08", "fff", start=18),  # changed: flaky to fail
+            *_runs("C09", "eee", start=21),  # new, no graded run
+        ],
+    )
     comparison = compare(current, baseline)
     changes = {c.id: (c.change, c.before, c.after) for c in comparison.cases}
     assert changes == {
@@ -69,20 +88,34 @@ def test_changes_per_case(tmp_path: Path) -> None:
 
 @pytest.mark.parametrize(
     ("before", "after", "change"),
-    [("pass", "fail", "regression"), ("pass", "flaky", "regression"), ("fail", "pass", "improvement"),
-     ("flaky", "pass", "improvement"), ("fail", "flaky", "changed"), ("pass", "pass", "same"),
-     ("pass", "error", "no_verdict"), ("error", "pass", "no_verdict")],
+    [
+        ("pass", "fail", "regression"),
+        ("pass", "flaky", "regression"),
+        ("fail", "pass", "improvement"),
+        ("flaky", "pass", "improvement"),
+        ("fail", "flaky", "changed"),
+        ("pass", "pass", "same"),
+        ("pass", "error", "no_verdict"),
+        ("error", "pass", "no_verdict"),
+    ],
 )
 def test_change_of(before: str, after: str, change: str) -> None:
     assert change_of(before, after) == change  # type: ignore[arg-type]
 
 
 def test_metric_changes_follow_their_direction(tmp_path: Path) -> None:
-    baseline = _report(tmp_path, "base", [result_row("C01", 0, named_scores={"reliability": 1.0, "collateral_changes": 0})])
-    current = _report(tmp_path, "now", [result_row("C01", 0, named_scores={"reliability": 0.5, "collateral_changes": 2})])
+    baseline = _report(
+        tmp_path, "base", [result_row("C01", 0, named_scores={"reliability": 1.0, "collateral_changes": 0})]
+    )
+    current = _report(
+        tmp_path, "now", [result_row("C01", 0, named_scores={"reliability": 0.5, "collateral_changes": 2})]
+    )
     metrics = {m.name: m for m in compare(current, baseline).metrics}
     assert (metrics["reliability"].delta, metrics["reliability"].worse) == (-0.5, True)
-    assert (metrics["collateral_changes"].delta, metrics["collateral_changes"].worse) == (2.0, True)  # lower is better
+    assert (metrics["collateral_changes"].delta, metrics["collateral_changes"].worse) == (
+        2.0,
+        True,
+    )  # lower is better
     better = {m.name: m for m in compare(baseline, current).metrics}
     assert not better["reliability"].worse and not better["collateral_changes"].worse
 
@@ -93,7 +126,9 @@ def test_each_side_says_what_it_ran(tmp_path: Path) -> None:
     current = _report(tmp_path, "now", _runs("C01", "pp", agent=agent))
     comparison = compare(current, baseline)
     assert [a.model for _, a in comparison.baseline.agents] == ["agent-model"]
-    assert [(a.model, a.temperature, a.instructions_sha256[:4]) for _, a in comparison.current.agents] == [("gpt-4o", 0.0, "cdcd")]
+    assert [(a.model, a.temperature, a.instructions_sha256[:4]) for _, a in comparison.current.agents] == [
+        ("gpt-4o", 0.0, "cdcd")
+    ]
 
 
 def test_two_providers_one_each_side_match_by_id(tmp_path: Path) -> None:
@@ -106,6 +141,9 @@ def test_two_providers_one_each_side_match_by_id(tmp_path: Path) -> None:
 def test_nothing_in_common_is_refused(tmp_path: Path) -> None:
     baseline = _report(tmp_path, "base", _runs("Q01", "pp"))
     current = _report(tmp_path, "now", _runs("C01", "pp"))
-    with pytest.raises(ReportInputError, match=r"^the baseline has no case in common with the current results "
-                       r"\(baseline: 1 case\(s\) \(Q01\) of provider spoke; current: 1 case\(s\) \(C01\) of provider spoke\)$"):
+    with pytest.raises(
+        ReportInputError,
+        match=r"^the baseline has no case in common with the current results "
+        r"\(baseline: 1 case\(s\) \(Q01\) of provider spoke; current: 1 case\(s\) \(C01\) of provider spoke\)$",
+    ):
         compare(current, baseline)

@@ -23,7 +23,9 @@ from tests.report.test_compare import _runs
 
 
 def _report(tmp_path: Path, rows: list[dict[str, Any]] | None = None, name: str = "r") -> Report:
-    path = write_results(tmp_path, rows if rows is not None else scenario_rows(), f"{name}.json", eval_id=f"eval-{name}")
+    path = write_results(
+        tmp_path, rows if rows is not None else scenario_rows(), f"{name}.json", eval_id=f"eval-{name}"
+    )
     loaded = load_results([str(path)])
     return build_report(loaded.evals, loaded.runs, loaded.rows)
 
@@ -66,9 +68,29 @@ def test_json_has_the_contracts_keys(tmp_path: Path) -> None:
     assert data["format"] == "agent-evals/report@1"
     assert {"complete", "cases", "groups", "metrics", "usage"} <= set(data)
     case = data["cases"][0]
-    assert {"id", "group", "priority", "provider", "runs", "passed", "failed", "errors", "pass_hat_k", "k", "flaky",
-            "ends", "first_failure"} <= set(case)
-    assert case["ends"] == {"done": 3, "gave_up": 0, "max_turns": 1, "max_tool_rounds": 0, "max_tokens": 0, "error": 0}
+    assert {
+        "id",
+        "group",
+        "priority",
+        "provider",
+        "runs",
+        "passed",
+        "failed",
+        "errors",
+        "pass_hat_k",
+        "k",
+        "flaky",
+        "ends",
+        "first_failure",
+    } <= set(case)
+    assert case["ends"] == {
+        "done": 3,
+        "gave_up": 0,
+        "max_turns": 1,
+        "max_tool_rounds": 0,
+        "max_tokens": 0,
+        "error": 0,
+    }
     assert set(data["usage"]) == {"agent", "user", "judge"}
 
 
@@ -76,7 +98,12 @@ def _keys(value: Any, prefix: str = "") -> set[str]:
     keys: set[str] = set()
     if isinstance(value, dict):
         for key, item in value.items():
-            if key in ("ends", "errors_by_kind", "error_kinds", "counts"):  # maps of a vocabulary, documented as such
+            if key in (
+                "ends",
+                "errors_by_kind",
+                "error_kinds",
+                "counts",
+            ):  # maps of a vocabulary, documented as such
                 keys.add(key)
                 continue
             keys.add(key)
@@ -104,11 +131,21 @@ def test_json_reads_back_as_the_same_report(tmp_path: Path) -> None:
 def test_junit_parses_and_carries_the_verdicts(tmp_path: Path) -> None:
     text = render(_report(tmp_path), None, "junit")
     root = ET.fromstring(text.encode())
-    assert root.tag == "testsuites" and (root.get("tests"), root.get("failures"), root.get("errors")) == ("4", "2", "1")
+    assert root.tag == "testsuites" and (root.get("tests"), root.get("failures"), root.get("errors")) == (
+        "4",
+        "2",
+        "1",
+    )
     cases = {c.get("name"): c for c in root.iter("testcase")}
     assert list(cases) == ["C01 [spoke]", "C02 [spoke]", "C03 [spoke]", "C04 [spoke]"]
     props = {p.get("name"): p.get("value") for p in cases["C01 [spoke]"].find("properties")}  # type: ignore[union-attr]
-    assert (props["flaky"], props["pass_hat_k"], props["k"], props["runs"], props["verdict"]) == ("true", "0.0000", "4", "4", "flaky")
+    assert (props["flaky"], props["pass_hat_k"], props["k"], props["runs"], props["verdict"]) == (
+        "true",
+        "0.0000",
+        "4",
+        "4",
+        "flaky",
+    )
     failure = cases["C01 [spoke]"].find("failure")
     assert failure is not None and failure.get("type") == "flaky"
     assert failure.get("message", "").startswith("flaky: 2 of 4 graded run(s) failed; tool_sequence in_order")
@@ -116,7 +153,11 @@ def test_junit_parses_and_carries_the_verdicts(tmp_path: Path) -> None:
     assert cases["C02 [spoke]"].find("failure") is None and cases["C02 [spoke]"].find("error") is None
     assert cases["C03 [spoke]"].find("failure") is not None  # failures win over its error
     error = cases["C04 [spoke]"].find("error")
-    assert error is not None and error.get("type") == "portal" and error.get("message") == "[portal] the portal is not reachable"
+    assert (
+        error is not None
+        and error.get("type") == "portal"
+        and error.get("message") == "[portal] the portal is not reachable"
+    )
 
 
 def test_junit_reads_in_a_junit_consumer(tmp_path: Path) -> None:
@@ -126,7 +167,12 @@ def test_junit_reads_in_a_junit_consumer(tmp_path: Path) -> None:
     xml = junitparser.JUnitXml.fromfile(str(path))
     suites = list(xml) if isinstance(xml, junitparser.JUnitXml) else [xml]
     results = {case.name: [type(r).__name__ for r in case.result] for suite in suites for case in suite}
-    assert results == {"C01 [spoke]": ["Failure"], "C02 [spoke]": [], "C03 [spoke]": ["Failure"], "C04 [spoke]": ["Error"]}
+    assert results == {
+        "C01 [spoke]": ["Failure"],
+        "C02 [spoke]": [],
+        "C03 [spoke]": ["Failure"],
+        "C04 [spoke]": ["Error"],
+    }
     assert sum(suite.tests for suite in suites) == 4
 
 

@@ -26,8 +26,12 @@ CLEAN = _runs("C01", "ppp") + _runs("C02", "ppp", start=3, priority="full")
 
 
 def test_a_clean_run_holds_every_rule(tmp_path: Path) -> None:
-    gate = {"max_flaky": 0, "min_pass_hat_k": {"all": 1.0, "priority": {"smoke": 1.0}}, "max_cost_usd": 1,
-            "no_regressions": ["all"]}
+    gate = {
+        "max_flaky": 0,
+        "min_pass_hat_k": {"all": 1.0, "priority": {"smoke": 1.0}},
+        "max_cost_usd": 1,
+        "no_regressions": ["all"],
+    }
     report = _report(tmp_path, CLEAN)
     verdict = check_gate(parse_gate(gate), report, compare(report, report))
     assert verdict.holds
@@ -71,28 +75,44 @@ def test_errors_allowed_but_the_run_still_incomplete(tmp_path: Path) -> None:
         "BROKEN require_complete: the run is incomplete: 1 error row(s) (model 1)",
         "ok     max_errors: 1 error row(s) (model 1), at most 1",
     ]
-    assert _lines({"max_errors": 1, "require_complete": False}, _report(tmp_path, rows))[-1] == "gate holds: 1 rule(s) checked"
+    assert (
+        _lines({"max_errors": 1, "require_complete": False}, _report(tmp_path, rows))[-1]
+        == "gate holds: 1 rule(s) checked"
+    )
 
 
 def test_regressions_against_the_baseline(tmp_path: Path) -> None:
     baseline = _report(tmp_path, CLEAN, "base")
     current = _report(tmp_path, _runs("C01", "pfp") + _runs("C02", "fff", start=3, priority="full"), "now")
     smoke = _lines({"no_regressions": ["smoke"], "require_complete": False}, current, baseline)
-    assert smoke[1] == "BROKEN no_regressions (priority smoke): 1 regression(s) against the baseline: C01 pass→flaky"
+    assert (
+        smoke[1]
+        == "BROKEN no_regressions (priority smoke): 1 regression(s) against the baseline: C01 pass→flaky"
+    )
     every = _lines({"no_regressions": ["all"]}, current, baseline)
-    assert every[2] == "BROKEN no_regressions (every case): 2 regression(s) against the baseline: C01 pass→flaky, C02 pass→fail"
+    assert (
+        every[2]
+        == "BROKEN no_regressions (every case): 2 regression(s) against the baseline: C01 pass→flaky, C02 pass→fail"
+    )
     improved = _lines({"no_regressions": ["all"]}, baseline, current)
     assert improved[2].startswith("ok     no_regressions")
 
 
 def test_rules_without_their_subject_are_not_checked(tmp_path: Path) -> None:
-    lines = _lines({"no_regressions": ["smoke"], "min_pass_hat_k": {"group": {"nope": 1.0}}}, _report(tmp_path, CLEAN))
+    lines = _lines(
+        {"no_regressions": ["smoke"], "min_pass_hat_k": {"group": {"nope": 1.0}}}, _report(tmp_path, CLEAN)
+    )
     assert "--     min_pass_hat_k group nope: no case of group nope in the results" in lines
     assert "--     no_regressions (priority smoke): no baseline given (--baseline)" in lines
     assert lines[-1] == "gate holds: 2 rule(s) checked"
 
 
 def test_a_group_with_only_errors_breaks_its_threshold(tmp_path: Path) -> None:
-    lines = _lines({"require_complete": False, "max_errors": 9, "min_pass_hat_k": {"all": 0.5}},
-                   _report(tmp_path, _runs("C01", "ee")))
-    assert lines[1] == "BROKEN min_pass_hat_k (all cases): no graded run in 1 case(s) (errors only), at least 0.50"
+    lines = _lines(
+        {"require_complete": False, "max_errors": 9, "min_pass_hat_k": {"all": 0.5}},
+        _report(tmp_path, _runs("C01", "ee")),
+    )
+    assert (
+        lines[1]
+        == "BROKEN min_pass_hat_k (all cases): no graded run in 1 case(s) (errors only), at least 0.50"
+    )

@@ -13,19 +13,31 @@ from tests.conftest import PROJECT_ROOT
 
 def test_the_projects_gate_file_is_valid() -> None:
     gate = load_gate(PROJECT_ROOT / "evals" / "gate.yaml")
-    assert gate == Gate(max_errors=0, max_flaky=0, min_pass_hat_k=(("priority", "smoke", 1.0),), no_regressions=("smoke",))
+    assert gate == Gate(
+        max_errors=0, max_flaky=0, min_pass_hat_k=(("priority", "smoke", 1.0),), no_regressions=("smoke",)
+    )
 
 
 def test_every_key() -> None:
-    gate = parse_gate({
-        "k": 3, "require_complete": False, "max_errors": 2, "max_flaky": 1,
-        "min_pass_hat_k": {"all": 0.9, "priority": {"smoke": 1.0}, "group": {"blocked": 0.5}},
-        "no_regressions": ["smoke", "full"], "max_cost_usd": 5,
-    })
+    gate = parse_gate(
+        {
+            "k": 3,
+            "require_complete": False,
+            "max_errors": 2,
+            "max_flaky": 1,
+            "min_pass_hat_k": {"all": 0.9, "priority": {"smoke": 1.0}, "group": {"blocked": 0.5}},
+            "no_regressions": ["smoke", "full"],
+            "max_cost_usd": 5,
+        }
+    )
     assert gate == Gate(
-        k=3, require_complete=False, max_errors=2, max_flaky=1,
+        k=3,
+        require_complete=False,
+        max_errors=2,
+        max_flaky=1,
         min_pass_hat_k=(("all", "all", 0.9), ("priority", "smoke", 1.0), ("group", "blocked", 0.5)),
-        no_regressions=("smoke", "full"), max_cost_usd=5.0,
+        no_regressions=("smoke", "full"),
+        max_cost_usd=5.0,
     )
 
 
@@ -36,13 +48,31 @@ def test_an_empty_file_is_the_defaults() -> None:
 @pytest.mark.parametrize(
     ("raw", "message"),
     [
-        ({"max_flakey": 0}, "unknown key 'max_flakey'; allowed: k, require_complete, max_errors, max_flaky, "
-                            "min_pass_hat_k, no_regressions, max_cost_usd"),
-        ({"min_pass_hat_k": {"priority": {"smoke": 1.5}}}, "min_pass_hat_k.priority.smoke is 1.5; a pass^k threshold is a number from 0 to 1"),
-        ({"min_pass_hat_k": {"all": -0.1}}, "min_pass_hat_k.all is -0.1; a pass^k threshold is a number from 0 to 1"),
-        ({"min_pass_hat_k": {"all": "high"}}, "min_pass_hat_k.all is 'high'; a pass^k threshold is a number from 0 to 1"),
-        ({"min_pass_hat_k": {"priorty": {"smoke": 1}}}, "min_pass_hat_k: unknown key 'priorty'; allowed: all, priority, group"),
-        ({"min_pass_hat_k": {"priority": 1.0}}, "min_pass_hat_k.priority must map each priority to a threshold"),
+        (
+            {"max_flakey": 0},
+            "unknown key 'max_flakey'; allowed: k, require_complete, max_errors, max_flaky, "
+            "min_pass_hat_k, no_regressions, max_cost_usd",
+        ),
+        (
+            {"min_pass_hat_k": {"priority": {"smoke": 1.5}}},
+            "min_pass_hat_k.priority.smoke is 1.5; a pass^k threshold is a number from 0 to 1",
+        ),
+        (
+            {"min_pass_hat_k": {"all": -0.1}},
+            "min_pass_hat_k.all is -0.1; a pass^k threshold is a number from 0 to 1",
+        ),
+        (
+            {"min_pass_hat_k": {"all": "high"}},
+            "min_pass_hat_k.all is 'high'; a pass^k threshold is a number from 0 to 1",
+        ),
+        (
+            {"min_pass_hat_k": {"priorty": {"smoke": 1}}},
+            "min_pass_hat_k: unknown key 'priorty'; allowed: all, priority, group",
+        ),
+        (
+            {"min_pass_hat_k": {"priority": 1.0}},
+            "min_pass_hat_k.priority must map each priority to a threshold",
+        ),
         ({"min_pass_hat_k": [1]}, "min_pass_hat_k must be a mapping with keys all, priority, group"),
         ({"max_errors": -1}, "max_errors is -1; it must be an integer ≥ 0"),
         ({"max_flaky": 0.5}, "max_flaky is 0.5; it must be an integer ≥ 0"),

@@ -35,6 +35,8 @@ def test_more_passes_than_runs_is_refused() -> None:
         pass_hat_k(4, 5)
 
 
-@pytest.mark.parametrize(("passed", "failed", "flaky"), [(2, 2, True), (1, 3, True), (4, 0, False), (0, 4, False), (0, 0, False)])
+@pytest.mark.parametrize(
+    ("passed", "failed", "flaky"), [(2, 2, True), (1, 3, True), (4, 0, False), (0, 4, False), (0, 0, False)]
+)
 def test_flaky_means_some_passed_and_some_failed(passed: int, failed: int, flaky: bool) -> None:
     assert is_flaky(passed, failed) is flaky

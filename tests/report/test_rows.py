@@ -19,7 +19,12 @@ def test_a_passing_row() -> None:
     row = _row(result_row("C01", 3, "pass", group="copy", priority="smoke", tool_calls=("a", "b", "c")))
     assert (row.case_id, row.id_source, row.outcome, row.test_idx) == ("C01", "record", "pass", 3)
     assert (row.group, row.priority, row.provider, row.end, row.turns, row.tool_calls) == (
-        "copy", "smoke", "spoke", "done", 2, 3
+        "copy",
+        "smoke",
+        "spoke",
+        "done",
+        2,
+        3,
     )
     assert row.usage["agent"].calls == 3 and row.usage["judge"].calls == 0
     assert row.agent is not None and row.agent.model == "agent-model"
@@ -27,10 +32,19 @@ def test_a_passing_row() -> None:
 
 
 def test_a_failing_row_names_its_first_failing_check_in_order() -> None:
-    raw = result_row("C01", 0, "fail", passing=["pull_request"], failing=[("tool_sequence", "ts: x"), ("input_diff", "d: y")])
+    raw = result_row(
+        "C01",
+        0,
+        "fail",
+        passing=["pull_request"],
+        failing=[("tool_sequence", "ts: x"), ("input_diff", "d: y")],
+    )
     row = _row(raw)
     assert row.outcome == "fail"
-    assert row.first_failure is not None and (row.first_failure.metric, row.first_failure.reason) == ("tool_sequence", "ts: x")
+    assert row.first_failure is not None and (row.first_failure.metric, row.first_failure.reason) == (
+        "tool_sequence",
+        "ts: x",
+    )
     assert [c.metric for c in row.failures] == ["tool_sequence", "input_diff"]
 
 
@@ -40,14 +54,21 @@ def test_not_graded_entries_are_neither_failures_nor_checks() -> None:
         {"pass": False, "score": 0, "reason": "NOT GRADED: no grader", "assertion": {"type": "llm-rubric"}}
     )
     row = _row(raw)
-    assert row.not_graded == ("llm-rubric (rubric): no grader model",)  # the metadata list is the authoritative one
+    assert row.not_graded == (
+        "llm-rubric (rubric): no grader model",
+    )  # the metadata list is the authoritative one
     assert all(not c.reason.startswith("NOT GRADED") for c in row.checks)
 
 
 def test_not_graded_entries_count_without_the_metadata_list() -> None:
     raw = result_row("Q01", 0, "pass")
     raw["gradingResult"]["componentResults"].append(
-        {"pass": True, "score": 0, "reason": "NOT GRADED: no grader model configured", "assertion": {"type": "llm-rubric"}}
+        {
+            "pass": True,
+            "score": 0,
+            "reason": "NOT GRADED: no grader model configured",
+            "assertion": {"type": "llm-rubric"},
+        }
     )
     assert _row(raw).not_graded == ("llm-rubric: NOT GRADED: no grader model configured",)
 
@@ -86,7 +107,9 @@ def test_error_rows_and_their_kind(record_kind: str | None, error: str, expected
         ("", False, False, ("test5", "index")),
     ],
 )
-def test_case_id_falls_back_to_the_description(description: str, test_id: bool, record: bool, expected: tuple[str, str]) -> None:
+def test_case_id_falls_back_to_the_description(
+    description: str, test_id: bool, record: bool, expected: tuple[str, str]
+) -> None:
     raw = result_row("C07", 5, "pass", description=description, test_id=test_id, record=record)
     row = _row(raw)
     assert (row.case_id, row.id_source) == expected

@@ -40,17 +40,42 @@ def test_the_database_and_the_file_give_the_same_report(tmp_path: Path, config_d
 
 @needs_promptfoo
 def test_latest_is_the_newest_eval_or_the_newest_run(tmp_path: Path, config_dir: Path) -> None:
-    old = write_results(tmp_path, scenario_rows(), "old.json", eval_id="eval-old", created_at="2026-01-01T00:00:00.000Z")
-    create = write_results(tmp_path, [result_row("C01", 0)], "a.json", eval_id="eval-create", created_at="2026-01-02T00:00:00.000Z")
-    qa = write_results(tmp_path, [result_row("Q01", 0, group="qa")], "b.json", eval_id="eval-qa", created_at="2026-01-02T00:01:00.000Z")
+    old = write_results(
+        tmp_path, scenario_rows(), "old.json", eval_id="eval-old", created_at="2026-01-01T00:00:00.000Z"
+    )
+    create = write_results(
+        tmp_path,
+        [result_row("C01", 0)],
+        "a.json",
+        eval_id="eval-create",
+        created_at="2026-01-02T00:00:00.000Z",
+    )
+    qa = write_results(
+        tmp_path,
+        [result_row("Q01", 0, group="qa")],
+        "b.json",
+        eval_id="eval-qa",
+        created_at="2026-01-02T00:01:00.000Z",
+    )
     import_results(config_dir, old, create, qa)
     assert [e["eval_id"] for e in _json(["latest"])["evals"]] == ["eval-qa"]  # no manifest: one eval
 
-    write_manifest(config_dir, "run-0001", [
-        SuiteRun("spoke-create", "eval-create", ["C01"]), SuiteRun("spoke-qa", "eval-qa", ["Q01"]),
-    ], mode="replay", git_revision="abc1234", finished_at="2026-01-02T00:02:00Z")
+    write_manifest(
+        config_dir,
+        "run-0001",
+        [
+            SuiteRun("spoke-create", "eval-create", ["C01"]),
+            SuiteRun("spoke-qa", "eval-qa", ["Q01"]),
+        ],
+        mode="replay",
+        git_revision="abc1234",
+        finished_at="2026-01-02T00:02:00Z",
+    )
     report = _json(["latest"])
-    assert [(e["eval_id"], e["suite"]) for e in report["evals"]] == [("eval-create", "spoke-create"), ("eval-qa", "spoke-qa")]
+    assert [(e["eval_id"], e["suite"]) for e in report["evals"]] == [
+        ("eval-create", "spoke-create"),
+        ("eval-qa", "spoke-qa"),
+    ]
     assert [c["id"] for c in report["cases"]] == ["C01", "Q01"] and report["complete"]
     assert report["ran"]["modes"] == ["replay"] and report["ran"]["git_revisions"] == ["abc1234"]
     assert _json(["run-0001"]) == report
@@ -61,10 +86,16 @@ def test_latest_is_the_newest_eval_or_the_newest_run(tmp_path: Path, config_dir:
 def test_a_manifest_says_what_is_missing(tmp_path: Path, config_dir: Path) -> None:
     rows = [result_row("C01", 0), result_row("C01", 1), result_row("C02", 2)]  # C02 once, C03 never
     import_results(config_dir, write_results(tmp_path, rows, eval_id="eval-part"))
-    write_manifest(config_dir, "run-0002", [
-        SuiteRun("spoke-create", "eval-part", ["C01", "C02", "C03"], repeat=2),
-        SuiteRun("spoke-qa", None, ["Q01"]),
-    ], interrupted=True, finished_at="2026-01-02T00:02:00Z")
+    write_manifest(
+        config_dir,
+        "run-0002",
+        [
+            SuiteRun("spoke-create", "eval-part", ["C01", "C02", "C03"], repeat=2),
+            SuiteRun("spoke-qa", None, ["Q01"]),
+        ],
+        interrupted=True,
+        finished_at="2026-01-02T00:02:00Z",
+    )
 
     report = _json(["latest"])
     assert not report["complete"]
@@ -81,16 +112,22 @@ def test_a_run_whose_process_is_gone_did_not_finish(tmp_path: Path, config_dir: 
     from agent_evals.report.model import RunInfo
 
     assert incompleteness([], [RunInfo("run-x", "live", finished=False)], []) == [
-        "no result rows", "run run-x did not finish (its process is gone)"
+        "no result rows",
+        "run run-x did not finish (its process is gone)",
     ]
-    assert incompleteness([], [RunInfo("run-y", "live", finished=False, alive=True)], [])[1] == "run run-y is still running"
+    assert (
+        incompleteness([], [RunInfo("run-y", "live", finished=False, alive=True)], [])[1]
+        == "run run-y is still running"
+    )
 
 
 def test_an_interrupted_eval_in_the_database_is_incomplete(tmp_path: Path, config_dir: Path) -> None:
     """Promptfoo leaves ``evals.results`` = {} after Ctrl-C; its in-flight row is "Worker shutting down"."""
     db = config_dir / "promptfoo.db"
     with sqlite3.connect(db) as con:
-        con.execute("CREATE TABLE evals (id TEXT PRIMARY KEY, created_at INTEGER, description TEXT, results TEXT)")
+        con.execute(
+            "CREATE TABLE evals (id TEXT PRIMARY KEY, created_at INTEGER, description TEXT, results TEXT)"
+        )
         con.execute(
             "CREATE TABLE eval_results (eval_id TEXT, prompt_idx INT, test_idx INT, test_case TEXT, provider TEXT,"
             " response TEXT, error TEXT, success INT, score REAL, grading_result TEXT, named_scores TEXT,"
@@ -100,11 +137,13 @@ def test_an_interrupted_eval_in_the_database_is_incomplete(tmp_path: Path, confi
         row = result_row("C01", 0, "error", record=False)
         con.execute(
             "INSERT INTO eval_results VALUES ('eval-int', 0, 0, ?, ?, '{}', 'Worker shutting down', 0, 0, NULL, '{}',"
-            " '{}', 2, 0)", (json.dumps(row["testCase"]), json.dumps(row["provider"])),
+            " '{}', 2, 0)",
+            (json.dumps(row["testCase"]), json.dumps(row["provider"])),
         )
     report = _json(["latest"])
     assert report["incomplete"] == [
-        "1 error row(s) (interrupted 1)", "eval eval-int did not finish (interrupted or still running)"
+        "1 error row(s) (interrupted 1)",
+        "eval eval-int did not finish (interrupted or still running)",
     ]
 
 
@@ -126,7 +165,9 @@ def test_missing_results_are_one_line(specs: list[str], message: str, config_dir
 @needs_promptfoo
 def test_an_unknown_eval_id_names_the_newest(tmp_path: Path, config_dir: Path) -> None:
     import_results(config_dir, write_results(tmp_path, [result_row("C01", 0)], eval_id="eval-there"))
-    with pytest.raises(ReportInputError, match=r"no eval eval-typo in .*promptfoo.db \(1 evals; the newest is eval-there\)"):
+    with pytest.raises(
+        ReportInputError, match=r"no eval eval-typo in .*promptfoo.db \(1 evals; the newest is eval-there\)"
+    ):
         load_results(["eval-typo"])
 
 
@@ -136,13 +177,18 @@ def test_an_unknown_eval_id_names_the_newest(tmp_path: Path, config_dir: Path) -
         ('{"results": {"stats": {}}}', "not a Promptfoo results file (-o JSON): no results.results list"),
         ("[1, 2]", "not a Promptfoo results file (-o JSON)"),
         ("{not json", "not JSON"),
-        ('{"results": {"results": [{"output": 1}]}}', "not a Promptfoo results file (-o JSON): a result row without"),
+        (
+            '{"results": {"results": [{"output": 1}]}}',
+            "not a Promptfoo results file (-o JSON): a result row without",
+        ),
     ],
 )
 def test_a_file_that_is_not_promptfoos(tmp_path: Path, content: str, message: str) -> None:
     path = tmp_path / "x.json"
     path.write_text(content)
-    with pytest.raises(ReportInputError, match=f"^{path}: " + message.replace("(", r"\(").replace(")", r"\)")):
+    with pytest.raises(
+        ReportInputError, match=f"^{path}: " + message.replace("(", r"\(").replace(")", r"\)")
+    ):
         load_results([str(path)])
 
 

@@ -17,11 +17,11 @@ from agent_evals.paths import evals_dir
 from agent_evals.report.build import build_report
 from agent_evals.report.compare import Comparison, compare
 from agent_evals.report.errors import ReportInputError
-from agent_evals.report.format_json import is_report_json, report_from_json, report_to_json
+from agent_evals.report.format_json import report_from_json, report_to_json
 from agent_evals.report.gate import check_gate
 from agent_evals.report.gate_file import load_gate
 from agent_evals.report.model import Report
-from agent_evals.report.promptfoo_json import eval_from_json, read_json
+from agent_evals.report.promptfoo_json import read_json, read_results_file, report_format
 from agent_evals.report.sources import load_results
 
 Format = Literal["terminal", "markdown", "json", "junit"]
@@ -71,10 +71,9 @@ def load_baseline(spec: str, k: int | None = None) -> Report:
     """A baseline: a stored report (``--format json``), a Promptfoo ``-o`` file, an eval or run id."""
     path = Path(spec)
     if path.suffix == ".json" or path.is_file():
-        data = read_json(path)
-        if is_report_json(data):
-            return report_from_json(data, str(path))
-        info, rows = eval_from_json(data, path)
+        if report_format(path):
+            return report_from_json(read_json(path), str(path))
+        info, rows = read_results_file(path)
         return build_report([info], [], rows, k=k)
     return load_report([spec], k)
 

@@ -3,8 +3,9 @@
 The schema is Promptfoo 0.123.1's: ``evals`` (``results`` holds ``durationMs`` once the
 eval finished, ``{}`` while it runs or after an interrupt) and ``eval_results`` (one row
 per test, prompt and repeat, stored in completion order, so read ``ORDER BY test_idx,
-prompt_idx``). SQLite's JSON functions extract only what the report needs, so the
-conversation records' transcripts and snapshots are never loaded into Python.
+prompt_idx``). SQLite's JSON functions extract only what the report needs (one parse per
+column; the number of tool calls is the last call's ``index``), so the conversation records'
+transcripts, tool results and snapshots are never loaded into Python.
 """
 
 from __future__ import annotations
@@ -28,18 +29,11 @@ _ROWS = """
 SELECT test_idx, prompt_idx, success, failure_reason, error, cost, named_scores,
   json_extract(test_case, '$.description', '$.metadata.id', '$.metadata.group', '$.metadata.priority'),
   json_extract(provider, '$.id', '$.label'),
-  json_extract(response, '$.metadata.case_id', '$.metadata.agent', '$.metadata.usage',
-               '$.metadata.conversation_end', '$.metadata.turns', '$.metadata.error_kind',
-               '$.metadata.replay.cassette'),
-  json_array_length(response, '$.metadata.tool_calls'),
-  json_extract(grading_result, '$.namedScoreWeights'),
-  (SELECT json_group_array(json_array(
-       json_extract(value, '$.pass'), json_extract(value, '$.assertion.metric'),
-       json_extract(value, '$.assertion.type'),
-       CASE WHEN json_extract(value, '$.pass') THEN substr(json_extract(value, '$.reason'), 1, 12)
-            ELSE json_extract(value, '$.reason') END))
-     FROM json_each(eval_results.grading_result, '$.componentResults')),
-  json_extract(metadata, '$.not_graded')
+  json_extract(response, '$.metadata.agent_evals', '$.metadata.case_id', '$.metadata.agent',
+               '$.metadata.usage', '$.metadata.conversation_end', '$.metadata.turns', '$.metadata.error_kind',
+               '$.metadata.replay.cassette', '$.metadata.tool_calls[#-1].index'),
+  json_extract(grading_result, '$.componentResults', '$.namedScoreWeights'),
+  CASE WHEN instr(metadata, '"not_graded"') THEN json_extract(metadata, '$.not_graded') END
 FROM eval_results WHERE eval_id = ? ORDER BY test_idx, prompt_idx
 """
 
@@ -90,25 +84,15 @@ def read_eval(con: sqlite3.Connection, stored: StoredEval) -> tuple[EvalInfo, li
 
 
 def _row(values: tuple[Any, ...], eval_id: str) -> Row:
-    (
-        idx,
-        prompt_idx,
-        success,
-        failure,
-        error,
-        cost,
-        named,
-        test,
-        provider,
-        record,
-        calls,
-        weights,
-        checks,
-        ng,
-    ) = values
+    idx, prompt_idx, success, failure, error, cost, named, test, provider, record, grading, not_graded = (
+        values
+    )
     description, case_id, group, priority = json.loads(test)
     provider_id, label = json.loads(provider)
-    rec = json.loads(record) if record else [None] * 7
+    marker, recorded_id, agent, usage, end, turns, kind, cassette, last_call = (
+        json.loads(record) if record else [None] * 9
+    )
+    components, weights = json.loads(grading) if grading else (None, None)
     raw = {
         "testIdx": idx,
         "promptIdx": prompt_idx,
@@ -124,25 +108,21 @@ def _row(values: tuple[Any, ...], eval_id: str) -> Row:
         "provider": {"id": provider_id, "label": label},
         "response": {
             "metadata": {
-                "case_id": rec[0],
-                "agent": rec[1],
-                "usage": rec[2],
-                "conversation_end": rec[3],
-                "turns": rec[4],
-                "error_kind": rec[5],
-                "replay": {"cassette": rec[6]} if rec[6] else None,
+                "case_id": recorded_id,
+                "agent": agent,
+                "usage": usage,
+                "conversation_end": end,
+                "turns": turns,
+                "error_kind": kind,
+                "replay": {"cassette": cassette} if cassette else None,
             }
         },
-        "gradingResult": {
-            "namedScoreWeights": json.loads(weights) if weights else {},
-            "componentResults": [
-                {"pass": bool(p), "reason": reason, "assertion": {"metric": metric, "type": kind}}
-                for p, metric, kind, reason in json.loads(checks or "[]")
-            ],
-        },
-        "metadata": {"not_graded": json.loads(ng) if ng else None},
+        "gradingResult": {"componentResults": components, "namedScoreWeights": weights},
+        "metadata": {"not_graded": json.loads(not_graded) if not_graded else None},
     }
-    return row_from_promptfoo(raw, eval_id, tool_calls=calls)
+    # a tool call's index is its 1-based position, so the last one's is the count; none in a record: 0
+    tool_calls = last_call if last_call is not None else (0 if marker is not None else None)
+    return row_from_promptfoo(raw, eval_id, tool_calls=tool_calls)
 
 
 def _finished(results: Any) -> bool:

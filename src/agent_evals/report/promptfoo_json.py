@@ -1,7 +1,7 @@
 """Read a Promptfoo ``-o results.json`` file (format ``results.version`` 3, Promptfoo 0.123).
 
-The whole file is parsed at once; for very large runs read the results database instead
-(``agent-evals report latest``), which extracts only what the report needs.
+The file as Promptfoo writes it (indented by two) is read row by row
+(:mod:`agent_evals.report.json_rows`); a file in another layout is parsed whole.
 """
 
 from __future__ import annotations
@@ -13,8 +13,12 @@ from pathlib import Path
 from typing import Any
 
 from agent_evals.report.errors import ReportInputError
+from agent_evals.report.json_rows import split_rows
 from agent_evals.report.model import EvalInfo
 from agent_evals.report.rows import NotPromptfooRow, Row, row_from_promptfoo
+
+_REPORT_FORMAT = re.compile(rb'^\s*\{\s*"format"\s*:\s*"(agent-evals/report@\d+)"')
+_EVAL_ID = re.compile(rb'^\{\n  "evalId": "([^"\\]*)"')
 
 
 def read_json(path: Path) -> Any:
@@ -29,6 +33,38 @@ def read_json(path: Path) -> Any:
         raise ReportInputError(f"{path}: not JSON ({exc})") from None
 
 
+def report_format(path: Path) -> str | None:
+    """The format of a stored agent-evals report (its first key), else None."""
+    match = _REPORT_FORMAT.match(_start(path))
+    return match.group(1).decode() if match else None
+
+
+def _start(path: Path) -> bytes:
+    try:
+        with path.open("rb") as handle:
+            return handle.read(256)
+    except OSError:
+        return b""
+
+
+def read_results_file(path: Path) -> tuple[EvalInfo, list[Row]]:
+    """The eval and its rows (by test and prompt index) of a ``-o`` file."""
+    match = _EVAL_ID.match(_start(path))
+    eval_id = match.group(1).decode() if match else path.stem
+    try:
+        streamed = split_rows(path, lambda raw: row_from_promptfoo(raw, eval_id))
+    except NotPromptfooRow as exc:
+        raise ReportInputError(f"{path}: not a Promptfoo results file (-o JSON): {exc}") from None
+    except OSError:
+        streamed = None  # read_json says what is wrong
+    if streamed is None:
+        return eval_from_json(read_json(path), path)
+    document, rows = streamed
+    if not is_promptfoo_results(document):
+        raise ReportInputError(f"{path}: not a Promptfoo results file (-o JSON): no results.results list")
+    return _info(document, path, rows), rows
+
+
 def is_promptfoo_results(data: Any) -> bool:
     return (
         isinstance(data, Mapping)
@@ -38,27 +74,30 @@ def is_promptfoo_results(data: Any) -> bool:
 
 
 def eval_from_json(data: Any, path: Path) -> tuple[EvalInfo, list[Row]]:
-    """The eval and its rows (sorted by test and prompt index) of a parsed ``-o`` file."""
+    """The eval and its rows (by test and prompt index) of a parsed ``-o`` file."""
     if not is_promptfoo_results(data):
         raise ReportInputError(f"{path}: not a Promptfoo results file (-o JSON): no results.results list")
-    results = data["results"]
     eval_id = str(data.get("evalId") or path.stem)
     try:
-        rows = [row_from_promptfoo(raw, eval_id) for raw in results["results"]]
+        rows = [row_from_promptfoo(raw, eval_id) for raw in data["results"]["results"]]
     except (NotPromptfooRow, TypeError, ValueError) as exc:
         raise ReportInputError(f"{path}: not a Promptfoo results file (-o JSON): {exc}") from None
+    return _info(data, path, rows), rows
+
+
+def _info(data: Mapping[str, Any], path: Path, rows: list[Row]) -> EvalInfo:
     rows.sort(key=lambda row: (row.test_idx, row.prompt_idx))
+    results = data["results"]
     config = data.get("config") if isinstance(data.get("config"), Mapping) else {}
     metadata = data.get("metadata") if isinstance(data.get("metadata"), Mapping) else {}
-    info = EvalInfo(
-        eval_id=eval_id,
+    return EvalInfo(
+        eval_id=str(data.get("evalId") or path.stem),
         source=str(path),
         description=str(config.get("description") or ""),
         created_at=_seconds(metadata.get("evaluationCreatedAt") or results.get("timestamp")),
         finished=isinstance(results.get("stats"), Mapping),
         rows=len(rows),
     )
-    return info, rows
 
 
 def _seconds(stamp: Any) -> str | None:

@@ -17,10 +17,9 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping
-from dataclasses import dataclass
-from typing import Any, Literal, get_args
+from typing import Any, Literal, NamedTuple, get_args
 
-from agent_evals.record import ERROR_KINDS, AgentInfo, Role, Usage, usage_by_role
+from agent_evals.record import ERROR_KINDS, ROLES, AgentInfo, Role, Usage
 
 Outcome = Literal["pass", "fail", "error"]
 IdSource = Literal["record", "test", "description_id", "description", "index"]
@@ -33,8 +32,7 @@ _INDEX_ID = re.compile(r"test\d+")
 _WORKER_SHUTDOWN = "Worker shutting down"  # the in-flight row of a Ctrl-C (Promptfoo 0.123.1)
 
 
-@dataclass(frozen=True, slots=True)
-class Check:
+class Check(NamedTuple):
     """One graded assertion entry of a row: its metric (else its type), pass, reason."""
 
     metric: str
@@ -42,8 +40,9 @@ class Check:
     reason: str
 
 
-@dataclass(frozen=True, slots=True)
-class Row:
+class Row(NamedTuple):
+    """One result row (a NamedTuple: immutable, and quick to build by the ten thousand)."""
+
     eval_id: str
     test_idx: int
     prompt_idx: int
@@ -83,7 +82,7 @@ class NotPromptfooRow(ValueError):
 def row_from_promptfoo(raw: Mapping[str, Any], eval_id: str, *, tool_calls: int | None = None) -> Row:
     """The :class:`Row` of one result row in the ``-o`` JSON shape. ``tool_calls`` overrides
     the count read from ``response.metadata.tool_calls`` (the database reader counts in SQL)."""
-    if not isinstance(raw, Mapping) or "testIdx" not in raw or not isinstance(raw.get("testCase"), Mapping):
+    if not isinstance(raw, dict) or "testIdx" not in raw or not isinstance(raw.get("testCase"), dict):
         raise NotPromptfooRow("a result row without testIdx and testCase")
     test = raw["testCase"]
     test_meta = _mapping(test.get("metadata"))
@@ -112,9 +111,9 @@ def row_from_promptfoo(raw: Mapping[str, Any], eval_id: str, *, tool_calls: int 
         end=_text(record.get("conversation_end")),
         turns=_int(record.get("turns")),
         tool_calls=tool_calls if tool_calls is not None else _count(record.get("tool_calls")),
-        usage=usage_by_role(_mapping(record.get("usage"))),
-        agent=AgentInfo.from_dict(record["agent"]) if isinstance(record.get("agent"), Mapping) else None,
-        replayed=isinstance(record.get("replay"), Mapping),
+        usage=_usage(record.get("usage")),
+        agent=_agent(record.get("agent")),
+        replayed=isinstance(record.get("replay"), dict),
         cost=float(raw.get("cost") or 0.0),
     )
 
@@ -167,7 +166,7 @@ def _checks(components: Any) -> tuple[tuple[Check, ...], list[str]]:
     checks: list[Check] = []
     not_graded: list[str] = []
     for item in components if isinstance(components, list) else ():
-        if not isinstance(item, Mapping):
+        if not isinstance(item, dict):
             continue
         assertion = _mapping(item.get("assertion"))
         metric = str(assertion.get("metric") or assertion.get("type") or "assertion")
@@ -197,7 +196,31 @@ def _named_scores(scores: Any, weights: Any) -> dict[str, float]:
 
 
 def _mapping(value: Any) -> Mapping[str, Any]:
-    return value if isinstance(value, Mapping) else {}
+    return value if isinstance(value, dict) else _EMPTY  # parsed JSON: dicts (isinstance(Mapping) is slow)
+
+
+_EMPTY: Mapping[str, Any] = {}
+_NO_USAGE = Usage()
+_AGENTS: dict[tuple[Any, ...], AgentInfo] = {}
+
+
+def _usage(raw: Any) -> dict[Role, Usage]:
+    if not isinstance(raw, dict):
+        return {role: _NO_USAGE for role in ROLES}
+    return {
+        role: Usage.from_dict(raw[role]) if isinstance(raw.get(role), dict) else _NO_USAGE for role in ROLES
+    }
+
+
+def _agent(raw: Any) -> AgentInfo | None:
+    """The agent of a row; the same agent on thousands of rows is one object."""
+    if not isinstance(raw, dict):
+        return None
+    key = (raw.get("name"), raw.get("model"), raw.get("temperature"), raw.get("instructions_sha256"))
+    found = _AGENTS.get(key)
+    if found is None:
+        found = _AGENTS[key] = AgentInfo.from_dict(raw)
+    return found
 
 
 def _text(value: Any) -> str | None:

@@ -18,10 +18,9 @@ from pathlib import Path
 
 from agent_evals.paths import promptfoo_config_dir
 from agent_evals.report.errors import ReportInputError
-from agent_evals.report.format_json import is_report_json
 from agent_evals.report.model import EvalInfo, RunInfo
 from agent_evals.report.promptfoo_db import DB_NAME, connect, list_evals, read_eval
-from agent_evals.report.promptfoo_json import eval_from_json, read_json
+from agent_evals.report.promptfoo_json import read_results_file, report_format
 from agent_evals.report.rows import Row
 from agent_evals.runner.manifest import RunManifest, SuiteRun, load_manifests, runs_dir
 
@@ -44,12 +43,11 @@ def load_results(specs: Sequence[str], config_dir: Path | None = None) -> Loaded
     db_ids: list[str] = []
     for spec in specs or [LATEST]:
         if _is_file(spec):
-            data = read_json(Path(spec))
-            if is_report_json(data):
+            if report_format(Path(spec)):
                 raise ReportInputError(
-                    f"{spec}: an agent-evals report, not Promptfoo results (give it as --baseline)"
+                    f"{spec}: an agent-evals report, not Promptfoo results (use it as --baseline)"
                 )
-            info, rows = eval_from_json(data, Path(spec))
+            info, rows = read_results_file(Path(spec))
             evals.setdefault(info.eval_id, (info, rows))
             continue
         ids, run = _expand(spec, folder, manifests)

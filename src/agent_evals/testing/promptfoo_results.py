@@ -50,14 +50,24 @@ def result_row(
     components += [_component(metric, False, reason) for metric, reason in failing]
     components += [_component("", True, f"NOT GRADED: {item}") for item in not_graded]
     scores = dict(named_scores or {m: 1.0 for m in passing} | {m: 0.0 for m, _ in failing}) if graded else {}
-    meta = {"id": case_id, "group": group, "priority": priority} if test_id else {"group": group, "priority": priority}
+    meta = (
+        {"id": case_id, "group": group, "priority": priority}
+        if test_id
+        else {"group": group, "priority": priority}
+    )
     meta = {k: v for k, v in meta.items() if v is not None}
     row: dict[str, Any] = {
         "cost": 0,
-        "gradingResult": None if not graded else {
-            "pass": outcome == "pass", "score": 1.0 if outcome == "pass" else 0.0,
-            "reason": "All assertions passed" if outcome == "pass" else (failing[0][1] if failing else "failed"),
-            "namedScores": scores, "namedScoreWeights": {name: 1 for name in scores},
+        "gradingResult": None
+        if not graded
+        else {
+            "pass": outcome == "pass",
+            "score": 1.0 if outcome == "pass" else 0.0,
+            "reason": "All assertions passed"
+            if outcome == "pass"
+            else (failing[0][1] if failing else "failed"),
+            "namedScores": scores,
+            "namedScoreWeights": {name: 1 for name in scores},
             "tokensUsed": {"total": 0, "prompt": 0, "completion": 0, "cached": 0, "numRequests": 0},
             "componentResults": components,
         },
@@ -68,14 +78,21 @@ def result_row(
         "promptId": "p" * 64,
         "promptIdx": 0,
         "provider": {"id": PROVIDER_ID, "label": provider},
-        "response": {"output": f"User: … ({case_id})", "tokenUsage": _TOKEN_USAGE, "cost": 0, "cached": False},
+        "response": {
+            "output": f"User: … ({case_id})",
+            "tokenUsage": _TOKEN_USAGE,
+            "cost": 0,
+            "cached": False,
+        },
         "score": 1.0 if outcome == "pass" else 0.0,
         "success": outcome == "pass",
         "testCase": {
             "description": description if description is not None else f"{case_id} a synthetic case",
             "metadata": meta,
             "vars": {"simulated_user": {"goal": f"goal of {case_id}"}},
-            "assert": [{"type": "python", "value": "file://../../assertions/x.py", "metric": m} for m in passing],
+            "assert": [
+                {"type": "python", "value": "file://../../assertions/x.py", "metric": m} for m in passing
+            ],
         },
         "testIdx": test_idx,
         "tokenUsage": _TOKEN_USAGE,
@@ -112,8 +129,10 @@ def _record(
     agent: Mapping[str, Any] | None,
     padding: int,
 ) -> dict[str, Any]:
-    usage = usage or {"agent": {"prompt_tokens": 1000, "completion_tokens": 100, "calls": 3, "cost": 0.01},
-                      "user": {"prompt_tokens": 300, "completion_tokens": 20, "calls": 2, "cost": 0.001}}
+    usage = usage or {
+        "agent": {"prompt_tokens": 1000, "completion_tokens": 100, "calls": 3, "cost": 0.01},
+        "user": {"prompt_tokens": 300, "completion_tokens": 20, "calls": 2, "cost": 0.001},
+    }
     roles = {}
     for role in ("agent", "user", "judge"):
         u = dict(usage.get(role) or {})
@@ -128,9 +147,18 @@ def _record(
         "turns": turns,
         "transcript": [{"role": "user", "content": "x" * padding, "turn": 1, "tool_calls": []}],
         "tool_calls": [
-            {"id": f"call_{i}", "name": name, "arguments": {"name": "crm-dev-neu"}, "raw_arguments": "{}",
-             "outcome": "ok", "is_error": False, "result": {"ok": True}, "turn": 1, "index": i + 1,
-             "duration_ms": 5.0}
+            {
+                "id": f"call_{i}",
+                "name": name,
+                "arguments": {"name": "crm-dev-neu"},
+                "raw_arguments": "{}",
+                "outcome": "ok",
+                "is_error": False,
+                "result": {"ok": True},
+                "turn": 1,
+                "index": i + 1,
+                "duration_ms": 5.0,
+            }
             for i, name in enumerate(tool_calls)
         ],
         "pull_requests": [],
@@ -158,8 +186,15 @@ def results_file(
     results: dict[str, Any] = {
         "version": 3,
         "timestamp": created_at,
-        "prompts": [{"raw": "{{ simulated_user.goal }}", "label": "{{ simulated_user.goal }}", "provider": "spoke",
-                     "id": "p" * 64, "metrics": {}}],
+        "prompts": [
+            {
+                "raw": "{{ simulated_user.goal }}",
+                "label": "{{ simulated_user.goal }}",
+                "provider": "spoke",
+                "id": "p" * 64,
+                "metrics": {},
+            }
+        ],
         "results": rows,
     }
     if finished:
@@ -167,14 +202,25 @@ def results_file(
             "successes": sum(1 for r in rows if r["failureReason"] == 0),
             "failures": sum(1 for r in rows if r["failureReason"] == 1),
             "errors": sum(1 for r in rows if r["failureReason"] == 2),
-            "tokenUsage": _TOKEN_USAGE, "durationMs": 1000,
+            "tokenUsage": _TOKEN_USAGE,
+            "durationMs": 1000,
         }
     return {
         "evalId": eval_id,
         "results": results,
-        "config": {"description": description, "providers": [{"id": PROVIDER_ID, "label": "spoke"}]},
+        "config": {
+            "description": description,
+            "providers": [{"id": PROVIDER_ID, "label": "spoke"}],
+            "tests": [
+                {"description": row["testCase"]["description"], "vars": row["vars"]} for row in rows[:3]
+            ],
+        },
         "shareableUrl": None,
-        "metadata": {"promptfooVersion": "0.123.1", "exportedAt": created_at, "evaluationCreatedAt": created_at},
+        "metadata": {
+            "promptfooVersion": "0.123.1",
+            "exportedAt": created_at,
+            "evaluationCreatedAt": created_at,
+        },
         "vars": ["simulated_user"],
         "runtimeOptions": {},
     }
