@@ -40,6 +40,7 @@ def evals_dir() -> Path:
 
 def promptfoo_config_dir() -> Path:
     """Promptfoo's folder (results database, cache, logs): ``PROMPTFOO_CONFIG_DIR``, else
-    ``.promptfoo`` in the project (the default ``agent-evals run`` gives Promptfoo)."""
+    ``~/.promptfoo``, Promptfoo's default, as ``agent-evals run`` leaves it (the runner's
+    ``promptfoo_config_dir``; this one spares the report the runner's imports)."""
     override = os.environ.get("PROMPTFOO_CONFIG_DIR")
-    return Path(override) if override else project_root() / ".promptfoo"
+    return Path(override) if override else Path.home() / ".promptfoo"

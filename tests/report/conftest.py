@@ -43,16 +43,19 @@ def import_results(config_dir: Path, *files: Path) -> None:
         assert done.returncode == 0, done.stdout + done.stderr
 
 
-def write_manifest(config_dir: Path, run_id: str, suites: list[SuiteRun], **kwargs: Any) -> RunManifest:
+def write_manifest(run_id: str, suites: list[SuiteRun], **kwargs: Any) -> RunManifest:
+    """A run manifest where ``agent-evals run`` writes it (the test's data dir)."""
     manifest = RunManifest(run_id=run_id, mode=kwargs.pop("mode", "live"), suites=suites, **kwargs)
-    manifest.save(runs_dir(config_dir))
+    manifest.save(runs_dir() / run_id)
     return manifest
 
 
 @pytest.fixture(autouse=True)
 def config_dir(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    """An empty PROMPTFOO_CONFIG_DIR for every test (no database, no manifests of the project)."""
+    """An empty PROMPTFOO_CONFIG_DIR and data dir for every test (no database, no run manifests
+    of the project)."""
     folder = tmp_path / "promptfoo"
     folder.mkdir()
     monkeypatch.setenv("PROMPTFOO_CONFIG_DIR", str(folder))
+    monkeypatch.setenv("AGENT_EVALS_DATA_DIR", str(tmp_path / "data" / "portal"))
     return folder

@@ -61,7 +61,6 @@ def test_latest_is_the_newest_eval_or_the_newest_run(tmp_path: Path, config_dir:
     assert [e["eval_id"] for e in _json(["latest"])["evals"]] == ["eval-qa"]  # no manifest: one eval
 
     write_manifest(
-        config_dir,
         "run-0001",
         [
             SuiteRun("spoke-create", "eval-create", ["C01"]),
@@ -87,7 +86,6 @@ def test_a_manifest_says_what_is_missing(tmp_path: Path, config_dir: Path) -> No
     rows = [result_row("C01", 0), result_row("C01", 1), result_row("C02", 2)]  # C02 once, C03 never
     import_results(config_dir, write_results(tmp_path, rows, eval_id="eval-part"))
     write_manifest(
-        config_dir,
         "run-0002",
         [
             SuiteRun("spoke-create", "eval-part", ["C01", "C02", "C03"], repeat=2),
@@ -158,7 +156,7 @@ def test_an_interrupted_eval_in_the_database_is_incomplete(tmp_path: Path, confi
 def test_missing_results_are_one_line(specs: list[str], message: str, config_dir: Path) -> None:
     with pytest.raises(ReportInputError) as caught:
         load_results(specs)
-    expected = message.format(db=config_dir / "promptfoo.db", runs=config_dir / "agent-evals" / "runs")
+    expected = message.format(db=config_dir / "promptfoo.db", runs=config_dir.parent / "data" / "runs")
     assert str(caught.value).startswith(expected) and "\n" not in str(caught.value)
 
 
@@ -219,3 +217,13 @@ def test_mode_without_a_manifest_comes_from_the_rows(tmp_path: Path) -> None:
         row["response"]["metadata"]["replay"] = {"cassette": "C01.json"}
     info = load_results([str(write_results(tmp_path, rows))]).evals[0]
     assert info.mode == "replay"
+
+
+def test_the_database_is_where_the_runner_puts_it(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    from agent_evals.paths import promptfoo_config_dir
+    from agent_evals.runner.run import promptfoo_config_dir as runners
+
+    monkeypatch.delenv("PROMPTFOO_CONFIG_DIR")
+    assert promptfoo_config_dir() == runners()
+    monkeypatch.setenv("PROMPTFOO_CONFIG_DIR", str(tmp_path))
+    assert promptfoo_config_dir() == runners() == tmp_path

@@ -5,8 +5,8 @@
 - ``eval-…``: that eval; ``run-…``: every eval of that ``agent-evals run``;
 - a path (``*.json``): a Promptfoo ``-o`` file.
 
-The manifests (``<PROMPTFOO_CONFIG_DIR>/agent-evals/runs/*.json``) add to each eval its
-suite, mode, git revision, selected cases, repeat and whether it was interrupted.
+The run manifests (``data/runs/<run id>/run.json``, beside the portal data dirs) add to each
+eval its suite, mode, git revision, selected cases, repeat and whether it was interrupted.
 """
 
 from __future__ import annotations
@@ -37,7 +37,7 @@ class Loaded:
 def load_results(specs: Sequence[str], config_dir: Path | None = None) -> Loaded:
     """The evals, runs and rows ``specs`` name (``[]`` = ``latest``), each eval once."""
     folder = config_dir or promptfoo_config_dir()
-    manifests = load_manifests(runs_dir(folder))
+    manifests = load_manifests(runs_dir())
     evals: dict[str, tuple[EvalInfo, list[Row]]] = {}
     runs: dict[str, RunInfo] = {}
     db_ids: list[str] = []
@@ -82,7 +82,7 @@ def _expand(spec: str, folder: Path, manifests: list[RunManifest]) -> tuple[list
     if spec.startswith("run-"):
         run = next((m for m in manifests if m.run_id == spec), None)
         if run is None:
-            raise ReportInputError(f"no run {spec} in {runs_dir(folder)}")
+            raise ReportInputError(f"no run {spec} in {runs_dir()}")
         return [s.eval_id for s in run.suites if s.eval_id], run
     if spec != LATEST:
         return [spec], None
