@@ -34,7 +34,7 @@ def failure_patterns(rows: Iterable[Row], *, label_providers: bool = False) -> l
         run = (row.eval_id, row.test_idx, row.prompt_idx)
         for check in row.failures:
             named = named_in(check.reason)
-            keys = [("metric", check.metric)]
+            keys: list[tuple[PatternKind, str]] = [("metric", check.metric)]
             keys += [("tool", tool) for tool in named.tools] + [("path", path) for path in named.paths]
             for key in keys:
                 tally = tallies.setdefault(key, _Tally())

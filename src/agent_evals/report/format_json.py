@@ -19,6 +19,7 @@ from agent_evals.report.model import (
     GroupSummary,
     MetricSummary,
     Pattern,
+    PatternKind,
     Report,
     RunFailure,
     RunInfo,
@@ -26,7 +27,7 @@ from agent_evals.report.model import (
 )
 
 FORMAT = "agent-evals/report@1"
-_BY = {"metric": "by_metric", "tool": "by_tool", "path": "by_path"}
+_BY: dict[PatternKind, str] = {"metric": "by_metric", "tool": "by_tool", "path": "by_path"}
 
 
 def report_to_json(report: Report, comparison: Comparison | None = None) -> dict[str, Any]:

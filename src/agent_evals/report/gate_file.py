@@ -133,8 +133,8 @@ def _thresholds(raw: Any, source: str) -> tuple[tuple[Scope, str, float], ...]:
         if scope not in SCOPES:
             raise _error(source, f"min_pass_hat_k: unknown key {scope!r}; allowed: {', '.join(SCOPES)}")
         where = f"min_pass_hat_k.{scope}"
-        if scope == ALL:
-            out.append((ALL, ALL, _fraction(value, where, source)))
+        if scope == "all":
+            out.append(("all", ALL, _fraction(value, where, source)))
             continue
         if not isinstance(value, Mapping):
             raise _error(

@@ -88,8 +88,8 @@ def eval_from_json(data: Any, path: Path) -> tuple[EvalInfo, list[Row]]:
 def _info(data: Mapping[str, Any], path: Path, rows: list[Row]) -> EvalInfo:
     rows.sort(key=lambda row: (row.test_idx, row.prompt_idx))
     results = data["results"]
-    config = data.get("config") if isinstance(data.get("config"), Mapping) else {}
-    metadata = data.get("metadata") if isinstance(data.get("metadata"), Mapping) else {}
+    config: Mapping[str, Any] = data["config"] if isinstance(data.get("config"), Mapping) else {}
+    metadata: Mapping[str, Any] = data["metadata"] if isinstance(data.get("metadata"), Mapping) else {}
     return EvalInfo(
         eval_id=str(data.get("evalId") or path.stem),
         source=str(path),

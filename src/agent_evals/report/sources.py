@@ -58,8 +58,8 @@ def load_results(specs: Sequence[str], config_dir: Path | None = None) -> Loaded
         evals.update(_read_db(folder / DB_NAME, [eid for eid in db_ids if eid not in evals]))
     by_eval = {s.eval_id: (m, s) for m in manifests for s in m.suites if s.eval_id}
     infos = [_with_manifest(info, rows, by_eval.get(info.eval_id)) for info, rows in evals.values()]
-    rows = tuple(row for _, eval_rows in evals.values() for row in eval_rows)
-    return Loaded(tuple(infos), tuple(runs.values()), rows)
+    every_row = tuple(row for _, eval_rows in evals.values() for row in eval_rows)
+    return Loaded(tuple(infos), tuple(runs.values()), every_row)
 
 
 def load_run(manifest: RunManifest, config_dir: Path | None = None) -> Loaded:
