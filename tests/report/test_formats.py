@@ -10,8 +10,6 @@ import xml.etree.ElementTree as ET
 from pathlib import Path
 from typing import Any
 
-import pytest
-
 from agent_evals.report import build_report, compare, load_results
 from agent_evals.report.command import render
 from agent_evals.report.format_json import report_from_json, report_to_json
