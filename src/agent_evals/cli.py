@@ -1,4 +1,4 @@
-"""The `agent-evals` command: portal, run, cleanup.
+"""The `agent-evals` command: portal, run, check, report, gate, cleanup.
 
 Each subcommand imports its implementation lazily, so `agent-evals --help` is fast
 and a broken optional part does not break the others.
@@ -75,6 +75,30 @@ def _view(args: argparse.Namespace, extra: list[str]) -> int:
     return view(extra)
 
 
+def _report(args: argparse.Namespace) -> int:
+    from agent_evals.report.command import report_command
+
+    return report_command(
+        args.results, k=args.k, output_format=args.format, output=args.output, baseline=args.baseline
+    )
+
+
+def _gate(args: argparse.Namespace) -> int:
+    from agent_evals.report.command import gate_command
+
+    return gate_command(args.results, gate_file=args.gate, baseline=args.baseline)
+
+
+def _positive(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a whole number") from None
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"{value} is less than 1")
+    return value
+
+
 def _cleanup(args: argparse.Namespace) -> int:
     from agent_evals.runner.cleanup_command import cleanup_command
 
@@ -140,6 +164,30 @@ def build_parser() -> argparse.ArgumentParser:
     upgrade = cassettes_sub.add_parser("upgrade", help="upgrade cassettes of an older format in a folder, in place")
     upgrade.add_argument("folder", type=Path)
     upgrade.set_defaults(handler=_cassettes_upgrade)
+
+    results_help = "'latest' (default: the newest run), an eval id, a run id, or a Promptfoo -o JSON file"
+    baseline_help = "a baseline: a report JSON (--format json), a -o JSON file, an eval or run id"
+    report = sub.add_parser(
+        "report",
+        help="cases with pass^k and flaky labels, groups, metrics, failure patterns (exit 2: unreadable)",
+        description="Summarize Promptfoo results by case across repeats and providers.",
+    )
+    report.add_argument("results", nargs="*", default=[], metavar="EVAL|latest|FILE.json", help=results_help)
+    report.add_argument("--k", type=_positive, default=None, help="pass^k's k (default: each case's runs)")
+    report.add_argument("--format", choices=["terminal", "markdown", "json", "junit"], default="terminal")
+    report.add_argument("-o", "--output", type=Path, default=None, help="write it to this file, not stdout")
+    report.add_argument("--baseline", default=None, metavar="EVAL|FILE", help=baseline_help)
+    report.set_defaults(handler=_report)
+
+    gate = sub.add_parser(
+        "gate",
+        help="judge results with the gate file: exit 0 it holds, 1 it is broken, 2 it cannot decide",
+        description="Check results against the thresholds of a gate file (docs/report.md).",
+    )
+    gate.add_argument("results", nargs="*", default=[], metavar="CURRENT", help=results_help)
+    gate.add_argument("--gate", type=Path, default=None, help="the gate file (default: evals/gate.yaml)")
+    gate.add_argument("--baseline", default=None, metavar="EVAL|FILE", help=baseline_help)
+    gate.set_defaults(handler=_gate)
 
     viewer = sub.add_parser("view", help="open the Promptfoo viewer on this project's results")
     viewer.set_defaults(handler=_view, passthrough=True)

@@ -36,3 +36,11 @@ def agent_config_dir() -> Path:
 
 def evals_dir() -> Path:
     return project_root() / "evals"
+
+
+def promptfoo_config_dir() -> Path:
+    """Promptfoo's folder (results database, cache, logs): ``PROMPTFOO_CONFIG_DIR``, else
+    ``~/.promptfoo``, Promptfoo's default, as ``agent-evals run`` leaves it (the runner's
+    ``promptfoo_config_dir``; this one spares the report the runner's imports)."""
+    override = os.environ.get("PROMPTFOO_CONFIG_DIR")
+    return Path(override) if override else Path.home() / ".promptfoo"

@@ -7,7 +7,8 @@ fact missing, a value invented — and the suite's domain pack adds its own (see
 together), so it replays for real against a portal, and each names the assertion metric
 that must fail on it. :func:`grade_row` grades a replayed row the way Promptfoo does,
 with the case's own assertions (the thin ``assertions/*.py`` files, plus the built-in
-``icontains-all``; model-graded assertions are skipped).
+``icontains-all``; model-graded and Promptfoo's trace-based ``trajectory:*`` assertions are
+skipped).
 """
 
 from __future__ import annotations
@@ -259,10 +260,8 @@ def grade_row(suite_folder: Path, asserts: list[Mapping[str, Any]], response: Ma
             outcome[metric] = bool(result["pass"]) and outcome.get(metric, True)
         elif kind == "icontains-all":
             outcome[metric] = all(str(v).lower() in output.lower() for v in item["value"])
-        elif kind.removeprefix("not-") in MODEL_GRADED_TYPES:
-            continue
-        elif kind.removeprefix("not-").startswith("trajectory:"):
-            continue  # Promptfoo grades these from the row's trace (tests/runner/test_traces.py)
+        elif kind.removeprefix("not-") in MODEL_GRADED_TYPES or kind.removeprefix("not-").startswith("trajectory:"):
+            continue  # graded by a model, or by Promptfoo from the row's trace: not offline
         else:
             raise ValueError(f"the self-check cannot grade assertion type {kind!r}")
     return outcome

@@ -1,0 +1,97 @@
+"""The whole report from what was read: :func:`build_report` (pure)."""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Sequence
+
+from agent_evals.record import AgentInfo
+from agent_evals.report.aggregate import (
+    group_rows,
+    natural_key,
+    sum_usage,
+    summarize_case,
+    summarize_group,
+    summarize_groups,
+)
+from agent_evals.report.completeness import incompleteness
+from agent_evals.report.failure_patterns import failure_patterns
+from agent_evals.report.metric_scores import summarize_metrics
+from agent_evals.report.model import EvalInfo, Report, RunInfo, RunLabel
+from agent_evals.report.rows import Row
+
+TOTAL = "all"
+
+
+def build_report(
+    evals: Sequence[EvalInfo], runs: Sequence[RunInfo], rows: Sequence[Row], *, k: int | None = None
+) -> Report:
+    """Cases, groups, priorities, metrics, failure patterns and completeness of ``rows``."""
+    if k is not None and k < 1:
+        raise ValueError(f"k must be at least 1, got {k}")
+    by_case = group_rows(rows)
+    suites = {info.eval_id: info.suite for info in evals}
+    order = {info.eval_id: index for index, info in enumerate(evals)}
+    cases = tuple(
+        sorted(
+            (
+                summarize_case(case_rows, k, suites.get(case_rows[0].eval_id))
+                for case_rows in by_case.values()
+            ),
+            key=lambda case: (
+                order.get(by_case[case.key][0].eval_id, 0),
+                natural_key(case.id),
+                case.provider,
+            ),
+        )
+    )
+    incomplete = incompleteness(evals, runs, rows)
+    return Report(
+        complete=not incomplete,
+        incomplete=tuple(incomplete),
+        k=k,
+        cases=cases,
+        groups=tuple(summarize_groups(cases, by_case, lambda case: case.group)),
+        priorities=tuple(summarize_groups(cases, by_case, lambda case: case.priority)),
+        totals=summarize_group(TOTAL, cases, by_case),
+        metrics=tuple(summarize_metrics(rows)),
+        patterns=tuple(failure_patterns(rows, label_providers=len({c.provider for c in cases}) > 1)),
+        errors_by_kind=dict(Counter(row.error_kind or "unknown" for row in rows if row.outcome == "error")),
+        usage=sum_usage(row.usage for row in rows),
+        evals=tuple(evals),
+        runs=tuple(runs),
+        label=run_label(evals, rows),
+        notes=tuple(_notes(rows, k)),
+    )
+
+
+def run_label(evals: Sequence[EvalInfo], rows: Sequence[Row]) -> RunLabel:
+    """The agents (per provider), modes and git revisions the rows ran with."""
+    agents: dict[tuple[str, AgentInfo], None] = {}
+    for row in rows:
+        if row.agent is not None:
+            agents[(row.provider, row.agent)] = None
+    return RunLabel(
+        agents=tuple(agents),
+        modes=tuple(sorted({info.mode for info in evals if info.mode})),
+        git_revisions=tuple(sorted({info.git_revision for info in evals if info.git_revision})),
+        eval_ids=tuple(info.eval_id for info in evals),
+    )
+
+
+def _notes(rows: Sequence[Row], k: int | None) -> list[str]:
+    notes = []
+    sources = Counter(row.id_source for row in rows)
+    if sources["description_id"]:
+        notes.append(
+            f"{sources['description_id']} row(s) had no case id: the description's leading id was used"
+        )
+    if sources["description"]:
+        notes.append(f"{sources['description']} row(s) had no case id: the whole description was used")
+    if sources["index"]:
+        notes.append(
+            f"{sources['index']} row(s) had neither a case id nor a description: their test index was used"
+        )
+    if k is not None:
+        notes.append(f"pass^k with k={k}: C(passes, k)/C(runs, k); errors are not runs (left out of n)")
+    return notes

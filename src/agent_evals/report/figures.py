@@ -1,0 +1,112 @@
+"""Figures and labels shared by the terminal and markdown formats (pure)."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+
+from agent_evals.record import ROLES, Role, Usage
+from agent_evals.report.model import CaseSummary, Pattern, Report, RunLabel
+
+ROLE_NAMES: dict[Role, str] = {"agent": "agent", "user": "simulated user", "judge": "judge"}
+
+
+def rate(value: float | None) -> str:
+    return "-" if value is None else f"{value:.2f}"
+
+
+def percent(value: float | None) -> str:
+    return "-" if value is None else f"{value:.0%}"
+
+
+def mean(value: float | None) -> str:
+    return "-" if value is None else f"{value:.1f}"
+
+
+def tokens(count: int) -> str:
+    if count >= 1_000_000:
+        return f"{count / 1_000_000:.1f}M"
+    return f"{count / 1000:.1f}k" if count >= 1000 else str(count)
+
+
+def money(value: float) -> str:
+    return f"${value:.4f}" if value < 1 else f"${value:.2f}"
+
+
+def ends(counts: Mapping[str, int]) -> str:
+    """``done 2, max_turns 1``, most frequent first."""
+    return ", ".join(f"{end} {n}" for end, n in sorted(counts.items(), key=lambda item: (-item[1], item[0])))
+
+
+def one_line(text: str | None, width: int) -> str:
+    """The first line of ``text``, cut to ``width`` characters with an ellipsis."""
+    line = (text or "").lstrip("\n").splitlines()[0].rstrip() if (text or "").strip() else ""
+    return line if len(line) <= width else line[: max(width - 1, 0)] + "…"
+
+
+def brief(reason: str | None, width: int) -> str:
+    """A reason on one line: its head, shortened so that its first two detail lines (the
+    JSON pointers and values where it parts from what was expected) still fit."""
+    lines = (reason or "").strip().splitlines()
+    if not lines:
+        return ""
+    details = [line.strip() for line in lines[1:] if line.strip().lstrip("+-~ ").startswith("/")][:2]
+    tail = (" — " + "; ".join(details)) if details else ""
+    if len(tail) > width * 3 // 5:
+        tail = one_line(tail, width * 3 // 5)
+    return one_line(lines[0], width - len(tail)) + tail
+
+
+def status(case: CaseSummary) -> str:
+    return {"pass": "pass", "fail": "FAIL", "flaky": "FLAKY", "error": "ERROR"}[case.verdict]
+
+
+def k_label(report: Report) -> str:
+    return f"k={report.k}" if report.k else "k=runs"
+
+
+def label(ran: RunLabel) -> str:
+    """``spoke gpt-4.1 t=0.2 instructions e567a6bd · live · rev abc1234``."""
+    parts = []
+    for provider, agent in ran.agents:
+        temp = f" t={agent.temperature:g}" if agent.temperature is not None else ""
+        who = agent.name if agent.name == provider else f"{provider}: {agent.name}"
+        sha = f" instructions {agent.instructions_sha256[:8]}" if agent.instructions_sha256 else ""
+        parts.append(f"{who} {agent.model}{temp}{sha}".strip())
+    parts += ["/".join(ran.modes)] if ran.modes else []
+    parts += ["rev " + "/".join(ran.git_revisions)] if ran.git_revisions else []
+    return " · ".join(parts) or "(nothing known about what ran)"
+
+
+def usage_lines(usage: Mapping[Role, Usage]) -> list[str]:
+    lines = []
+    for role in ROLES:
+        u = usage.get(role, Usage())
+        lines.append(
+            f"{ROLE_NAMES[role]}: {u.calls} call(s), {tokens(u.prompt_tokens)} prompt + "
+            f"{tokens(u.completion_tokens)} completion tokens, {money(u.cost)}"
+        )
+    return lines
+
+
+def pattern_line(pattern: Pattern, code: str = "`") -> str:
+    """``/addressSpace/0`` wrong in 4 cases (C01, C02, …; 6 runs; input_diff)."""
+    cases = ", ".join(pattern.cases[:6]) + (", …" if len(pattern.cases) > 6 else "")
+    where = f"{len(pattern.cases)} case(s) ({cases}; {pattern.runs} failed run(s))"
+    if pattern.kind == "metric":
+        return f"metric {code}{pattern.name}{code} failed in {where}"
+    metrics = ", ".join(pattern.metrics)
+    if pattern.kind == "tool":
+        return f"tool {code}{pattern.name}{code} named in failures of {where} by {metrics}"
+    return f"{code}{pattern.name}{code} wrong in {where} by {metrics}"
+
+
+def headline(report: Report) -> str:
+    t = report.totals
+    return (
+        f"{t.cases} case(s), {t.runs} run(s): {t.passed} passed, {t.failed} failed, {t.errors} error(s); "
+        f"{t.flaky} flaky; pass^k ({k_label(report)}) {rate(t.pass_hat_k)}"
+    )
+
+
+def evals(report: Report) -> str:
+    return ", ".join(f"{e.eval_id}" + (f" ({e.suite})" if e.suite else "") for e in report.evals) or "none"

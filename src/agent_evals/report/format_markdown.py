@@ -1,0 +1,197 @@
+"""The report in GitHub-flavoured markdown: a CI job summary or a pull-request comment.
+
+The verdict and the cases that need attention come first; all cases, groups, metrics and
+usage follow in collapsed sections.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+
+from agent_evals.report import figures as f
+from agent_evals.report.compare import Comparison
+from agent_evals.report.model import GroupSummary, Report
+
+REASON_WIDTH = 160
+
+
+def render_markdown(report: Report, comparison: Comparison | None = None, title: str = "Agent evals") -> str:
+    mark = "✅" if report.complete and not report.totals.failed else "❌"
+    out = [
+        f"## {mark} {title}",
+        "",
+        f.headline(report) + ".",
+        "",
+        f"Ran: {f.label(report.label)}.",
+        f"Evals: {_code_list(e.eval_id for e in report.evals)}.",
+    ]
+    if not report.complete:
+        out += ["", "**Incomplete:**", *[f"- {reason}" for reason in report.incomplete]]
+    if comparison is not None:
+        out += ["", *_comparison(comparison)]
+    attention = [c for c in report.cases if c.verdict != "pass"]
+    if attention:
+        out += ["", "### Cases that did not pass every run", ""]
+        out += _table(
+            ["case", "verdict", "runs", "pass", "fail", "err", "pass^k", "first failure"],
+            [
+                [
+                    _case_name(c.id, c.provider, report),
+                    f.status(c),
+                    str(c.runs),
+                    str(c.passed),
+                    str(c.failed),
+                    str(c.errors),
+                    f.rate(c.pass_hat_k),
+                    f.brief(c.first_failure, REASON_WIDTH) or (c.first_error or ""),
+                ]
+                for c in attention
+            ],
+        )
+    if report.patterns:
+        out += ["", "### Failures by metric, tool and path", ""]
+        out += [f"- {f.pattern_line(p)}" for p in report.patterns]
+    if report.errors_by_kind:
+        kinds = ", ".join(f"{kind} {n}" for kind, n in sorted(report.errors_by_kind.items()))
+        out += ["", f"**Errors** (runs that could not happen, not failures): {kinds}."]
+    if report.totals.not_graded:
+        cases = ", ".join(c.id for c in report.cases if c.not_graded)
+        out += [
+            "",
+            f"**Not graded:** {report.totals.not_graded} check(s) in {cases}, left out of the scores.",
+        ]
+    out += _details(
+        f"All {len(report.cases)} cases (pass^k {f.k_label(report)})",
+        _table(
+            [
+                "case",
+                "group",
+                "priority",
+                "runs",
+                "pass",
+                "fail",
+                "err",
+                "pass^k",
+                "verdict",
+                "turns",
+                "tools",
+                "ends",
+            ],
+            [
+                [
+                    _case_name(c.id, c.provider, report),
+                    c.group or "-",
+                    c.priority or "-",
+                    str(c.runs),
+                    str(c.passed),
+                    str(c.failed),
+                    str(c.errors),
+                    f.rate(c.pass_hat_k),
+                    f.status(c),
+                    f.mean(c.mean_turns),
+                    f.mean(c.mean_tool_calls),
+                    f.ends(c.ends),
+                ]
+                for c in report.cases
+            ],
+        ),
+    )
+    out += _details(
+        "Groups and priorities",
+        [*_groups("group", report.groups), "", *_groups("priority", report.priorities)],
+    )
+    out += _details(
+        "Metrics",
+        _table(
+            ["metric", "better", "mean", "pass rate", "rows"],
+            [
+                [m.name, m.direction, f.rate(m.mean), f.percent(m.pass_rate), str(m.rows)]
+                for m in report.metrics
+            ],
+        ),
+    )
+    out += _details("Usage by role", [f"- {line}" for line in f.usage_lines(report.usage)])
+    out += [f"> {note}" for note in report.notes]
+    return "\n".join(out) + "\n"
+
+
+def _comparison(comparison: Comparison) -> list[str]:
+    regressions = comparison.of("regression")
+    head = f"### {'❌' if regressions else '✅'} Against the baseline"
+    out = [head, "", f"Baseline: {f.label(comparison.baseline)}.", f"Current: {f.label(comparison.current)}."]
+    if comparison.matched_by == "id":
+        out.append("The providers differ: cases are matched by id alone.")
+    out.append("")
+    for kind, title in (
+        ("regression", "Regressions"),
+        ("improvement", "Improvements"),
+        ("changed", "Changed"),
+        ("new", "New cases"),
+        ("removed", "Removed cases"),
+        ("no_verdict", "No verdict"),
+    ):
+        cases = comparison.of(kind)  # type: ignore[arg-type]
+        if cases:
+            out.append(
+                f"- **{title}** ({len(cases)}): "
+                + ", ".join(f"`{c.id}` {c.before or '-'} → {c.after or '-'}" for c in cases)
+            )
+    out.append(f"- Unchanged: {len(comparison.of('same'))} case(s)")
+    moved = [m for m in comparison.metrics if m.delta]
+    if moved:
+        out += [
+            "",
+            *_table(
+                ["metric", "baseline", "current", "change", ""],
+                [
+                    [m.name, f.rate(m.before), f.rate(m.after), f"{m.delta:+.3f}", "worse" if m.worse else ""]
+                    for m in moved
+                ],
+            ),
+        ]
+    return out
+
+
+def _groups(title: str, groups: Sequence[GroupSummary]) -> list[str]:
+    return _table(
+        [title, "cases", "runs", "pass", "fail", "err", "flaky", "pass^k", "pass rate", "ends"],
+        [
+            [
+                g.name,
+                str(g.cases),
+                str(g.runs),
+                str(g.passed),
+                str(g.failed),
+                str(g.errors),
+                str(g.flaky),
+                f.rate(g.pass_hat_k),
+                f.percent(g.pass_rate),
+                f.ends(g.ends),
+            ]
+            for g in groups
+        ],
+    )
+
+
+def _table(header: Sequence[str], rows: Sequence[Sequence[str]]) -> list[str]:
+    if not rows:
+        return ["(none)"]
+    lines = ["| " + " | ".join(header) + " |", "|" + "|".join(" --- " for _ in header) + "|"]
+    return lines + ["| " + " | ".join(_cell(cell) for cell in row) + " |" for row in rows]
+
+
+def _details(summary: str, body: list[str]) -> list[str]:
+    return ["", "<details>", f"<summary>{summary}</summary>", "", *body, "", "</details>"]
+
+
+def _cell(text: str | None) -> str:
+    return f.one_line(text, REASON_WIDTH).replace("|", "\\|")
+
+
+def _case_name(case_id: str, provider: str, report: Report) -> str:
+    many = len({c.provider for c in report.cases}) > 1
+    return f"`{case_id}` ({provider})" if many else f"`{case_id}`"
+
+
+def _code_list(items: Iterable[str]) -> str:
+    return ", ".join(f"`{item}`" for item in items) or "none"

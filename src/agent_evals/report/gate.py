@@ -1,0 +1,141 @@
+"""The release gate: does a report meet the gate file's thresholds? (pure)
+
+:func:`check_gate` gives one :class:`Rule` per threshold, each with one line saying what
+was measured against what. A rule whose subject is absent (no case of that priority, no
+baseline for ``no_regressions``) is *not checked* and says so; it neither holds nor breaks.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Literal
+
+from agent_evals.report.compare import Comparison
+from agent_evals.report.gate_file import ALL, Gate, Scope
+from agent_evals.report.model import GroupSummary, Report
+
+Status = Literal["holds", "broken", "not_checked"]
+MAX_LISTED = 6
+
+
+@dataclass(frozen=True)
+class Rule:
+    name: str
+    status: Status
+    line: str
+
+
+@dataclass(frozen=True)
+class GateVerdict:
+    rules: tuple[Rule, ...]
+
+    @property
+    def broken(self) -> tuple[Rule, ...]:
+        return tuple(rule for rule in self.rules if rule.status == "broken")
+
+    @property
+    def holds(self) -> bool:
+        return not self.broken
+
+    def lines(self) -> list[str]:
+        marks = {"holds": "ok    ", "broken": "BROKEN", "not_checked": "--    "}
+        out = [f"{marks[rule.status]} {rule.name}: {rule.line}" for rule in self.rules]
+        checked = sum(1 for rule in self.rules if rule.status != "not_checked")
+        if self.holds:
+            out.append(f"gate holds: {checked} rule(s) checked")
+        else:
+            out.append(f"gate broken: {len(self.broken)} of {checked} rule(s)")
+        return out
+
+
+def check_gate(gate: Gate, report: Report, comparison: Comparison | None = None) -> GateVerdict:
+    rules: list[Rule] = []
+    if gate.require_complete:
+        rules.append(_complete(report))
+    rules.append(_errors(report, gate.max_errors))
+    if gate.max_flaky is not None:
+        rules.append(_flaky(report, gate.max_flaky))
+    rules += [_pass_hat_k(report, scope, name, threshold) for scope, name, threshold in gate.min_pass_hat_k]
+    if gate.no_regressions:
+        rules.append(_regressions(comparison, gate.no_regressions))
+    if gate.max_cost_usd is not None:
+        rules.append(_cost(report, gate.max_cost_usd))
+    return GateVerdict(tuple(rules))
+
+
+def _complete(report: Report) -> Rule:
+    if report.complete:
+        return Rule("require_complete", "holds", "the run is complete")
+    return Rule("require_complete", "broken", "the run is incomplete: " + "; ".join(report.incomplete))
+
+
+def _errors(report: Report, most: int) -> Rule:
+    errors = report.totals.errors
+    kinds = ", ".join(f"{kind} {count}" for kind, count in sorted(report.errors_by_kind.items()))
+    line = f"{errors} error row(s)" + (f" ({kinds})" if kinds else "") + f", at most {most}"
+    return Rule("max_errors", "holds" if errors <= most else "broken", line)
+
+
+def _flaky(report: Report, most: int) -> Rule:
+    flaky = [case.id for case in report.cases if case.flaky]
+    line = f"{len(flaky)} flaky case(s)" + (f" ({_listed(flaky)})" if flaky else "") + f", at most {most}"
+    return Rule("max_flaky", "holds" if len(flaky) <= most else "broken", line)
+
+
+def _pass_hat_k(report: Report, scope: Scope, name: str, threshold: float) -> Rule:
+    label = "min_pass_hat_k " + ("(all cases)" if scope == ALL else f"{scope} {name}")
+    group = _group(report, scope, name)
+    if group is None:
+        return Rule(label, "not_checked", f"no case of {scope} {name} in the results")
+    if group.pass_hat_k is None:
+        return Rule(
+            label, "broken", f"no graded run in {group.cases} case(s) (errors only), at least {threshold:.2f}"
+        )
+    below = [
+        f"{case.id} {case.pass_hat_k:.2f}" if case.pass_hat_k is not None else f"{case.id} -"
+        for case in report.cases
+        if case.id in group.case_ids and (case.pass_hat_k is None or case.pass_hat_k < threshold)
+    ]
+    k = f"k={report.k}" if report.k else "k=runs"
+    line = f"pass^k ({k}) {group.pass_hat_k:.2f} over {group.cases} case(s), at least {threshold:.2f}"
+    held = group.pass_hat_k >= threshold - 1e-12
+    return Rule(
+        label,
+        "holds" if held else "broken",
+        line + (f"; below: {_listed(below)}" if below and not held else ""),
+    )
+
+
+def _group(report: Report, scope: Scope, name: str) -> GroupSummary | None:
+    if scope == ALL:
+        return report.totals if report.cases else None
+    groups = report.priorities if scope == "priority" else report.groups
+    return next((group for group in groups if group.name == name), None)
+
+
+def _regressions(comparison: Comparison | None, priorities: Sequence[str]) -> Rule:
+    scope = "every case" if ALL in priorities else "priority " + ", ".join(priorities)
+    name = f"no_regressions ({scope})"
+    if comparison is None:
+        return Rule(name, "not_checked", "no baseline given (--baseline)")
+    regressed = [
+        f"{c.id} {c.before}→{c.after}"
+        for c in comparison.of("regression")
+        if ALL in priorities or c.priority in priorities
+    ]
+    if regressed:
+        return Rule(
+            name, "broken", f"{len(regressed)} regression(s) against the baseline: {_listed(regressed)}"
+        )
+    return Rule(name, "holds", "no case that passed in the baseline fails or is flaky now")
+
+
+def _cost(report: Report, most: float) -> Rule:
+    line = f"cost ${report.cost:.4f}, at most ${most:.4f}"
+    return Rule("max_cost_usd", "holds" if report.cost <= most + 1e-12 else "broken", line)
+
+
+def _listed(items: Sequence[str]) -> str:
+    more = f", and {len(items) - MAX_LISTED} more" if len(items) > MAX_LISTED else ""
+    return ", ".join(items[:MAX_LISTED]) + more

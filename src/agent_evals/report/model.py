@@ -1,0 +1,166 @@
+"""The report's types: what was read (:class:`EvalInfo`, :class:`RunInfo`) and what it says
+(:class:`CaseSummary`, :class:`GroupSummary`, :class:`MetricSummary`, :class:`Pattern`,
+:class:`Report`). Plain frozen data; :mod:`agent_evals.report.format_json` is their JSON form."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Literal, get_args
+
+from agent_evals.record import AgentInfo, Role, Usage
+
+Verdict = Literal["pass", "fail", "flaky", "error"]
+"""A case over its runs: every graded run passed, none did, some did (flaky), or no run was graded."""
+VERDICTS: tuple[Verdict, ...] = get_args(Verdict)
+Direction = Literal["higher", "lower"]
+PatternKind = Literal["metric", "tool", "path"]
+
+
+@dataclass(frozen=True)
+class RunInfo:
+    """One ``agent-evals run`` as its manifest recorded it."""
+
+    run_id: str
+    mode: str
+    git_revision: str | None = None
+    finished: bool = True
+    interrupted: bool = False
+    alive: bool = False  # not finished, and its process still runs
+    suites_not_run: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class EvalInfo:
+    """One Promptfoo eval that was read, and what the kit's run manifest says about it."""
+
+    eval_id: str
+    source: str  # "database" or the file's path
+    description: str = ""
+    created_at: str | None = None
+    finished: bool = True  # the eval ran to its end (DB durationMs, or the file's stats)
+    rows: int = 0
+    suite: str | None = None
+    run_id: str | None = None
+    mode: str | None = None  # live, replay, record (manifest); else "replay" when every row replayed
+    git_revision: str | None = None
+    interrupted: bool = False
+    selected: tuple[str, ...] | None = None
+    repeat: int | None = None
+    providers: int | None = None
+
+
+@dataclass(frozen=True)
+class RunLabel:
+    """What one side of a comparison ran."""
+
+    agents: tuple[tuple[str, AgentInfo], ...] = ()  # (provider, agent) pairs
+    modes: tuple[str, ...] = ()
+    git_revisions: tuple[str, ...] = ()
+    eval_ids: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class RunFailure:
+    """The first failing check of one failed run."""
+
+    eval_id: str
+    test_idx: int
+    metric: str
+    reason: str
+
+
+@dataclass(frozen=True)
+class CaseSummary:
+    id: str
+    provider: str
+    group: str | None
+    priority: str | None
+    suite: str | None
+    runs: int
+    passed: int
+    failed: int
+    errors: int
+    k: int | None
+    pass_hat_k: float | None
+    pass_rate: float | None
+    flaky: bool
+    verdict: Verdict
+    ends: Mapping[str, int]
+    error_kinds: Mapping[str, int]
+    mean_turns: float | None
+    mean_tool_calls: float | None
+    usage: Mapping[Role, Usage]
+    not_graded: int
+    first_failure: str | None
+    failures: tuple[RunFailure, ...] = ()
+    first_error: str | None = None
+    id_source: str = "record"
+
+    @property
+    def key(self) -> tuple[str, str]:
+        return (self.provider, self.id)
+
+
+@dataclass(frozen=True)
+class GroupSummary:
+    """The cases of one group, one priority, or all of them, aggregated."""
+
+    name: str
+    cases: int
+    runs: int
+    passed: int
+    failed: int
+    errors: int
+    flaky: int
+    pass_hat_k: float | None  # the mean of its cases' pass^k
+    pass_rate: float | None
+    ends: Mapping[str, int]
+    mean_turns: float | None
+    mean_tool_calls: float | None
+    usage: Mapping[Role, Usage]
+    not_graded: int
+    case_ids: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class MetricSummary:
+    name: str
+    direction: Direction
+    mean: float | None
+    pass_rate: float | None  # of the assertions with this metric; None for a score no assertion owns
+    rows: int
+
+
+@dataclass(frozen=True)
+class Pattern:
+    """Failures that share a metric, a tool or a JSON path."""
+
+    kind: PatternKind
+    name: str
+    cases: tuple[str, ...]
+    runs: int
+    metrics: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class Report:
+    complete: bool
+    incomplete: tuple[str, ...]
+    k: int | None  # the --k asked for; None: each case's runs
+    cases: tuple[CaseSummary, ...]
+    groups: tuple[GroupSummary, ...]
+    priorities: tuple[GroupSummary, ...]
+    totals: GroupSummary
+    metrics: tuple[MetricSummary, ...]
+    patterns: tuple[Pattern, ...]
+    errors_by_kind: Mapping[str, int]
+    usage: Mapping[Role, Usage]
+    evals: tuple[EvalInfo, ...]
+    runs: tuple[RunInfo, ...]
+    label: RunLabel
+    notes: tuple[str, ...] = field(default=())
+
+    @property
+    def cost(self) -> float:
+        return round(sum(usage.cost for usage in self.usage.values()), 8)

@@ -1,0 +1,240 @@
+"""One Promptfoo result row, as the report needs it: :class:`Row`, built by :func:`row_from_promptfoo`.
+
+Both readers (the ``-o`` JSON file and the results database) hand over a row in the shape
+of the ``-o`` JSON file (``testIdx``, ``testCase``, ``provider``, ``response.metadata``,
+``gradingResult``, ``failureReason``, …), possibly with only the keys read here. This
+module is pure: no I/O.
+
+- **Outcome**: ``failureReason`` 2 is an *error* (neither a pass nor a fail), else
+  ``success`` says pass or fail.
+- **Case id**: the run record's ``case_id``, else ``testCase.metadata.id``, else the
+  description's leading id (``C01 …``), else the description itself; ``id_source`` says which.
+- **Failures**: the assertion entries with ``pass: false`` in order; entries whose reason
+  starts with ``NOT GRADED`` are not failures, they count as not graded.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping
+from typing import Any, Literal, NamedTuple, get_args
+
+from agent_evals.record import ERROR_KINDS, ROLES, AgentInfo, Role, Usage
+
+Outcome = Literal["pass", "fail", "error"]
+IdSource = Literal["record", "test", "description_id", "description", "index"]
+ID_SOURCES: tuple[IdSource, ...] = get_args(IdSource)
+UNKNOWN_KIND = "unknown"  # an error row without a kit error kind (Promptfoo's own, another provider's)
+NOT_GRADED = "NOT GRADED"
+_LEADING_ID = re.compile(r"\s*([A-Za-z]+\d+)\b")
+_KIND_PREFIX = re.compile(r"\s*\[([a-z_]+)\]")
+_INDEX_ID = re.compile(r"test\d+")
+_WORKER_SHUTDOWN = "Worker shutting down"  # the in-flight row of a Ctrl-C (Promptfoo 0.123.1)
+
+
+class Check(NamedTuple):
+    """One graded assertion entry of a row: its metric (else its type), pass, reason."""
+
+    metric: str
+    passed: bool
+    reason: str
+
+
+class Row(NamedTuple):
+    """One result row (a NamedTuple: immutable, and quick to build by the ten thousand)."""
+
+    eval_id: str
+    test_idx: int
+    prompt_idx: int
+    provider: str
+    case_id: str
+    id_source: IdSource
+    description: str
+    group: str | None
+    priority: str | None
+    outcome: Outcome
+    error_kind: str | None
+    error: str | None
+    checks: tuple[Check, ...]
+    named_scores: Mapping[str, float]
+    not_graded: tuple[str, ...]
+    end: str | None
+    turns: int | None
+    tool_calls: int | None
+    usage: Mapping[Role, Usage]
+    agent: AgentInfo | None
+    replayed: bool
+    cost: float
+
+    @property
+    def failures(self) -> tuple[Check, ...]:
+        return tuple(check for check in self.checks if not check.passed)
+
+    @property
+    def first_failure(self) -> Check | None:
+        return next(iter(self.failures), None) if self.outcome == "fail" else None
+
+
+class NotPromptfooRow(ValueError):
+    """The row lacks what every Promptfoo result row has."""
+
+
+def row_from_promptfoo(raw: Mapping[str, Any], eval_id: str, *, tool_calls: int | None = None) -> Row:
+    """The :class:`Row` of one result row in the ``-o`` JSON shape. ``tool_calls`` overrides
+    the count read from ``response.metadata.tool_calls`` (the database reader counts in SQL)."""
+    if not isinstance(raw, dict) or "testIdx" not in raw or not isinstance(raw.get("testCase"), dict):
+        raise NotPromptfooRow("a result row without testIdx and testCase")
+    test = raw["testCase"]
+    test_meta = _mapping(test.get("metadata"))
+    record = _mapping(_mapping(raw.get("response")).get("metadata"))
+    row_meta = _mapping(raw.get("metadata"))
+    outcome = _outcome(raw)
+    case_id, source = case_identity(record, test_meta, test.get("description"), int(raw["testIdx"]))
+    grading = _mapping(raw.get("gradingResult"))
+    checks, graded_out = _checks(grading.get("componentResults"))
+    return Row(
+        eval_id=eval_id,
+        test_idx=int(raw["testIdx"]),
+        prompt_idx=int(raw.get("promptIdx") or 0),
+        provider=provider_name(raw.get("provider")),
+        case_id=case_id,
+        id_source=source,
+        description=str(test.get("description") or ""),
+        group=_text(test_meta.get("group")),
+        priority=_text(test_meta.get("priority")),
+        outcome=outcome,
+        error_kind=error_kind(record, raw.get("error")) if outcome == "error" else None,
+        error=_first_line(raw.get("error")) if outcome == "error" else None,
+        checks=checks,
+        named_scores=_named_scores(raw.get("namedScores"), grading.get("namedScoreWeights")),
+        not_graded=_not_graded(row_meta.get("not_graded"), graded_out),
+        end=_text(record.get("conversation_end")),
+        turns=_int(record.get("turns")),
+        tool_calls=tool_calls if tool_calls is not None else _count(record.get("tool_calls")),
+        usage=_usage(record.get("usage")),
+        agent=_agent(record.get("agent")),
+        replayed=isinstance(record.get("replay"), dict),
+        cost=float(raw.get("cost") or 0.0),
+    )
+
+
+def case_identity(
+    record: Mapping[str, Any], test_meta: Mapping[str, Any], description: Any, test_idx: int
+) -> tuple[str, IdSource]:
+    """The case id of a row and where it came from (see the module docstring)."""
+    recorded = _text(record.get("case_id"))
+    if recorded and not (_INDEX_ID.fullmatch(recorded) and not test_meta.get("id")):
+        return recorded, "record"  # the provider's `test<index>` fallback differs per repeat: not an id
+    if _text(test_meta.get("id")):
+        return str(test_meta["id"]), "test"
+    text = str(description or "").strip()
+    if match := _LEADING_ID.match(text):
+        return match.group(1), "description_id"
+    if text:
+        return text, "description"
+    return f"test{test_idx}", "index"
+
+
+def provider_name(raw: Any) -> str:
+    """A provider's label, else its id."""
+    if isinstance(raw, Mapping):
+        return str(raw.get("label") or raw.get("id") or "provider")
+    return str(raw or "provider")
+
+
+def error_kind(record: Mapping[str, Any], error: Any) -> str:
+    """The kit's error kind of an error row: the record's ``error_kind``, else the ``[kind]``
+    the message starts with; Promptfoo's Ctrl-C row is ``interrupted``; else ``unknown``."""
+    kind = record.get("error_kind")
+    if kind in ERROR_KINDS:
+        return str(kind)
+    text = str(error or "")
+    if (match := _KIND_PREFIX.match(text)) and match.group(1) in ERROR_KINDS:
+        return match.group(1)
+    if _WORKER_SHUTDOWN in text:
+        return "interrupted"
+    return UNKNOWN_KIND
+
+
+def _outcome(raw: Mapping[str, Any]) -> Outcome:
+    if raw.get("failureReason") == 2:
+        return "error"
+    return "pass" if raw.get("success") else "fail"
+
+
+def _checks(components: Any) -> tuple[tuple[Check, ...], list[str]]:
+    checks: list[Check] = []
+    not_graded: list[str] = []
+    for item in components if isinstance(components, list) else ():
+        if not isinstance(item, dict):
+            continue
+        assertion = _mapping(item.get("assertion"))
+        metric = str(assertion.get("metric") or assertion.get("type") or "assertion")
+        reason = str(item.get("reason") or "")
+        if reason.startswith(NOT_GRADED):
+            not_graded.append(f"{metric}: {reason}")
+            continue
+        checks.append(Check(metric, bool(item.get("pass")), reason))
+    return tuple(checks), not_graded
+
+
+def _not_graded(listed: Any, from_entries: list[str]) -> tuple[str, ...]:
+    """The row's ``metadata.not_graded`` list (the authoritative one), else its NOT GRADED entries."""
+    if isinstance(listed, list) and listed:
+        return tuple(str(item) for item in listed)
+    return tuple(from_entries)
+
+
+def _named_scores(scores: Any, weights: Any) -> dict[str, float]:
+    """Named scores, without those of weight 0 (not graded: their 0 is no score)."""
+    weights = _mapping(weights)
+    return {
+        str(name): float(value)
+        for name, value in _mapping(scores).items()
+        if isinstance(value, int | float) and not isinstance(value, bool) and weights.get(name, 1) != 0
+    }
+
+
+def _mapping(value: Any) -> Mapping[str, Any]:
+    return value if isinstance(value, dict) else _EMPTY  # parsed JSON: dicts (isinstance(Mapping) is slow)
+
+
+_EMPTY: Mapping[str, Any] = {}
+_NO_USAGE = Usage()
+_AGENTS: dict[tuple[Any, ...], AgentInfo] = {}
+
+
+def _usage(raw: Any) -> dict[Role, Usage]:
+    if not isinstance(raw, dict):
+        return {role: _NO_USAGE for role in ROLES}
+    return {
+        role: Usage.from_dict(raw[role]) if isinstance(raw.get(role), dict) else _NO_USAGE for role in ROLES
+    }
+
+
+def _agent(raw: Any) -> AgentInfo | None:
+    """The agent of a row; the same agent on thousands of rows is one object."""
+    if not isinstance(raw, dict):
+        return None
+    key = (raw.get("name"), raw.get("model"), raw.get("temperature"), raw.get("instructions_sha256"))
+    found = _AGENTS.get(key)
+    if found is None:
+        found = _AGENTS[key] = AgentInfo.from_dict(raw)
+    return found
+
+
+def _text(value: Any) -> str | None:
+    return str(value) if value not in (None, "") else None
+
+
+def _int(value: Any) -> int | None:
+    return int(value) if isinstance(value, int | float) and not isinstance(value, bool) else None
+
+
+def _count(value: Any) -> int | None:
+    return len(value) if isinstance(value, list) else None
+
+
+def _first_line(value: Any) -> str:
+    lines = str(value or "").strip().splitlines()
+    return lines[0] if lines else ""

@@ -1,0 +1,240 @@
+"""The CI recipes run as written: the shell steps of .github/workflows/agent-evals.yml, read
+from the file, run against the scripted model, first as on main (the gate holds, the run is
+kept as the baseline), then as on a pull request whose agent now fails one smoke case (the
+report compares with the baseline and the gate breaks). Azure Pipelines runs the same commands.
+
+The install step (``scripts/setup.sh``) is not run here: ``./test.sh`` ran it before the tests.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import subprocess
+import xml.etree.ElementTree as ET
+from collections.abc import Iterator, Mapping
+from pathlib import Path
+from typing import Any
+
+import pytest
+import yaml
+
+from agent_evals.golden.record import build_scripts
+from agent_evals.runner.suites import discover
+from agent_evals.testing.conversations import ScriptedConversations
+from agent_evals.testing.scripted_openai import ScriptedOpenAIServer
+from agent_evals.testing.scripted_replies import ChatRequest, Reply
+from tests.conftest import PROJECT_ROOT, clean_env
+from tests.report.conftest import needs_promptfoo
+
+WORKFLOW = PROJECT_ROOT / ".github" / "workflows" / "agent-evals.yml"
+AZURE = PROJECT_ROOT / "azure-pipelines.yml"
+INSTALL = "install"
+SECRETS = {
+    "AZURE_OPENAI_ENDPOINT",
+    "AZURE_OPENAI_API_KEY",
+    "AZURE_OPENAI_AD_TOKEN",
+    "OPENAI_API_KEY",
+    "OPENAI_BASE_URL",
+    "AGENT_MODEL",
+    "USER_MODEL",
+    "JUDGE_MODEL",
+}
+# The conditions the workflow uses, per event: a new one fails this test until it is listed here.
+CONDITIONS = {
+    "github.event_name == 'pull_request'": {"push": False, "pull_request": True},
+    "always() && steps.run.outcome != 'skipped'": {"push": True, "pull_request": True},
+    "always() && steps.report.outcome == 'success'": {"push": True, "pull_request": True},
+    "github.event_name != 'pull_request' && github.ref == 'refs/heads/main'": {
+        "push": True,
+        "pull_request": False,
+    },
+}
+
+
+def _workflow() -> dict[str, Any]:
+    return yaml.safe_load(WORKFLOW.read_text())
+
+
+def _steps() -> list[dict[str, Any]]:
+    return _workflow()["jobs"]["smoke"]["steps"]
+
+
+def _shell_steps(event: str) -> list[dict[str, Any]]:
+    """The ``run:`` steps the workflow runs on ``event``, in order, without the install."""
+    chosen = []
+    for step in _steps():
+        condition = step.get("if")
+        assert condition is None or condition in CONDITIONS, f"unknown condition {condition!r}"
+        if (
+            "run" in step
+            and step.get("id") != INSTALL
+            and (condition is None or CONDITIONS[condition][event])
+        ):
+            chosen.append(step)
+    return chosen
+
+
+def test_the_workflow_gates_pull_requests_that_touch_the_agent_or_the_suites() -> None:
+    workflow = _workflow()
+    triggers = workflow[True] if True in workflow else workflow["on"]  # YAML 1.1 reads `on` as true
+    assert triggers["pull_request"]["paths"] == ["agent_config/**", "evals/**"]
+    steps = {step.get("id"): step for step in _steps()}
+    assert steps[INSTALL]["run"] == "scripts/setup.sh"  # the README's setup
+    assert "--filter-metadata priority=smoke --repeat 3" in steps["run"]["run"]
+    assert (
+        "--format markdown" in steps["report"]["run"]
+        and '>> "$GITHUB_STEP_SUMMARY"' in steps["report"]["run"]
+    )
+    assert steps["upload-report"]["with"]["path"] == "${{ env.REPORT_DIR }}"
+    assert "agent-evals gate --gate evals/gate.yaml" in steps["gate"]["run"]
+    env = workflow["jobs"]["smoke"]["env"]
+    assert all(
+        env[name] == f"${{{{ secrets.{name} }}}}"
+        for name in SECRETS - {"AGENT_MODEL", "USER_MODEL", "JUDGE_MODEL"}
+    )
+
+
+def _commands(script: str) -> list[str]:
+    return [
+        line.strip()
+        for line in script.splitlines()
+        if line.strip() and not line.strip().startswith("set -eo")
+    ]
+
+
+def test_azure_pipelines_runs_the_same_commands() -> None:
+    azure = yaml.safe_load(AZURE.read_text())
+    scripts = {step["name"]: step["script"] for step in azure["steps"] if "script" in step}
+    github = {step["id"]: step["run"] for step in _steps() if "run" in step}
+    assert scripts.keys() == {k.replace("-", "_") for k in github}
+    for name, script in github.items():
+        azure_lines = _commands(scripts[name.replace("-", "_")])
+        github_lines = _commands(script)
+        if name == "report":  # the job summary: GitHub's file, Azure's logging command
+            assert github_lines.pop() == 'cat "$REPORT_DIR/summary.md" >> "$GITHUB_STEP_SUMMARY"'
+            assert azure_lines.pop() == 'echo "##vso[task.uploadsummary]$REPORT_DIR/summary.md"'
+        assert azure_lines == github_lines, name
+    assert azure["pr"]["paths"]["include"] == ["agent_config/*", "evals/*"]
+    assert {"testResultsFormat": "JUnit", "testResultsFiles": "$(REPORT_DIR)/junit.xml"}.items() <= next(
+        s["inputs"] for s in azure["steps"] if s.get("task") == "PublishTestResults@2"
+    ).items()
+
+
+C01_FIRST_MESSAGE = "Hi! We need a dev network for our CRM app"  # evals/spoke-create/golden/plan.yaml
+
+
+class BreakC01:
+    """The golden conversations of every suite, except that C01's agent never reports its PR."""
+
+    def __init__(self, scripts: ScriptedConversations) -> None:
+        self.scripts = scripts
+        self.broken = False
+
+    def __call__(self, request: ChatRequest) -> Reply:
+        reply = self.scripts(request)
+        content = (reply.message or {}).get("content") or ""
+        if self.broken and _first_user(request).startswith(C01_FIRST_MESSAGE) and "/pullrequest/" in content:
+            return Reply.text(re.sub(r"https?://\S+", "(link withheld)", content))
+        return reply
+
+
+def _first_user(request: ChatRequest) -> str:
+    return next((str(m.get("content")) for m in request.messages if m.get("role") == "user"), "")
+
+
+@pytest.fixture(scope="module")
+def models() -> Iterator[tuple[ScriptedOpenAIServer, BreakC01]]:
+    responder = BreakC01(ScriptedConversations([s for suite in discover() for s in build_scripts(suite)]))
+    with ScriptedOpenAIServer(responder) as server:
+        yield server, responder
+
+
+def _env(tmp: Path, shared: Path, server: ScriptedOpenAIServer) -> dict[str, str]:
+    env = clean_env()
+    for name, value in _workflow()["jobs"]["smoke"]["env"].items():
+        if "${{" not in str(value):
+            env[name] = str(value)
+        else:
+            assert name in SECRETS | {"PROMPTFOO_CONFIG_DIR", "REPORT_DIR", "BASELINE_DIR"}, name
+    env.update(
+        OPENAI_BASE_URL=server.base_url,
+        AGENT_MODEL="agent-model",
+        USER_MODEL="user-model",
+        JUDGE_MODEL="none",
+        LLM_MAX_RETRIES="0",
+        PROMPTFOO_CONFIG_DIR=str(tmp / "promptfoo"),
+        REPORT_DIR=str(tmp / "report"),
+        BASELINE_DIR=str(shared / "baseline"),
+        GITHUB_STEP_SUMMARY=str(tmp / "step-summary.md"),
+        AGENT_EVALS_DATA_DIR=str(tmp / "data" / "portal"),
+    )
+    return env
+
+
+def _run_job(event: str, env: Mapping[str, str]) -> dict[str, subprocess.CompletedProcess[str]]:
+    """Every shell step as GitHub runs it (bash -eo pipefail), stopping after the first failure."""
+    done = {}
+    for step in _shell_steps(event):
+        result = subprocess.run(
+            ["bash", "--noprofile", "--norc", "-eo", "pipefail", "-c", step["run"]],
+            cwd=PROJECT_ROOT,
+            env=dict(env),
+            capture_output=True,
+            text=True,
+            timeout=900,
+        )
+        done[step["id"]] = result
+        if result.returncode != 0:
+            break
+    return done
+
+
+def _report_json(tmp: Path) -> dict[str, Any]:
+    return json.loads((tmp / "report" / "report.json").read_text())
+
+
+@needs_promptfoo
+def test_the_workflow_on_main_then_on_a_pull_request(
+    tmp_path: Path, models: tuple[ScriptedOpenAIServer, BreakC01]
+) -> None:
+    server, responder = models
+    main, pull = tmp_path / "main", tmp_path / "pr"
+
+    on_main = _run_job("push", _env(main, tmp_path, server))
+    assert list(on_main) == ["run", "report", "gate", "keep-baseline"], {
+        k: v.returncode for k, v in on_main.items()
+    }
+    assert all(r.returncode == 0 for r in on_main.values()), on_main["gate"].stdout + on_main["gate"].stderr
+    assert on_main["gate"].stdout.splitlines()[-1].startswith("gate holds")
+    report = _report_json(main)
+    assert report["complete"] and report["totals"]["cases"] == 11 and report["totals"]["runs"] == 33
+    assert {c["priority"] for c in report["cases"]} == {"smoke"} and all(c["k"] == 3 for c in report["cases"])
+    assert (tmp_path / "baseline" / "baseline.json").read_text() == (
+        main / "report" / "report.json"
+    ).read_text()
+    assert "no baseline stored from main yet" in on_main["report"].stdout
+
+    responder.broken = True
+    on_pr = _run_job("pull_request", _env(pull, tmp_path, server))
+    assert [(k, r.returncode) for k, r in on_pr.items()] == [("run", 0), ("report", 0), ("gate", 1)]
+    gate = on_pr["gate"].stdout
+    assert (
+        "BROKEN no_regressions (priority smoke): 1 regression(s) against the baseline: C01 pass→fail" in gate
+    )
+    assert (
+        "BROKEN min_pass_hat_k priority smoke" in gate
+        and gate.splitlines()[-1] == "gate broken: 2 of 5 rule(s)"
+    )
+    summary = (pull / "step-summary.md").read_text()
+    assert summary.startswith("## ❌ Agent evals") and "- **Regressions** (1): `C01` pass → fail" in summary
+    assert _report_json(pull)["baseline"]["counts"]["regression"] == 1
+    junit = ET.parse(pull / "report" / "junit.xml").getroot()
+    assert junit.get("tests") == "11" and junit.get("failures") == "1"
+    assert sorted(p.name for p in (pull / "report" / "results").iterdir()) == [
+        "spoke-create-overlay.json",
+        "spoke-create.json",
+        "spoke-qa.json",
+    ]
+    assert os.environ.get("GITHUB_STEP_SUMMARY") != str(pull / "step-summary.md")

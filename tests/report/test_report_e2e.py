@@ -1,0 +1,105 @@
+"""End to end through the runner and real ``promptfoo eval``: a live run whose scripted model
+fails every second conversation of C01 (``--repeat 4``) makes C01 flaky with pass^k 0 and
+breaks the gate; a replay of every suite holds it."""
+
+from __future__ import annotations
+
+import os
+import re
+import threading
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from agent_evals.golden.record import build_scripts
+from agent_evals.report import build_report, check_gate, load_gate, load_results
+from agent_evals.runner.run import run
+from agent_evals.runner.suites import select
+from agent_evals.testing.conversations import ScriptedConversations
+from agent_evals.testing.scripted_openai import ScriptedOpenAIServer
+from agent_evals.testing.scripted_replies import ChatRequest, Reply
+from tests.conftest import PROJECT_ROOT, clean_env
+from tests.report.conftest import needs_promptfoo
+from tests.report.test_ci_recipes import C01_FIRST_MESSAGE, _first_user
+
+pytestmark = needs_promptfoo
+GATE = PROJECT_ROOT / "evals" / "gate.yaml"
+
+
+@pytest.fixture
+def isolated(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    for key in list(os.environ):
+        if key not in clean_env():
+            monkeypatch.delenv(key)
+    monkeypatch.setenv("AGENT_EVALS_DATA_DIR", str(tmp_path / "data" / "portal"))
+    monkeypatch.setenv("PROMPTFOO_CONFIG_DIR", str(tmp_path / "promptfoo"))
+    return tmp_path
+
+
+class EverySecondC01Fails:
+    """C01's golden conversation, but every second one to finish withholds the PR link."""
+
+    def __init__(self, scripts: ScriptedConversations) -> None:
+        self.scripts = scripts
+        self.finished = 0
+        self.lock = threading.Lock()
+
+    def __call__(self, request: ChatRequest) -> Reply:
+        reply = self.scripts(request)
+        content = (reply.message or {}).get("content") or ""
+        if _first_user(request).startswith(C01_FIRST_MESSAGE) and "/pullrequest/" in content:
+            with self.lock:
+                self.finished += 1
+                broken = self.finished % 2 == 0
+            if broken:
+                return Reply.text(re.sub(r"https?://\S+", "(link withheld)", content))
+        return reply
+
+
+@pytest.fixture
+def flaky_model(monkeypatch: pytest.MonkeyPatch) -> Iterator[EverySecondC01Fails]:
+    responder = EverySecondC01Fails(ScriptedConversations(build_scripts(select("spoke-create")[0])))
+    with ScriptedOpenAIServer(responder) as server:
+        monkeypatch.setenv("OPENAI_BASE_URL", server.base_url)
+        monkeypatch.setenv("AGENT_MODEL", "agent-model")
+        monkeypatch.setenv("USER_MODEL", "user-model")
+        monkeypatch.setenv("LLM_MAX_RETRIES", "0")
+        yield responder
+
+
+def test_a_flaky_case_breaks_the_gate(isolated: Path, flaky_model: EverySecondC01Fails) -> None:
+    out = isolated / "results.json"
+    code = run(
+        "spoke-create", None, None, ["--filter-pattern", "C01", "--repeat", "4", "-o", str(out), "--no-cache"]
+    )
+    assert code == 100 and flaky_model.finished == 4
+
+    for specs in ([str(out)], ["latest"]):  # the -o file, and the database
+        loaded = load_results(specs)
+        report = build_report(loaded.evals, loaded.runs, loaded.rows)
+        (c01,) = report.cases
+        assert (c01.id, c01.runs, c01.passed, c01.failed, c01.errors) == ("C01", 4, 2, 2, 0)
+        assert (c01.flaky, c01.pass_hat_k, c01.k, c01.verdict) == (True, 0.0, 4, "flaky")
+        assert c01.first_failure is not None and c01.first_failure.startswith("pull_request: no URL of a PR")
+        assert report.complete
+
+    verdict = check_gate(load_gate(GATE), report)
+    assert not verdict.holds
+    assert [rule.name for rule in verdict.broken] == ["max_flaky", "min_pass_hat_k priority smoke"]
+
+
+def test_a_replay_of_every_suite_holds_the_gate(isolated: Path) -> None:
+    assert run("all", "golden", None, ["-o", str(isolated / "{suite}.json"), "-j", "4"]) == 0
+
+    from_files = load_results(sorted(str(p) for p in isolated.glob("*.json")))
+    from_run = load_results(["latest"])  # the run's manifest names its three evals
+    assert [e.suite for e in from_run.evals] == ["spoke-create", "spoke-qa", "spoke-create-overlay"]
+    assert {e.mode for e in from_run.evals} == {"replay"} and len(from_run.runs) == 1
+    for loaded in (from_files, from_run):
+        report = build_report(loaded.evals, loaded.runs, loaded.rows)
+        assert report.complete, report.incomplete
+        assert report.totals.cases == 29 and report.totals.failed == 0
+        assert report.totals.not_graded == 4  # the QA rubrics, without a grader model
+        verdict = check_gate(load_gate(GATE), report)
+        assert verdict.holds, verdict.lines()
