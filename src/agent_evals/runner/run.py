@@ -127,8 +127,18 @@ def run(
                        promptfoo_args=promptfoo_args, workers=flags.concurrency, repeat=flags.repeat,
                        allow_stale=allow_stale)
     _finish(manifest, folder, code)
+    _print_summary(manifest)
     _print_view_hint()
     return code
+
+
+def _print_summary(manifest: RunManifest) -> None:
+    """One summary across every suite of the run (the verdict report's short form)."""
+    if not any(entry.eval_id for entry in manifest.suites):
+        return  # nothing ran
+    from agent_evals.report import summary_lines
+
+    print("", *summary_lines(manifest), sep="\n", flush=True)
 
 
 def _run_suites(suites: list[Suite], manifest: RunManifest, folder: Path, selected: dict[str, list[str] | None],
