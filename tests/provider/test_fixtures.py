@@ -73,7 +73,7 @@ def test_a_passing_case_gets_its_fixture_and_leaves_nothing(api: PortalAPI) -> N
 
 
 def test_a_fixture_spoke_is_on_main_for_the_conversation_only(api: PortalAPI) -> None:
-    answer = _call(_test("I10"), SUITE.folder / "golden")
+    answer = _call(_test("I08"), SUITE.folder / "golden")
     assert "error" not in answer, answer.get("error")
     result = next(c for c in answer["metadata"]["tool_calls"] if c["name"] == "get_spoke")
     assert result["outcome"] == "ok" and result["result"]["config"]["tags"]["owner"] == "ledger-team@contoso.com"

@@ -1,6 +1,6 @@
 """End to end through the runner and real ``promptfoo eval``: a live run whose scripted model
 fails every second conversation of C01 (``--repeat 4``) makes C01 flaky with pass^k 0 and
-breaks the gate; a replay of every suite holds it."""
+breaks the gate (a replay of every suite holds it: tests/runner/test_replay_all.py)."""
 
 from __future__ import annotations
 
@@ -87,19 +87,3 @@ def test_a_flaky_case_breaks_the_gate(isolated: Path, flaky_model: EverySecondC0
     verdict = check_gate(load_gate(GATE), report)
     assert not verdict.holds
     assert [rule.name for rule in verdict.broken] == ["max_flaky", "min_pass_hat_k priority smoke"]
-
-
-def test_a_replay_of_every_suite_holds_the_gate(isolated: Path) -> None:
-    assert run("all", "golden", None, ["-o", str(isolated / "{suite}.json"), "-j", "4"]) == 0
-
-    from_files = load_results(sorted(str(p) for p in isolated.glob("*.json")))
-    from_run = load_results(["latest"])  # the run's manifest names its three evals
-    assert [e.suite for e in from_run.evals] == ["spoke-create", "spoke-qa", "spoke-create-overlay"]
-    assert {e.mode for e in from_run.evals} == {"replay"} and len(from_run.runs) == 1
-    for loaded in (from_files, from_run):
-        report = build_report(loaded.evals, loaded.runs, loaded.rows)
-        assert report.complete, report.incomplete
-        assert report.totals.cases == 29 and report.totals.failed == 0
-        assert report.totals.not_graded == 4  # the QA rubrics, without a grader model
-        verdict = check_gate(load_gate(GATE), report)
-        assert verdict.holds, verdict.lines()

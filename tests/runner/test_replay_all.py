@@ -4,13 +4,16 @@
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 
 import pytest
 
 from agent_evals.portal.process import PortalProcess
 from agent_evals.portal_api import PortalAPI
+from agent_evals.report import build_report, check_gate, load_gate, load_results
 from agent_evals.runner.run import run
+from tests.conftest import PROJECT_ROOT
 
 
 def test_all_suites_replay_offline_and_pass(isolated: Path, capsys: pytest.CaptureFixture[str]) -> None:
@@ -20,7 +23,8 @@ def test_all_suites_replay_offline_and_pass(isolated: Path, capsys: pytest.Captu
     assert code == 0, printed[-3000:]
     assert "NOT GRADED" in printed  # no grader model here: said plainly, never passed
     counts = {}
-    for suite in ("spoke-create", "spoke-qa", "spoke-create-overlay"):
+    _every_line_is_the_kits(printed)
+    for suite in ("spoke-create", "spoke-qa", "spoke-create-overlay", "integration-qa"):
         data = json.loads((isolated / f"{suite}.json").read_text())
         rows = data["results"]["results"]
         # the viewer's list tells runs apart; rows keep the order of the case files
@@ -44,11 +48,55 @@ def test_all_suites_replay_offline_and_pass(isolated: Path, capsys: pytest.Captu
             if suite == "spoke-qa":
                 assert row["metadata"]["not_graded"] == ["llm-rubric (rubric): no grader model"]
                 assert "rubric" not in row["namedScores"]
-    assert counts == {"spoke-create": 22, "spoke-qa": 4, "spoke-create-overlay": 3}
+    assert counts == {"spoke-create": 22, "spoke-qa": 4, "spoke-create-overlay": 3, "integration-qa": 13}
 
+    _the_gate_holds(isolated)
     data = isolated / "data"
     for folder in (data / "portal", data / "portal-spoke-create-overlay"):
         with PortalProcess(data_dir=folder) as portal:
             api = PortalAPI(portal.url)
             assert api.list_pull_requests(status="active") == []
             assert len(api.list_pull_requests(status="abandoned")) >= 3
+            assert api.list_fixtures() == {"spokes": [], "pull_requests": []}  # fixtures removed too
+
+
+def _the_gate_holds(isolated: Path) -> None:
+    """The report of the run, from its -o files and from its manifest (``latest``), holds evals/gate.yaml."""
+    suites = ["spoke-create", "spoke-qa", "spoke-create-overlay", "integration-qa"]
+    from_files = load_results([str(isolated / f"{suite}.json") for suite in suites])
+    from_run = load_results(["latest"])  # the run's manifest names its four evals
+    assert [e.suite for e in from_run.evals] == suites
+    assert {e.mode for e in from_run.evals} == {"replay"} and len(from_run.runs) == 1
+    for loaded in (from_files, from_run):
+        report = build_report(loaded.evals, loaded.runs, loaded.rows)
+        assert report.complete, report.incomplete
+        assert report.totals.cases == 42 and report.totals.failed == 0
+        assert report.totals.not_graded == 4  # the QA rubrics, without a grader model
+        verdict = check_gate(load_gate(PROJECT_ROOT / "evals" / "gate.yaml"), report)
+        assert verdict.holds, verdict.lines()
+
+
+LINES = [re.compile(p) for p in (
+    r"NOTE: no grader model is configured .+",
+    r"=== suite [\w-]+ \(run-[0-9a-f]{12}\) ===",
+    r"portal: http://127\.0\.0\.1:\d+ \(data: \S+\)",
+    r"  [A-Z]\d\d +PASS +\d+\.\ds( +\(\d+ not graded\))?",
+    r"[\w-]+: \d+ passed, 0 failed, 0 error\(s\)(, \d+ check\(s\) not graded)? in \d+ s; eval eval-\S+",
+    r"report: 42 case\(s\), 42 run\(s\): 42 passed, 0 failed, 0 error\(s\); pass\^k \(k=runs\) 1\.00",
+    r"not graded: 4 check\(s\) \(left out of the scores\)",
+    r"complete",
+    r"whole report: agent-evals report run-[0-9a-f]{12}",
+    r"Results are in the Promptfoo viewer: npm run eval:view",
+)]
+
+
+def _every_line_is_the_kits(printed: str) -> None:
+    """The terminal of a replay of every suite, line by line: the kit's lines only (no box table, no
+    Node warnings, no hints that lead nowhere), one per case, a summary per suite and one for the run."""
+    lines = [line for line in printed.splitlines() if line.strip()]
+    strays = [line for line in lines if not any(p.fullmatch(line) for p in LINES)]
+    assert strays == [], strays
+    cases = [line.split()[0] for line in lines if LINES[3].fullmatch(line)]
+    assert len(cases) == len(set(cases)) == 42
+    assert sum(1 for line in lines if LINES[4].fullmatch(line)) == 4
+    assert lines[-1] == "Results are in the Promptfoo viewer: npm run eval:view"

@@ -94,3 +94,20 @@ def test_native_and_kit_checks_fail_together_on_broken_conversations(isolated: P
     }), isolated / "b.json")
     assert second["O01"]["tool_sequence"] is False and second["O01"]["native_tool_sequence"] is False
     _agree(second["O01"])
+
+
+def test_a_trace_port_in_use_stops_the_suite_with_one_line(isolated: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    import socket
+
+    from agent_evals.runner.trace_port import trace_receiver
+
+    assert trace_receiver(OVERLAY.config) == ("127.0.0.1", 4318)
+    with socket.socket() as holder:
+        holder.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        holder.bind(("127.0.0.1", 4318))
+        holder.listen()
+        code = run("spoke-create-overlay", "golden", None, ["--no-cache"])
+    printed = capsys.readouterr().out
+    assert code == 2
+    assert "suite spoke-create-overlay not run: port 4318 of Promptfoo's trace receiver" in printed
+    assert "Starting evaluation" not in printed and "O01" not in printed

@@ -44,8 +44,8 @@ def _file_refs(node: Any) -> list[str]:
     return []
 
 
-def test_the_three_suites_exist() -> None:
-    assert list(SUITES) == ["spoke-create", "spoke-qa", "spoke-create-overlay"]
+def test_the_suites_exist() -> None:
+    assert list(SUITES) == ["spoke-create", "spoke-qa", "spoke-create-overlay", "integration-qa"]  # evals/order.txt
 
 
 @pytest.mark.parametrize("name", list(SUITES))

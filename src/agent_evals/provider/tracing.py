@@ -7,7 +7,8 @@ its outcome) and, before the provider answers, posts them as OTLP/JSON to the re
 (``otlp_endpoint`` in the provider config, else ``AGENT_EVALS_OTLP_ENDPOINT``, else
 ``http://127.0.0.1:4318/v1/traces``, Promptfoo's default port). Promptfoo's trajectory
 assertions read only spans that arrived before the row was graded, so posting happens before
-returning. A receiver that is down costs one warning; the row is unaffected. Without a
+returning; a receiver still starting is waited for a few seconds. A receiver that is down
+costs one warning; the row is unaffected. Without a
 ``traceparent`` nothing is recorded or sent.
 """
 
@@ -30,7 +31,9 @@ log = logging.getLogger(__name__)
 ENDPOINT_ENV = "AGENT_EVALS_OTLP_ENDPOINT"
 DEFAULT_ENDPOINT = "http://127.0.0.1:4318/v1/traces"
 POST_TIMEOUT_S = 2.0
-_warned = False
+STARTUP_WAIT_S = 5.0
+_warned = False  # the one warning of this worker was given
+_reached = False  # this worker reached the receiver once
 
 
 @dataclass
@@ -141,16 +144,30 @@ class Tracer:
         }]}
 
     def post(self) -> bool:
-        global _warned
+        """Send the spans. Promptfoo starts its receiver as the eval starts, so a worker's first rows may
+        come before it listens: until this worker has reached it once, a refused connection is tried again
+        for up to ``STARTUP_WAIT_S``. After that, and once it failed for good, one try each."""
+        global _warned, _reached
         body = json.dumps(self.payload()).encode()
+        waited, delay = 0.0, 0.05
+        while True:
+            try:
+                self._send(body)
+                _reached = True
+                return True
+            except (urllib.error.URLError, OSError) as exc:
+                refused = isinstance(getattr(exc, "reason", exc), ConnectionRefusedError)
+                if refused and not _reached and not _warned and waited < STARTUP_WAIT_S:
+                    time.sleep(delay)
+                    waited, delay = waited + delay, min(delay * 2, 0.5)
+                    continue
+                if not _warned:
+                    log.warning("tracing: could not send spans to %s (%s); the rows are not affected", self.endpoint, exc)
+                    _warned = True
+                return False
+
+    def _send(self, body: bytes) -> None:
         request = urllib.request.Request(self.endpoint, data=body, headers={"Content-Type": "application/json"})
-        try:
-            opener = urllib.request.build_opener(urllib.request.ProxyHandler({}))
-            with opener.open(request, timeout=POST_TIMEOUT_S) as response:
-                response.read()
-            return True
-        except (urllib.error.URLError, OSError) as exc:
-            if not _warned:
-                log.warning("tracing: could not send spans to %s (%s); the rows are not affected", self.endpoint, exc)
-                _warned = True
-            return False
+        opener = urllib.request.build_opener(urllib.request.ProxyHandler({}))
+        with opener.open(request, timeout=POST_TIMEOUT_S) as response:
+            response.read()

@@ -1,5 +1,5 @@
 """Error analysis: the failures of all runs grouped by assertion metric, by tool and by JSON
-path, so a pattern shows at once ("``/addressSpace/0`` wrong in 4 cases") (pure).
+path, so a pattern shows at once ("``/config/location`` wrong in 4 cases") (pure).
 
 Every failing check of a failed run counts (not only the first); the tools and paths come
 from the kit's reasons (:mod:`agent_evals.report.reasons`). A pattern lists the cases it

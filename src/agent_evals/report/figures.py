@@ -65,7 +65,7 @@ def k_label(report: Report) -> str:
 
 
 def label(ran: RunLabel) -> str:
-    """``spoke gpt-4.1 t=0.2 instructions e567a6bd · live · rev abc1234``."""
+    """``my-agent gpt-4.1 t=0.2 instructions e567a6bd · live · rev abc1234``."""
     parts = []
     for provider, agent in ran.agents:
         temp = f" t={agent.temperature:g}" if agent.temperature is not None else ""
@@ -89,7 +89,7 @@ def usage_lines(usage: Mapping[Role, Usage]) -> list[str]:
 
 
 def pattern_line(pattern: Pattern, code: str = "`") -> str:
-    """``/addressSpace/0`` wrong in 4 cases (C01, C02, …; 6 runs; input_diff)."""
+    """``/config/location`` wrong in 4 cases (C01, C02, …; 6 runs; argument_match)."""
     cases = ", ".join(pattern.cases[:6]) + (", …" if len(pattern.cases) > 6 else "")
     where = f"{len(pattern.cases)} case(s) ({cases}; {pattern.runs} failed run(s))"
     if pattern.kind == "metric":

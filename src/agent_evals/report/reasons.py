@@ -8,10 +8,10 @@ The kit's reasons start with the assertion's name and follow fixed formats
 - ``tool_not_executed``: the forbidden tools that were called;
 - ``argument_match``: the tool, and each mismatching argument's pointer
   (``  /config/location: expected …``);
-- ``input_diff`` and ``spoke_json_valid``: the submitting tool, and each pointer of an
-  unexpected, missing or wrong change or schema error (``  + /addressSpace/1: …``);
 - ``function_call_metrics``: unmatched expected and unexpected calls, arguments that differ;
-- ``pull_request``: the tool that created a PR in a blocked case.
+- a pack's checks: the submitting tool (``submitted: X call 3``), each pointer line of a
+  change or schema error (``  + /config/location: …``) and a tool that ``succeeded at`` where
+  it must not.
 
 A reason of another assertion (Promptfoo's own, ``icontains-all``…) names neither.
 """
@@ -53,7 +53,9 @@ def named_in(reason: str) -> Named:
     assertion = reason.split(":", 1)[0].split(" ", 1)[0]
     reader = _READERS.get(assertion)
     if reader is None:
-        return Named()
+        if assertion not in _pack_check_names():
+            return Named()
+        reader = _pack_check
     tools, paths = reader(reason)
     return Named(_unique(tools), _unique(paths))
 
@@ -96,8 +98,16 @@ def _function_call_metrics(reason: str) -> tuple[list[str], list[str]]:
     return tools, paths
 
 
-def _pull_request(reason: str) -> tuple[list[str], list[str]]:
-    return _PR_MADE.findall(reason), []
+def _pack_check(reason: str) -> tuple[list[str], list[str]]:
+    """A domain pack's check: the submitting tool and the pointer lines, or a tool that must not have succeeded."""
+    tools, paths = _submission(reason)
+    return tools + _PR_MADE.findall(reason), paths
+
+
+def _pack_check_names() -> frozenset[str]:
+    from agent_evals.assertions.registry import CORE_CHECKS, kit_check_names
+
+    return frozenset(kit_check_names()) - frozenset(CORE_CHECKS)
 
 
 def _names(text: str) -> list[str]:
@@ -112,8 +122,5 @@ _READERS: dict[str, Callable[[str], tuple[list[str], list[str]]]] = {
     "tool_sequence": _tool_sequence,
     "tool_not_executed": _tool_not_executed,
     "argument_match": _argument_match,
-    "input_diff": _submission,
-    "spoke_json_valid": _submission,
     "function_call_metrics": _function_call_metrics,
-    "pull_request": _pull_request,
 }

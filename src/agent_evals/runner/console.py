@@ -24,7 +24,7 @@ _DROP = (
     re.compile(r"^(Starting evaluation|Running \d+ test cases?|Cache is disabled|Evaluating\b)"),
     re.compile(r"^\s*(Results:|✓ \d+ passed|\d+ passed|\d+ failed|✗ \d+ failed|\d+ errors?|✗ \d+ errors?)"),
     re.compile(r"^(Duration:|Total Tokens:|\s+Provider: |\s+Eval: |\s+Grading: |Token usage:)"),
-    re.compile(r"^(✓ Eval complete|⏸ Evaluation paused|Writing output to)"),
+    re.compile(r"^(✓ Eval complete|⏸ Evaluation paused|Writing output to|Creating cache folder at )"),
     re.compile(r"^=+$"),
     re.compile(r"^(There were some errors during the operation|Error log: |Debug log: )"),
     re.compile(r"^\s*$"),

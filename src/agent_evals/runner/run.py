@@ -30,6 +30,7 @@ from agent_evals.provider.deadline import configured_deadline_s, runner_request_
 from agent_evals.record import KitError
 from agent_evals.runner.eval_marks import mark_interrupted, results_db
 from agent_evals.runner.console import PromptfooConsole, suite_summary
+from agent_evals.runner.trace_port import busy_trace_port
 from agent_evals.runner.describe import eval_description
 from agent_evals.runner.interrupts import ForcedExit, Interrupts
 from agent_evals.runner.manifest import RunManifest, SuiteRun, now, runs_dir
@@ -183,6 +184,9 @@ def run_suite(
     folder = folder or runs_dir() / run_id
     interrupts = interrupts or Interrupts()
     print(f"\n=== suite {suite.name} ({run_id}) ===", flush=True)
+    if (busy := busy_trace_port(suite.config)) is not None:
+        print(f"suite {suite.name} not run: {busy}", flush=True)
+        return 2
     with portal_for(suite, run_id=run_id, log_folder=folder) as portal:
         api = PortalAPI(portal.url, token=portal.token)
         if entry is not None and manifest is not None:

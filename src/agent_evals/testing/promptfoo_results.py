@@ -13,7 +13,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from typing import Any, Literal
 
 Outcome = Literal["pass", "fail", "error"]
-AGENT = {"name": "spoke", "model": "agent-model", "temperature": 0.2, "instructions_sha256": "ab" * 32}
+AGENT = {"name": "agent", "model": "agent-model", "temperature": 0.2, "instructions_sha256": "ab" * 32}
 PROVIDER_ID = "file://../../providers/agent.py"
 _TOKEN_USAGE = {"prompt": 0, "completion": 0, "cached": 0, "total": 0, "numRequests": 1}
 
@@ -25,14 +25,14 @@ def result_row(
     *,
     group: str | None = "copy",
     priority: str | None = "smoke",
-    provider: str = "spoke",
+    provider: str = "agent",
     passing: Sequence[str] = ("pull_request",),
     failing: Sequence[tuple[str, str]] = (),
     error_kind: str = "model",
     error: str = "the agent's model failed",
     end: str | None = None,
     turns: int = 2,
-    tool_calls: Sequence[str] = ("get_spoke", "create_spoke_pull_request"),
+    tool_calls: Sequence[str] = ("get_item", "open_ticket"),
     usage: Mapping[str, Mapping[str, float]] | None = None,
     named_scores: Mapping[str, float] | None = None,
     not_graded: Sequence[str] = (),
@@ -150,7 +150,7 @@ def _record(
             {
                 "id": f"call_{i}",
                 "name": name,
-                "arguments": {"name": "crm-dev-neu"},
+                "arguments": {"name": "billing"},
                 "raw_arguments": "{}",
                 "outcome": "ok",
                 "is_error": False,
@@ -190,7 +190,7 @@ def results_file(
             {
                 "raw": "{{ simulated_user.goal }}",
                 "label": "{{ simulated_user.goal }}",
-                "provider": "spoke",
+                "provider": "agent",
                 "id": "p" * 64,
                 "metrics": {},
             }
@@ -210,7 +210,7 @@ def results_file(
         "results": results,
         "config": {
             "description": description,
-            "providers": [{"id": PROVIDER_ID, "label": "spoke"}],
+            "providers": [{"id": PROVIDER_ID, "label": "agent"}],
             "tests": [
                 {"description": row["testCase"]["description"], "vars": row["vars"]} for row in rows[:3]
             ],

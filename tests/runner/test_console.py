@@ -1,0 +1,73 @@
+"""The runner's terminal: one line per case from the hook's markers, Promptfoo's noise left out
+(but logged), Promptfoo's own errors shown, the same in a terminal and in a CI log."""
+
+from __future__ import annotations
+
+import io
+import json
+
+from agent_evals.runner.console import MARKER, PromptfooConsole, suite_summary
+
+PROMPTFOO_NOISE = """\
+Starting evaluation eval-abc-2026-12-01T10:00:00
+Running 3 test cases (up to 4 at a time)...
+┌──────────────┬──────────────┐
+│ simulated_us │ [spoke] {{ … │
+├──────────────┼──────────────┤
+└──────────────┴──────────────┘
+✓ Eval complete (ID: eval-abc-2026-12-01T10:00:00)
+» View results: promptfoo view
+» Share with your team: https://promptfoo.app
+Results: ✓ 2 passed, 1 failed, 0 errors (66.67%)
+Duration: 12s (concurrency: 4)
+Total Tokens: 1,234
+[OtlpReceiver] Listening on 127.0.0.1:4318
+Python worker stderr: INFO agent_evals: something
+"""
+
+
+def _marker(**case: object) -> str:
+    return MARKER + json.dumps(case)
+
+
+def test_cases_become_one_line_each_and_the_noise_is_only_logged() -> None:
+    shown, log = io.StringIO(), io.StringIO()
+    console = PromptfooConsole(log, show=shown)
+    for line in PROMPTFOO_NOISE.splitlines():
+        console.feed(line)
+    console.feed(_marker(id="C01", status="PASS", latency_ms=12300))
+    console.feed(_marker(id="C18", status="FAIL", latency_ms=4000,
+                         reason="pull_request: expected no pull request, but PR(s) created in the conversation: 7"))
+    console.feed(_marker(id="Q01", status="ERROR", latency_ms=100, error_kind="portal",
+                         reason="[portal] the portal at http://127.0.0.1:8400 is not reachable", not_graded=1))
+    console.feed("Error: Cannot find module 'x'")  # Promptfoo's own error: shown as it came
+    assert shown.getvalue().splitlines() == [
+        "  C01    PASS    12.3s",
+        "  C18    FAIL     4.0s  pull_request: expected no pull request, but PR(s) created in the conversation: 7",
+        "  Q01    ERROR    0.1s  [portal] the portal at http://127.0.0.1:8400 is not reachable  (1 not graded)",
+        "Error: Cannot find module 'x'",
+    ]
+    logged = log.getvalue()
+    assert "» View results: promptfoo view" in logged and "┌" in logged  # everything is in the suite's log
+    counts = console.counts
+    assert (counts.passed, counts.failed, counts.errors, counts.not_graded) == (1, 1, 1, 1)
+    assert suite_summary("spoke-create", counts, 12.4, "eval-abc") == (
+        "spoke-create: 1 passed, 1 failed, 1 error(s) (portal 1), 1 check(s) not graded in 12 s; eval eval-abc"
+    )
+
+
+def test_the_table_is_shown_when_asked_and_long_reasons_are_cut() -> None:
+    shown = io.StringIO()
+    console = PromptfooConsole(None, table=True, show=shown)
+    console.feed("│ simulated_us │ [spoke] {{ … │")
+    console.feed(_marker(id="C02", status="FAIL", latency_ms=1, reason="x" * 400))
+    lines = shown.getvalue().splitlines()
+    assert lines[0].startswith("│")
+    assert lines[1].endswith("…") and len(lines[1]) < 200
+
+
+def test_a_broken_marker_is_ignored_not_fatal() -> None:
+    shown = io.StringIO()
+    console = PromptfooConsole(None, show=shown)
+    console.feed(MARKER + "{not json")
+    assert shown.getvalue() == "" and console.counts.total == 0
