@@ -20,9 +20,10 @@ from pathlib import Path
 from agent_evals.paths import project_root
 from agent_evals.portal.process import PortalProcess
 from agent_evals.runner.run import promptfoo_command, promptfoo_env
+from agent_evals.runner.suites import discover
 
 KEEP = ("PATH", "HOME", "LANG", "TMPDIR")
-SUITES = ("spoke-create", "spoke-qa", "spoke-create-overlay")
+SUITES = tuple(suite.name for suite in discover())
 
 
 def _env(root: Path) -> dict[str, str]:
