@@ -39,3 +39,15 @@ def test_the_runner_gives_promptfoo_a_worker_timeout_just_above_the_deadline(mon
     env = _suite_env(select("spoke-create")[0], Portal("http://127.0.0.1:1", None, None, False), "run-x", 4,
                      replay=None, record=None, allow_stale=False)
     assert env["REQUEST_TIMEOUT_MS"] == "5000"
+
+
+def test_python_workers_never_exceed_the_rows_nor_on_a_replay_the_cpus() -> None:
+    import os
+
+    from agent_evals.runner.run import python_workers
+
+    assert python_workers(4, 22, replay=False) == 4
+    assert python_workers(16, 3, replay=False) == 3  # no idle workers to start
+    assert python_workers(4, None, replay=False) == 4
+    assert python_workers(8, 22, replay=True) == min(8, os.cpu_count() or 1)
+    assert python_workers(1, 0, replay=True) == 1

@@ -215,6 +215,7 @@ class PortalTools:
                 Client(streamable_http_client(self._connection.mcp_url, http_client=http)) as client,
             ):
                 _resolve(self._ready, await _list_tools(client))
+                _share_output_validators(client)
                 while (current := await self._jobs.get()) is not None:
                     await _run_job(client, current, errors)
         except BaseException as exc:
@@ -284,6 +285,34 @@ class PortalTools:
                 f"{self._connection.url} does not offer (portal tools: {', '.join(sorted(offered))})"
             )
         return [mcp_tool_to_spec(n, offered[n].description, offered[n].input_schema) for n in wanted]
+
+
+# Compiled output-schema validators, shared by this process's sessions: the SDK compiles one per tool
+# and session (~10 ms each, most of a replayed conversation's CPU); the portal's schemas don't change.
+_VALIDATORS: dict[tuple[str, str], Any] = {}
+
+
+def _share_output_validators(client: Any) -> None:
+    """Give a new session the validators an earlier session compiled for the same schemas (the SDK
+    reuses a session's cached validator while the tool's schema is unchanged). Best effort: an SDK
+    without this cache is left as it is."""
+    session = getattr(client, "session", None)
+    schemas = getattr(session, "_tool_output_schemas", None)
+    cache = getattr(session, "_tool_output_validators", None)
+    compile_one = getattr(session, "_output_schema_validator", None)
+    if not (isinstance(schemas, dict) and isinstance(cache, dict) and callable(compile_one)):
+        return
+    for name, schema in schemas.items():
+        if not isinstance(schema, dict):
+            continue
+        key = (str(name), json.dumps(schema, sort_keys=True))
+        if key in _VALIDATORS:
+            cache[name] = _VALIDATORS[key]
+            continue
+        try:
+            _VALIDATORS[key] = compile_one(name, schema)  # compiles and caches it in this session too
+        except RuntimeError:
+            continue  # an invalid schema: the SDK says so when the tool is called
 
 
 async def _list_tools(client: Any) -> list[Any]:

@@ -3,7 +3,9 @@ the suite's data dir (``npm run portal``), or one the runner starts and stops.
 
 Each suite's data dir has a stable port (8400 for the default data dir, 8401… for the
 suites with customer settings, in suite order), used when free, so the PR links in results
-keep working with ``agent-evals portal serve --suite <suite>`` after the run.
+keep working with ``agent-evals portal serve --suite <suite>`` after the run. Within one run
+(``all``), a portal the runner started serves every later suite with the same data dir and
+settings (:class:`PortalPool`): one start instead of one per suite.
 """
 
 from __future__ import annotations
@@ -13,7 +15,7 @@ import os
 import secrets
 import socket
 from collections.abc import Iterator
-from contextlib import contextmanager
+from contextlib import ExitStack, contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -134,3 +136,29 @@ def _shared(suite: Suite, data_dir: Path) -> Portal | None:
 
 def _same_file(a: str | None, b: str | None) -> bool:
     return a is not None and b is not None and Path(a).resolve() == Path(b).resolve()
+
+
+class PortalPool:
+    """The portals of one run, each started once and shared by the suites that need it (the same
+    data dir, hence the same settings); all stop when the pool closes (a forced exit detaches them)."""
+
+    def __init__(self, run_id: str, log_folder: Path) -> None:
+        self.run_id, self.log_folder = run_id, log_folder
+        self._stack = ExitStack()
+        self._open: dict[Path, Portal] = {}
+
+    def __enter__(self) -> PortalPool:
+        return self
+
+    def __exit__(self, *exc: object) -> bool | None:
+        return self._stack.__exit__(*exc)  # type: ignore[arg-type]
+
+    def get(self, suite: Suite) -> Portal:
+        key = data_dir_of(suite).resolve() if not os.environ.get("PORTAL_URL", "").strip() else Path("<external>")
+        portal = self._open.get(key)
+        if portal is None:
+            portal = self._stack.enter_context(portal_for(suite, run_id=self.run_id, log_folder=self.log_folder))
+            self._open[key] = portal
+        elif portal.data_dir is not None:
+            print(f"portal: {portal.url} (data: {portal.data_dir})", flush=True)
+        return portal
