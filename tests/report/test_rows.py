@@ -21,7 +21,7 @@ def test_a_passing_row() -> None:
     assert (row.group, row.priority, row.provider, row.end, row.turns, row.tool_calls) == (
         "copy",
         "smoke",
-        "spoke",
+        "agent",
         "done",
         2,
         3,

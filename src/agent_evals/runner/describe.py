@@ -3,7 +3,8 @@
     tickets-create · replay · agent golden-agent, user golden-user, judge none · rev abc1234 · instructions 1d23b9c2
 
 The suite, how it ran (live, replay, record), the model of each role, the git revision and the
-hash of the agent's instructions, so a replay and a live run of another model are told apart.
+hash of the agent's instructions, so a replay and a live run of another model are told apart;
+and, when no judge grades the suite's model-graded assertions, that they are NOT GRADED.
 """
 
 from __future__ import annotations
@@ -19,7 +20,21 @@ def eval_description(suite: Suite, mode: str, git_revision: str | None) -> str:
     hashes = _instructions(suite)
     if hashes:
         parts.append("instructions " + ", ".join(hashes))
+    if _ungraded(suite):
+        parts.append("model-graded checks NOT GRADED (no judge)")
     return " · ".join(parts)
+
+
+def _ungraded(suite: Suite) -> bool:
+    """The suite has model-graded assertions and no judge model will grade them."""
+    from agent_evals.judge import judge_configured
+    from agent_evals.preflight.suite_checks import needs_judge
+    from agent_evals.runner.suite_files import load_suite
+
+    try:
+        return not judge_configured() and needs_judge(load_suite(suite).tests)
+    except KitError:
+        return False
 
 
 def _agents(suite: Suite) -> list[tuple[dict, object]]:

@@ -95,12 +95,22 @@ def portal_for(suite: Suite, *, run_id: str, log_folder: Path) -> Iterator[Porta
 
     port = stable_port(suite)
     log_file = log_folder / f"portal-{suite.name}.log"
-    process = PortalProcess(
-        data_dir=data_dir, token=secrets.token_urlsafe(32), settings_file=suite.portal_settings,
-        port=port if _free(port) else 0, log_file=log_file, owner_pid=os.getpid(), sweep_eval_ids=(run_id,),
-    )
+
+    def new_process(port: int) -> PortalProcess:
+        return PortalProcess(
+            data_dir=data_dir, token=secrets.token_urlsafe(32), settings_file=suite.portal_settings,
+            port=port, log_file=log_file, owner_pid=os.getpid(), sweep_eval_ids=(run_id,),
+        )
+
+    process = new_process(port if _free(port) else 0)
     try:
-        process.start()
+        try:
+            process.start()
+        except PortalStartError:
+            if process.port in (0, None):
+                raise
+            process = new_process(0)  # the stable port was taken meanwhile: any free one will do
+            process.start()
     except PortalStartError as exc:
         raise PortalSetupError(f"the portal for {suite.name} did not start: {str(exc).splitlines()[0]}") from None
     try:
