@@ -22,6 +22,9 @@ Results: ✓ 2 passed, 1 failed, 0 errors (66.67%)
 Duration: 12s (concurrency: 4)
 Total Tokens: 1,234
 [OtlpReceiver] Listening on 127.0.0.1:4318
+[Evaluation] Starting 3 test cases...
+[CI Progress] Evaluation running for 30s - Completed 1/3 tests (33%)
+[Evaluation] ✓ Complete! 3/3 tests in 2s
 Python worker stderr: INFO agent_evals: something
 """
 

@@ -16,7 +16,10 @@ from agent_evals.runner.run import run
 from tests.conftest import PROJECT_ROOT
 
 
-def test_all_suites_replay_offline_and_pass(isolated: Path, capsys: pytest.CaptureFixture[str]) -> None:
+def test_all_suites_replay_offline_and_pass(
+    isolated: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("CI", "true")  # as on a CI machine, where Promptfoo logs its own progress lines
     code = run("all", "golden", None, ["-o", str(isolated / "{suite}.json"), "-j", "4"])
 
     printed = capsys.readouterr().out

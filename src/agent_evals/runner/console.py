@@ -29,6 +29,7 @@ _DROP = (
     re.compile(r"^(There were some errors during the operation|Error log: |Debug log: )"),
     re.compile(r"^\s*$"),
     re.compile(r"^\[(OtlpReceiver|EvaluatorTracing|OtelSdk|TraceStore)\]"),  # Promptfoo's tracing chatter
+    re.compile(r"^\[(Evaluation|CI Progress)\] "),  # Promptfoo's progress when CI is set: the kit prints its own
 )
 _EVAL_LINE = re.compile(r"^(✓ Eval complete|⏸ Evaluation paused)")
 
