@@ -39,6 +39,7 @@ def scripted_models(monkeypatch: pytest.MonkeyPatch) -> Iterator[ScriptedOpenAIS
         monkeypatch.setenv("AGENT_MODEL", "agent-model")
         monkeypatch.setenv("USER_MODEL", "user-model")
         monkeypatch.setenv("LLM_MAX_RETRIES", "0")
+        monkeypatch.setenv("JUDGE_MODEL", "none")  # the golden plans play no judge
         yield server
 
 
@@ -122,7 +123,7 @@ def test_ctrl_c_stops_the_run_and_leaves_no_active_pr(tmp_path: Path) -> None:
     ):
         env.update(
             PORTAL_URL=portal.url, PORTAL_TOKEN="ctrl-c-token", OPENAI_BASE_URL=models.base_url,
-            AGENT_MODEL="agent-model", USER_MODEL="user-model", LLM_MAX_RETRIES="0",
+            AGENT_MODEL="agent-model", USER_MODEL="user-model", LLM_MAX_RETRIES="0", JUDGE_MODEL="none",
         )
         command = [sys.executable, "-m", "agent_evals.cli", "run", "spoke-create", "--filter-pattern", "C0[1-8]", "-j", "2"]
         runner = subprocess.Popen(command, env=env, cwd=PROJECT_ROOT, start_new_session=True,
