@@ -122,13 +122,16 @@ def test_description_cases_name_fields_by_their_schema_descriptions() -> None:
         assert described, f"{case['description']}: no fact is named by a schema description"
 
 
-def test_qa_cases_have_a_rubric_and_offline_key_facts() -> None:
+def test_qa_cases_have_judged_statements_and_offline_key_facts() -> None:
     for case in _cases("spoke-qa"):
-        types = [a["type"] for a in case["assert"]]
-        facts = [a for a in case["assert"] if str(a.get("value", "")).endswith("/reply_contains.py")]
-        assert "llm-rubric" in types and facts and facts[0]["config"]["all"], case["description"]
-    grader = _config("spoke-qa")["defaultTest"]["options"]["provider"]
-    assert grader == "file://../../providers/judge.py"
+        def config(name: str) -> dict[str, Any]:
+            [found] = [a for a in case["assert"] if str(a.get("value", "")).endswith(f"/{name}.py")]
+            return found["config"]
+
+        statements = config("expected_statements")
+        assert statements["about"] == "final_reply" and len(statements["statements"]) >= 4, case["description"]
+        assert config("reply_contains")["all"], case["description"]
+        assert "llm-rubric" not in [a["type"] for a in case["assert"]]
 
 
 def test_overlay_suite_has_its_portal_settings() -> None:
