@@ -24,7 +24,7 @@ def test_all_suites_replay_offline_and_pass(isolated: Path, capsys: pytest.Captu
     assert "NOT GRADED" in printed  # no grader model here: said plainly, never passed
     counts = {}
     _every_line_is_the_kits(printed)
-    for suite in ("spoke-create", "spoke-qa", "spoke-create-overlay", "integration-qa"):
+    for suite in ("spoke-create", "spoke-qa", "spoke-create-overlay", "integration-qa", "spoke-create-variants"):
         data = json.loads((isolated / f"{suite}.json").read_text())
         rows = data["results"]["results"]
         # the viewer's list tells runs apart; rows keep the order of the case files
@@ -51,7 +51,8 @@ def test_all_suites_replay_offline_and_pass(isolated: Path, capsys: pytest.Captu
                     "without a judge)"
                 ]
                 assert "statements" not in row["namedScores"]
-    assert counts == {"spoke-create": 22, "spoke-qa": 4, "spoke-create-overlay": 3, "integration-qa": 13}
+    assert counts == {"spoke-create": 22, "spoke-qa": 4, "spoke-create-overlay": 3, "integration-qa": 13,
+                      "spoke-create-variants": 48}
 
     _the_gate_holds(isolated)
     data = isolated / "data"

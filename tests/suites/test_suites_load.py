@@ -45,7 +45,9 @@ def _file_refs(node: Any) -> list[str]:
 
 
 def test_the_suites_exist() -> None:
-    assert list(SUITES) == ["spoke-create", "spoke-qa", "spoke-create-overlay", "integration-qa"]  # evals/order.txt
+    assert list(SUITES) == [  # evals/order.txt, then the others by name
+        "spoke-create", "spoke-qa", "spoke-create-overlay", "integration-qa", "spoke-create-variants",
+    ]
 
 
 @pytest.mark.parametrize("name", list(SUITES))
@@ -84,6 +86,19 @@ def test_spoke_create_has_22_cases_in_four_groups() -> None:
     assert groups == {"copy": 8, "copy_by_description": 8, "new": 1, "blocked": 5}
     smoke = Counter(c["metadata"]["group"] for c in cases if c["metadata"]["priority"] == "smoke")
     assert smoke == {"copy": 2, "copy_by_description": 2, "new": 1, "blocked": 2}
+
+
+def test_spoke_create_variants_has_48_generated_cases_over_the_seed_spokes() -> None:
+    cases = _cases("spoke-create-variants")
+    assert [c["metadata"]["id"] for c in cases] == [f"V{i:02d}" for i in range(1, 49)]
+    assert Counter(c["metadata"]["group"] for c in cases) == {"copy": 36, "overlap": 12}
+    assert set(Counter(c["metadata"]["style"] for c in cases)) == {"plain", "terse", "chatty", "command", "on_request"}
+    sources = {c["vars"]["simulated_user"]["facts"]["existing network to copy"] for c in cases}
+    assert len(sources) == 14  # every seed spoke is copied
+    with_tags = [c for c in cases if c["metadata"]["group"] == "copy" and any(
+        not p.startswith(("/name", "/location", "/environment", "/addressSpace", "/subnets"))
+        for p in next(a for a in c["assert"] if a["value"].endswith("/input_diff.py"))["config"]["expected_changes"])]
+    assert 10 <= len(with_tags) < 36  # with and without tag changes
 
 
 def _assertion_files(case: dict[str, Any]) -> list[str]:

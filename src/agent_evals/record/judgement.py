@@ -23,8 +23,9 @@ QUESTION_VERSION = 1
 
 
 def judgement_key(check: str, config: Any) -> str:
-    """``expected_statements:3f2a9c1b0d4e``: one judged check of a test, by its name and config."""
-    canonical = json.dumps(config, sort_keys=True, ensure_ascii=False, default=str)
+    """``expected_statements:3f2a9c1b0d4e``: one judged check of a test, by its name and config (no
+    config is the same as an empty one)."""
+    canonical = json.dumps(config or {}, sort_keys=True, ensure_ascii=False, default=str)
     return f"{check}:{hashlib.sha256(canonical.encode()).hexdigest()[:12]}"
 
 
