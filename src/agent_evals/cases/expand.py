@@ -48,8 +48,16 @@ class Expansion:
 
 
 class _Problems(list[str]):
-    def add(self, text: str) -> None:
-        if text not in self:
+    """The problems found, each said once (``key``: what makes two problems the same one)."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self._keys: set[str] = set()
+
+    def add(self, text: str, key: str | None = None) -> None:
+        key = key or text
+        if key not in self._keys:
+            self._keys.add(key)
             self.append(text)
 
 
@@ -139,7 +147,8 @@ def _case(
         given = f" nor given by its derivation {derive}" if derive else ""
         problems.add(
             f"{source.shown(source.templates_path)}: template {name!r} uses {{{exc.name}}}, which is neither a column "
-            f"of {source.shown(source.table_path)} ({', '.join(source.columns)}){given}; first at {_where(row, source)}"
+            f"of {source.shown(source.table_path)} ({', '.join(source.columns)}){given}; first at {_where(row, source)}",
+            key=f"missing {name} {exc.name}",
         )
         return None
     except ValueError as exc:

@@ -126,8 +126,8 @@ def load_source(folder: Path, suite: str | None = None) -> CaseSource:
     return CaseSource(
         suite=suite or folder.name, folder=folder, templates_path=path, table_path=table_path,
         pack=str(raw["pack"]) if raw.get("pack") else None,
-        output=path.parent / str(raw.get("output") or DEFAULT_OUTPUT),
-        plan_output=path.parent / str(raw.get("plan_output") or DEFAULT_PLAN_OUTPUT),
+        output=(path.parent / str(raw.get("output") or DEFAULT_OUTPUT)).resolve(),
+        plan_output=(path.parent / str(raw.get("plan_output") or DEFAULT_PLAN_OUTPUT)).resolve(),
         styles=styles, templates={str(k): dict(v) for k, v in templates.items()}, columns=columns, rows=rows,
     )
 
