@@ -93,14 +93,17 @@ def network(text: str, what: str = "address range") -> Network:
     return parsed
 
 
-def overlapping(new: Network, *, besides: str | None = None) -> list[tuple[str, Network]]:
-    """The seed spokes (and the hub) whose address space overlaps ``new``."""
-    found = [(what, net) for what, net in hub_ranges() if net.overlaps(new)]
-    for name, config in seed_configs().items():
-        if name == besides:
-            continue
-        found += [(f"spoke {name}", n) for n in map(ipaddress.IPv4Network, config["addressSpace"]) if n.overlaps(new)]
-    return found
+@cache
+def _taken() -> tuple[tuple[str, Network], ...]:
+    """The hub's ranges, then each seed spoke's, as networks."""
+    spokes = tuple((f"spoke {name}", ipaddress.IPv4Network(c))
+                   for name, config in seed_configs().items() for c in config["addressSpace"])
+    return hub_ranges() + spokes
+
+
+def overlapping(new: Network) -> list[tuple[str, Network]]:
+    """The hub and the seed spokes whose address space overlaps ``new``."""
+    return [(what, net) for what, net in _taken() if net.overlaps(new)]
 
 
 # -- the derivations ------------------------------------------------------------------------------
