@@ -19,15 +19,17 @@ from agent_evals.record import Judgement, judgement_key
 NOT_GRADED = "NOT GRADED"
 
 
-def find_judgement(name: str, config: Any, metadata: Any) -> Judgement | str:
-    """The judge's verdicts on this check, or why there are none."""
+def judged(name: str, config: Any, metadata: Any) -> Judgement | GradingResult:
+    """The judge's verdicts on this check, or the NOT GRADED result saying why there are none."""
     record = read_record(metadata)
     key = judgement_key(name, config)
     found = next((j for j in record.judged if j.key == key), None)
     if found is None:
-        return "the provider did not judge this check (no entry for it in the metadata's 'judged' list)"
+        return not_graded(name, "the provider did not judge this check (no entry for it in the metadata's 'judged' list)")
     if found.not_graded is not None:
-        return found.not_graded
+        return not_graded(name, found.not_graded)
+    if not found.verdicts:
+        return not_graded(name, "the judge gave no verdict")
     return found
 
 

@@ -16,8 +16,9 @@ from typing import Any, Literal, get_args
 
 from agent_evals.assertions._config import ConfigReader
 from agent_evals.assertions._context import grader
-from agent_evals.assertions._judged import find_judgement, judged_by, not_graded
+from agent_evals.assertions._judged import judged, judged_by
 from agent_evals.assertions._result import GradingResult, make_result
+from agent_evals.record import Judgement
 
 NAME = "expected_statements"
 About = Literal["conversation", "final_reply"]
@@ -44,9 +45,9 @@ def parse_config(raw: Any) -> ExpectedStatementsConfig:
 @grader(NAME)
 def grade(config: Any, metadata: Any) -> GradingResult:
     cfg = parse_config(config)
-    found = find_judgement(NAME, config, metadata)
-    if isinstance(found, str) or not found.verdicts:
-        return not_graded(NAME, found if isinstance(found, str) else "the judge gave no verdict")
+    found = judged(NAME, config, metadata)
+    if not isinstance(found, Judgement):
+        return found
     held = [v for v in found.verdicts if v.passed]
     score = len(held) / len(found.verdicts)
     passed = score >= cfg.threshold

@@ -14,8 +14,9 @@ from typing import Any
 
 from agent_evals.assertions._config import ConfigReader
 from agent_evals.assertions._context import grader
-from agent_evals.assertions._judged import find_judgement, judged_by, not_graded
+from agent_evals.assertions._judged import judged, judged_by
 from agent_evals.assertions._result import GradingResult, make_result
+from agent_evals.record import Judgement
 
 NAME = "goal_reached"
 INFORMATIVE = "informative: it does not decide the row"
@@ -35,9 +36,9 @@ def parse_config(raw: Any) -> GoalReachedConfig:
 @grader(NAME)
 def grade(config: Any, metadata: Any) -> GradingResult:
     parse_config(config)
-    found = find_judgement(NAME, config, metadata)
-    if isinstance(found, str) or not found.verdicts:
-        return not_graded(NAME, found if isinstance(found, str) else "the judge gave no verdict")
+    found = judged(NAME, config, metadata)
+    if not isinstance(found, Judgement):
+        return found
     verdict = found.verdicts[0]
     head = f"{NAME} ({INFORMATIVE})" if found.informative else NAME
     word = "reached" if verdict.passed else "not reached"

@@ -15,8 +15,9 @@ from typing import Any
 
 from agent_evals.assertions._config import ConfigReader
 from agent_evals.assertions._context import grader
-from agent_evals.assertions._judged import find_judgement, judged_by, not_graded
+from agent_evals.assertions._judged import judged, judged_by
 from agent_evals.assertions._result import GradingResult, make_result
+from agent_evals.record import Judgement
 from agent_evals.assertions._run import read_record
 
 NAME = "trajectory_quality"
@@ -40,9 +41,9 @@ def parse_config(raw: Any) -> TrajectoryQualityConfig:
 @grader(NAME)
 def grade(config: Any, metadata: Any) -> GradingResult:
     cfg = parse_config(config)
-    found = find_judgement(NAME, config, metadata)
-    if isinstance(found, str) or not found.verdicts:
-        return not_graded(NAME, found if isinstance(found, str) else "the judge gave no verdict")
+    found = judged(NAME, config, metadata)
+    if not isinstance(found, Judgement):
+        return found
     verdict = found.verdicts[0]
     score = verdict.score if verdict.score is not None else (1.0 if verdict.passed else 0.0)
     actual = ", ".join(c.name for c in read_record(metadata).tool_calls) or "no calls"
