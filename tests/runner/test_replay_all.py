@@ -102,6 +102,6 @@ def _every_line_is_the_kits(printed: str) -> None:
     strays = [line for line in lines if not any(p.fullmatch(line) for p in LINES)]
     assert strays == [], strays
     cases = [line.split()[0] for line in lines if LINES[3].fullmatch(line)]
-    assert len(cases) == len(set(cases)) == 42
-    assert sum(1 for line in lines if LINES[4].fullmatch(line)) == 4
+    assert len(cases) == len(set(cases)) == 42 + 48
+    assert sum(1 for line in lines if LINES[4].fullmatch(line)) == 5
     assert lines[-1] == "Results are in the Promptfoo viewer: npm run eval:view"
