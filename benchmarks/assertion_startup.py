@@ -92,6 +92,9 @@ CONFIGS: dict[str, dict[str, Any]] = {
     "conversation": {"max_turns": 4, "expected_steps": 3},
     "reply_contains": {"all": ["retries", "5"]},
     "reply_grounded": {"kinds": ["url", "number"]},
+    "goal_reached": {},
+    "expected_statements": {"statements": ["The assistant raised the retries to 5", "It gave the link"]},
+    "trajectory_quality": {"expected": ["get_spoke", "create_spoke_pull_request"]},
 }
 
 
@@ -134,7 +137,17 @@ def _metadata(portal_url: str) -> dict[str, Any]:
     )
     record.add_usage("agent", Usage(9000, 400, 9400, 5))
     record.add_usage("user", Usage(800, 60, 860, 2))
+    record.judged = [_judged(name) for name in ("goal_reached", "expected_statements", "trajectory_quality")]
     return record.to_metadata()
+
+
+def _judged(name: str) -> Any:
+    """The judge's verdicts on one judged check, as the provider records them."""
+    from agent_evals.record import Judgement, Verdict, judgement_key
+
+    questions = CONFIGS[name].get("statements") or ["the goal" if name == "goal_reached" else "the route"]
+    verdicts = tuple(Verdict(q, True, "It holds.", 0.9 if name == "trajectory_quality" else None) for q in questions)
+    return Judgement(name, judgement_key(name, CONFIGS[name]), verdicts, model="gpt-4.1")
 
 
 def _context(name: str, portal_url: str) -> list[Any]:

@@ -15,9 +15,15 @@
 //            instead of one Python process per check (AGENT_EVALS_ASSERTIONS=python keeps the
 //            Python processes). Without a grader model, model-graded assertions become a visible
 //            NOT GRADED entry (weight 0, no metric: never in a score) listed in metadata.not_graded.
+//            The kit's judged checks (goal_reached, expected_statements, trajectory_quality) are
+//            asked of the judge by the provider: live when a judge model is configured, in a
+//            replay when the case's cassettes hold judge replies; otherwise they too become NOT
+//            GRADED entries. When the judge can answer, a conversation case with a goal that does
+//            not list goal_reached gets an informative goal_reached entry (weight 0).
 // afterEach  the provider already abandoned its row's PRs (metadata.cleanup); a row it could not
 //            clean (it crashed, timed out, the portal was down) is cleaned here through Python.
-//            Prints one line per finished case.
+//            An informative goal_reached becomes the row's named score goal_reached (a weight-0
+//            entry cannot carry one). Prints one line per finished case.
 // afterAll   abandons what the run left active and stops the portal beforeAll started.
 //
 // The logic lives in Python (agent_evals.runner.plain, agent_evals.hooks); this file only wires
@@ -37,7 +43,8 @@ const MODEL_GRADED = new Set([
   "answer-relevance", "context-faithfulness", "context-recall", "context-relevance", "select-best",
   "search-rubric", "trajectory:goal-success",
 ]);
-const state = { startedPortal: null, plain: false };
+const JUDGED = new Set(["goal_reached", "expected_statements", "trajectory_quality"]);
+const state = { startedPortal: null, plain: false, replayFolders: null, judgedCases: null };
 
 function python() {
   const venv = path.join(ROOT, ".venv", "bin", "python");
@@ -67,6 +74,7 @@ function suiteFolder(context) {
 }
 
 async function beforeAll(context) {
+  state.replayFolders = replayFolders(context);
   if (process.env.AGENT_EVALS_RUN_ID && process.env.PORTAL_URL) return undefined; // the kit's runner
   state.plain = true;
   if (!process.env.PROMPTFOO_PYTHON) process.env.PROMPTFOO_PYTHON = python();
@@ -91,7 +99,82 @@ function judgeConfigured() {
   return Boolean(endpoint && model);
 }
 
+// The folders a replay reads (a provider's `replay:`, else AGENT_EVALS_REPLAY_DIR; "golden" is the
+// suite's golden/), as the provider resolves them.
+function replayFolders(context) {
+  const env = process.env.AGENT_EVALS_REPLAY_DIR;
+  const providers = (context && context.suite && context.suite.providers) || [];
+  const folders = [];
+  for (const provider of providers) {
+    const config = (provider && provider.config) || {};
+    const replay = config.replay || env;
+    if (!replay) continue;
+    const base = config.basePath || suiteFolder(context);
+    folders.push(replay === "golden" ? path.join(base, "golden") : path.resolve(base, replay));
+  }
+  if (providers.length === 0 && env) folders.push(env === "golden" ? path.join(suiteFolder(context || {}), "golden") : path.resolve(env));
+  return folders;
+}
+
+// The case ids whose cassettes hold judge replies (model_calls of role judge), in the replay folders.
+function judgedCases(folders) {
+  const found = new Set();
+  for (const folder of folders) {
+    let files = [];
+    try {
+      files = fs.readdirSync(folder).filter((f) => f.endsWith(".json"));
+    } catch (error) {
+      continue; // the provider says what is wrong with the folder
+    }
+    for (const file of files) {
+      try {
+        const cassette = JSON.parse(fs.readFileSync(path.join(folder, file), "utf8"));
+        if ((cassette.model_calls || []).some((c) => c && c.role === "judge")) found.add(String(cassette.case_id));
+      } catch (error) {
+        // not a cassette; the provider reports a broken one
+      }
+    }
+  }
+  return found;
+}
+
+function caseId(test) {
+  const id = test.metadata && test.metadata.id;
+  if (id) return String(id);
+  const match = /^\s*([A-Za-z]+\d+)\b/.exec(String(test.description || ""));
+  return match ? match[1] : "";
+}
+
+// Whether the provider's judge can answer this test's judged checks: in a replay, its cassettes hold
+// judge replies; live, a judge model is configured. Returns null, or why not.
+function judgeMissing(test) {
+  const folders = state.replayFolders || replayFolders(null);
+  if (folders.length === 0) {
+    return judgeConfigured() ? null : "no judge model is configured (JUDGE_MODEL and an LLM endpoint)";
+  }
+  if (state.judgedCases === null) state.judgedCases = judgedCases(folders);
+  return state.judgedCases.has(caseId(test)) ? null : "the case's cassette holds no judge replies (it was recorded without a judge)";
+}
+
 const KIT_CHECK = /(?:^|\/)assertions\/(\w+)\.py$/;
+const KIT_JUDGED_JS = /(?:^|\/)assertions\/kit\.js:(\w+)$/;
+
+function judgedName(assertion) {
+  if (!assertion) return null;
+  const value = String(assertion.value || "").replace(/^file:\/\//, "");
+  const match = assertion.type === "python" ? KIT_CHECK.exec(value) : assertion.type === "javascript" ? KIT_JUDGED_JS.exec(value) : null;
+  return match && JUDGED.has(match[1]) ? match[1] : null;
+}
+
+function notGradedEntry(what, why) {
+  const reason = `NOT GRADED: ${what}: ${why}; this check did not run and counts neither as a pass nor in any score`;
+  return { type: "javascript", value: `({pass: true, score: 0, reason: ${JSON.stringify(reason)}})`, weight: 0 };
+}
+
+function hasGoal(test) {
+  const user = test.vars && test.vars.simulated_user;
+  return Boolean(user && typeof user === "object" && typeof user.goal === "string" && user.goal.trim());
+}
 const KIT_JS = `file://${path.join(ROOT, "assertions", "kit.js")}`;
 
 function fastForm(assertion) {
@@ -103,20 +186,42 @@ function fastForm(assertion) {
 
 async function beforeEach({ test }) {
   const original = (test && test.assert) || [];
-  const asserts = original.map(fastForm);
-  const changed = asserts.some((a, i) => a !== original[i]);
+  const judged = original.filter((a) => judgedName(a) !== null);
+  const missing = judged.length || hasGoal(test || {}) ? judgeMissing(test || {}) : null;
+  const extra = [];
+  if (missing === null && hasGoal(test || {}) && !judged.some((a) => judgedName(a) === "goal_reached")) {
+    extra.push({ type: "python", value: `file://${path.join(ROOT, "assertions", "goal_reached.py")}`, weight: 0 });
+  }
+  const asserts = [...original, ...extra].map(fastForm);
+  const changed = extra.length > 0 || asserts.some((a, i) => a !== original[i]);
   const graded = asserts.filter((a) => a && MODEL_GRADED.has(String(a.type || "").replace(/^not-/, "")));
-  if (graded.length === 0 || judgeConfigured()) {
+  const offGraded = judgeConfigured() ? [] : graded;
+  const offJudged = missing === null ? [] : asserts.filter((a) => judgedName(a) !== null);
+  if (offGraded.length === 0 && offJudged.length === 0) {
     return changed ? { test: { ...test, assert: asserts } } : undefined; // else the test stays as it is
   }
-  const notGraded = graded.map((a) => `${a.type} (${a.metric || "no metric"}): no grader model`);
-  const entries = graded.map((a) => ({
-    type: "javascript",
-    value: `({pass: true, score: 0, reason: ${JSON.stringify(`NOT GRADED: ${a.type}${a.metric ? ` (${a.metric})` : ""}: no grader model is configured (JUDGE_MODEL and an endpoint); this check did not run and counts neither as a pass nor in any score`)}})`,
-    weight: 0,
-  }));
-  const kept = asserts.filter((a) => !graded.includes(a));
+  const label = (a, name) => `${name}${a.metric ? ` (${a.metric})` : ""}`;
+  const notGraded = [
+    ...offGraded.map((a) => `${a.type} (${a.metric || "no metric"}): no grader model`),
+    ...offJudged.map((a) => `${judgedName(a)} (${a.metric || "no metric"}): ${missing}`),
+  ];
+  const entries = [
+    ...offGraded.map((a) => notGradedEntry(label(a, a.type), "no grader model is configured (JUDGE_MODEL and an endpoint)")),
+    ...offJudged.map((a) => notGradedEntry(label(a, judgedName(a)), missing)),
+  ];
+  const kept = asserts.filter((a) => !offGraded.includes(a) && !offJudged.includes(a));
   return { test: { ...test, assert: [...kept, ...entries], metadata: { ...(test.metadata || {}), not_graded: notGraded } } };
+}
+
+// The informative goal_reached the provider graded (a weight-0 entry carries no named score).
+function informativeScores(result) {
+  const metadata = (result.response && result.response.metadata) || {};
+  const checks = Array.isArray(metadata.checks) ? metadata.checks : [];
+  const scores = {};
+  for (const check of checks) {
+    if (check && check.informative && typeof check.score === "number") scores[check.name] = check.score;
+  }
+  return scores;
 }
 
 function firstFailure(result) {
@@ -161,6 +266,12 @@ async function afterEach({ test, result }) {
     }
   } catch (error) {
     out.metadata = { cleanup: { error: `agent-evals hook: ${error.message}` } };
+  }
+  try {
+    const scores = informativeScores(result || {});
+    if (Object.keys(scores).length) out.namedScores = scores;
+  } catch (error) {
+    // an informative score is a courtesy
   }
   try {
     printCase(caseLine(test || {}, result || {}));

@@ -68,6 +68,7 @@ def kit_env(
         "AGENT_MODEL": AGENT_MODEL,
         "USER_MODEL": USER_MODEL,
         "LLM_MAX_RETRIES": "0",
+        "JUDGE_MODEL": "none",  # no judge unless a test scripts one (the judged checks are NOT GRADED)
     }
     for key, value in env.items():
         monkeypatch.setenv(key, value)

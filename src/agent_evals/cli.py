@@ -1,4 +1,4 @@
-"""The `agent-evals` command: portal, run, check, report, gate, cleanup.
+"""The `agent-evals` command: portal, run, check, cases, report, gate, cleanup.
 
 Each subcommand imports its implementation lazily, so `agent-evals --help` is fast
 and a broken optional part does not break the others.
@@ -56,6 +56,12 @@ def _check(args: argparse.Namespace, extra: list[str]) -> int:
     return check_command(
         args.suite, replay=args.replay, offline=args.offline, allow_stale=args.allow_stale, promptfoo_args=extra
     )
+
+
+def _cases_expand(args: argparse.Namespace) -> int:
+    from agent_evals.cases import expand_command
+
+    return expand_command(args.suite, check=args.check)
 
 
 def _cassettes_upgrade(args: argparse.Namespace) -> int:
@@ -158,6 +164,15 @@ def build_parser() -> argparse.ArgumentParser:
     check.add_argument("--offline", action="store_true", help="do not send a request to the models")
     check.add_argument("--allow-stale", action="store_true", help="stale cassettes are not a problem")
     check.set_defaults(handler=_check, passthrough=True)
+
+    cases = sub.add_parser("cases", help="cases generated from a suite's templates and data table")
+    cases_sub = cases.add_subparsers(dest="cases_command", required=True)
+    expand = cases_sub.add_parser(
+        "expand", help="write a suite's generated cases and golden plan entries (cases/templates.yaml + its table)"
+    )
+    expand.add_argument("suite", help="suite name (a folder under evals/) or 'all'")
+    expand.add_argument("--check", action="store_true", help="write nothing; exit 1 when a generated file is out of sync")
+    expand.set_defaults(handler=_cases_expand)
 
     cassettes = sub.add_parser("cassettes", help="recorded conversations")
     cassettes_sub = cassettes.add_subparsers(dest="cassettes_command", required=True)

@@ -84,3 +84,56 @@ def test_after_each_cleans_a_row_the_provider_could_not(tmp_path) -> None:  # no
                       {"PORTAL_URL": "http://127.0.0.1:9", "PROMPTFOO_PYTHON": str(PROJECT_ROOT / ".venv/bin/python")})
     assert "not reachable" in out["result"]["metadata"]["cleanup"]["error"]  # tried, through Python, and said why
     assert any(line.startswith("C02 x ERROR") for line in lines)
+
+
+STATEMENTS = {"type": "python", "value": "file://../../assertions/expected_statements.py", "metric": "statements",
+              "config": {"statements": ["It says so"]}}
+GOAL_TEST = {"description": "C01 x", "metadata": {"id": "C01"}, "vars": {"simulated_user": {"goal": "Get a copy"}},
+             "assert": [STATEMENTS]}
+GRADER = {"OPENAI_BASE_URL": "http://127.0.0.1:1/v1", "AGENT_MODEL": "m"}
+
+
+def test_judged_checks_without_a_judge_become_not_graded_entries_and_no_goal_entry_is_added() -> None:
+    test = hook("beforeEach", {"test": GOAL_TEST})[0]["test"]
+    assert test["metadata"]["not_graded"] == [
+        "expected_statements (statements): no judge model is configured (JUDGE_MODEL and an LLM endpoint)"
+    ]
+    [entry] = test["assert"]
+    assert entry["weight"] == 0 and "metric" not in entry
+    assert "NOT GRADED: expected_statements (statements): no judge model is configured" in entry["value"]
+
+
+def test_with_a_judge_a_case_with_a_goal_gets_an_informative_goal_entry() -> None:
+    test = hook("beforeEach", {"test": GOAL_TEST}, GRADER)[0]["test"]
+    assert "not_graded" not in test["metadata"]
+    listed, goal = test["assert"]
+    assert listed["type"] == "javascript" and listed["value"].endswith("assertions/kit.js:expected_statements")
+    assert goal == {"type": "javascript", "value": f"file://{PROJECT_ROOT}/assertions/kit.js:goal_reached", "weight": 0}
+
+
+def _cassette(folder, case: str, roles: list[str]) -> None:  # noqa: ANN001
+    folder.mkdir(parents=True, exist_ok=True)
+    calls = [{"role": r, "response": {"content": "x"}} for r in roles]
+    (folder / f"{case}.json").write_text(json.dumps({"format": "agent-evals/cassette@2", "case_id": case,
+                                                     "model_calls": calls}))
+
+
+def test_a_replay_grades_the_judged_checks_of_cases_whose_cassettes_hold_judge_replies(tmp_path) -> None:  # noqa: ANN001
+    _cassette(tmp_path, "C01", ["user", "agent", "judge"])
+    _cassette(tmp_path, "C02", ["user", "agent"])
+    env = {"AGENT_EVALS_REPLAY_DIR": str(tmp_path)}  # no judge model at all: the recording has the replies
+    graded = hook("beforeEach", {"test": GOAL_TEST}, env)[0]["test"]
+    assert [a["value"].rsplit(":", 1)[1] for a in graded["assert"]] == ["expected_statements", "goal_reached"]
+    other = {**GOAL_TEST, "description": "C02 y", "metadata": {"id": "C02"}}
+    test = hook("beforeEach", {"test": other}, {**env, **GRADER})[0]["test"]  # a live judge does not answer a replay
+    assert test["metadata"]["not_graded"] == [
+        "expected_statements (statements): the case's cassette holds no judge replies (it was recorded without a judge)"
+    ]
+
+
+def test_after_each_gives_an_informative_goal_its_named_score() -> None:
+    checks = [{"name": "goal_reached", "informative": True, "score": 0.0, "pass": False},
+              {"name": "expected_statements", "score": 1.0, "pass": True}]
+    row = {**ROW, "response": {"metadata": {**ROW["response"]["metadata"], "checks": checks}}}
+    out, _ = hook("afterEach", {"test": {"description": "C01 copy"}, "result": row}, {"PORTAL_URL": "http://127.0.0.1:9"})
+    assert out == {"result": {"namedScores": {"goal_reached": 0.0}}}

@@ -76,7 +76,7 @@ def test_a_good_suite_has_no_problem(tmp_path: Path) -> None:
 def test_the_real_suites_pass_for_a_replay() -> None:
     result = preflight(discover(), read_flags([]), replay="golden")
     assert result.ok, report(result, discover())
-    assert sum(result.cases(s.name) or 0 for s in discover()) == 42
+    assert sum(result.cases(s.name) or 0 for s in discover()) == 42 + 48  # spoke-create-variants: 48 generated
 
 
 @pytest.mark.parametrize(
@@ -110,6 +110,10 @@ def test_the_real_suites_pass_for_a_replay() -> None:
         pytest.param(CASE.replace("      metric: tool_sequence\n", ""), "",
                      "evals/s1/cases/a.yaml:7: C01: assertion 2 (tool_sequence): no metric; add `metric: <name>` so its "
                      "score has a name in the viewer and the report", id="no metric"),
+        pytest.param(CASE + "    - {type: python, value: file://../../assertions/expected_statements.py, metric: s,\n"
+                            "       config: {statements: []}}\n", "",
+                     "evals/s1/cases/a.yaml:11: C01: assertion 3 (expected_statements): invalid config: "
+                     "config.statements must not be empty: give a list of short statements", id="empty statements"),
         pytest.param(CASE.replace("C01, group", "C01 , group").replace("metadata: {id: C01 ,", "metadata: {"), "",
                      "evals/s1/cases/a.yaml:1: C01 copy: no metadata.id (the case id the report and cassettes use)",
                      id="no id"),

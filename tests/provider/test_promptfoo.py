@@ -88,6 +88,7 @@ def test_promptfoo_eval_runs_conversations_concurrently(
         "AGENT_MODEL": AGENT_MODEL,
         "USER_MODEL": USER_MODEL,
         "LLM_MAX_RETRIES": "0",
+        "JUDGE_MODEL": "none",
     }
     done = subprocess.run(
         ["npx", "promptfoo", "eval", "-c", str(_suite(tmp_path, first, second)), "-o", str(out), "--no-cache",

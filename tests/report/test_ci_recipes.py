@@ -209,7 +209,8 @@ def test_the_workflow_on_main_then_on_a_pull_request(
     assert all(r.returncode == 0 for r in on_main.values()), on_main["gate"].stdout + on_main["gate"].stderr
     assert on_main["gate"].stdout.splitlines()[-1].startswith("gate holds")
     report = _report_json(main)
-    assert report["complete"] and report["totals"]["cases"] == 15 and report["totals"]["runs"] == 45
+    smoke = 15 + 3  # the smoke cases of the hand-written suites, and of spoke-create-variants
+    assert report["complete"] and report["totals"]["cases"] == smoke and report["totals"]["runs"] == 3 * smoke
     assert {c["priority"] for c in report["cases"]} == {"smoke"} and all(c["k"] == 3 for c in report["cases"])
     assert (tmp_path / "baseline" / "baseline.json").read_text() == (
         main / "report" / "report.json"
@@ -231,10 +232,11 @@ def test_the_workflow_on_main_then_on_a_pull_request(
     assert summary.startswith("## ❌ Agent evals") and "- **Regressions** (1): `C01` pass → fail" in summary
     assert _report_json(pull)["baseline"]["counts"]["regression"] == 1
     junit = ET.parse(pull / "report" / "junit.xml").getroot()
-    assert junit.get("tests") == "15" and junit.get("failures") == "1"
+    assert junit.get("tests") == str(smoke) and junit.get("failures") == "1"
     assert sorted(p.name for p in (pull / "report" / "results").iterdir()) == [
         "integration-qa.json",
         "spoke-create-overlay.json",
+        "spoke-create-variants.json",
         "spoke-create.json",
         "spoke-qa.json",
     ]

@@ -65,6 +65,7 @@ def flaky_model(monkeypatch: pytest.MonkeyPatch) -> Iterator[EverySecondC01Fails
         monkeypatch.setenv("AGENT_MODEL", "agent-model")
         monkeypatch.setenv("USER_MODEL", "user-model")
         monkeypatch.setenv("LLM_MAX_RETRIES", "0")
+        monkeypatch.setenv("JUDGE_MODEL", "none")  # the golden plans play no judge
         yield responder
 
 

@@ -46,7 +46,7 @@ def env(tmp_path: Path, slow_models: ScriptedOpenAIServer) -> dict[str, str]:
     out.update(
         AGENT_EVALS_DATA_DIR=str(tmp_path / "data" / "portal"), PROMPTFOO_CONFIG_DIR=str(tmp_path / "promptfoo"),
         OPENAI_BASE_URL=slow_models.base_url, AGENT_MODEL="agent-model", USER_MODEL="user-model",
-        LLM_MAX_RETRIES="0", PATH=f"{PROJECT_ROOT / 'node_modules' / '.bin'}{os.pathsep}{os.environ['PATH']}",
+        LLM_MAX_RETRIES="0", JUDGE_MODEL="none", PATH=f"{PROJECT_ROOT / 'node_modules' / '.bin'}{os.pathsep}{os.environ['PATH']}",
     )
     return out
 

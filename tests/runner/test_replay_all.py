@@ -27,7 +27,7 @@ def test_all_suites_replay_offline_and_pass(
     assert "NOT GRADED" in printed  # no grader model here: said plainly, never passed
     counts = {}
     _every_line_is_the_kits(printed)
-    for suite in ("spoke-create", "spoke-qa", "spoke-create-overlay", "integration-qa"):
+    for suite in ("spoke-create", "spoke-qa", "spoke-create-overlay", "integration-qa", "spoke-create-variants"):
         data = json.loads((isolated / f"{suite}.json").read_text())
         rows = data["results"]["results"]
         # the viewer's list tells runs apart; rows keep the order of the case files
@@ -51,10 +51,14 @@ def test_all_suites_replay_offline_and_pass(
             assert len(components) == len(kit) == len(metadata["checks"]) >= 1
             assert [c["assertion"]["metric"] for c in components] == [c["metric"] for c in metadata["checks"]]
             assert metadata.get("cleanup", {}).get("abandoned", []) == [p["id"] for p in metadata["pull_requests"]]
-            if suite == "spoke-qa":
-                assert row["metadata"]["not_graded"] == ["llm-rubric (rubric): no grader model"]
-                assert "rubric" not in row["namedScores"]
-    assert counts == {"spoke-create": 22, "spoke-qa": 4, "spoke-create-overlay": 3, "integration-qa": 13}
+            if suite == "spoke-qa":  # the golden cassettes hold no judge replies
+                assert row["metadata"]["not_graded"] == [
+                    "expected_statements (statements): the case's cassette holds no judge replies (it was recorded "
+                    "without a judge)"
+                ]
+                assert "statements" not in row["namedScores"]
+    assert counts == {"spoke-create": 22, "spoke-qa": 4, "spoke-create-overlay": 3, "integration-qa": 13,
+                      "spoke-create-variants": 48}
 
     _the_gate_holds(isolated)
     data = isolated / "data"
@@ -68,16 +72,17 @@ def test_all_suites_replay_offline_and_pass(
 
 def _the_gate_holds(isolated: Path) -> None:
     """The report of the run, from its -o files and from its manifest (``latest``), holds evals/gate.yaml."""
-    suites = ["spoke-create", "spoke-qa", "spoke-create-overlay", "integration-qa"]
+    suites = ["spoke-create", "spoke-qa", "spoke-create-overlay", "integration-qa", "spoke-create-variants"]
     from_files = load_results([str(isolated / f"{suite}.json") for suite in suites])
-    from_run = load_results(["latest"])  # the run's manifest names its four evals
+    from_run = load_results(["latest"])  # the run's manifest names its five evals
     assert [e.suite for e in from_run.evals] == suites
     assert {e.mode for e in from_run.evals} == {"replay"} and len(from_run.runs) == 1
     for loaded in (from_files, from_run):
         report = build_report(loaded.evals, loaded.runs, loaded.rows)
         assert report.complete, report.incomplete
-        assert report.totals.cases == 42 and report.totals.failed == 0
-        assert report.totals.not_graded == 4  # the QA rubrics, without a grader model
+        assert report.totals.cases == 42 + 48 and report.totals.failed == 0
+        # without judge replies in the golden cassettes: the QA statements and each variant's judged check
+        assert report.totals.not_graded == 4 + 48
         verdict = check_gate(load_gate(PROJECT_ROOT / "evals" / "gate.yaml"), report)
         assert verdict.holds, verdict.lines()
 
@@ -88,8 +93,8 @@ LINES = [re.compile(p) for p in (
     r"portal: http://127\.0\.0\.1:\d+ \(data: \S+\)",
     r"  [A-Z]\d\d +PASS +\d+\.\ds( +\(\d+ not graded\))?",
     r"[\w-]+: \d+ passed, 0 failed, 0 error\(s\)(, \d+ check\(s\) not graded)? in \d+ s; eval eval-\S+",
-    r"report: 42 case\(s\), 42 run\(s\): 42 passed, 0 failed, 0 error\(s\); pass\^k \(k=runs\) 1\.00",
-    r"not graded: 4 check\(s\) \(left out of the scores\)",
+    r"report: 90 case\(s\), 90 run\(s\): 90 passed, 0 failed, 0 error\(s\); pass\^k \(k=runs\) 1\.00",
+    r"not graded: 52 check\(s\) \(left out of the scores\)",
     r"complete",
     r"whole report: agent-evals report run-[0-9a-f]{12}",
     r"Results are in the Promptfoo viewer: npm run eval:view",
@@ -103,6 +108,6 @@ def _every_line_is_the_kits(printed: str) -> None:
     strays = [line for line in lines if not any(p.fullmatch(line) for p in LINES)]
     assert strays == [], strays
     cases = [line.split()[0] for line in lines if LINES[3].fullmatch(line)]
-    assert len(cases) == len(set(cases)) == 42
-    assert sum(1 for line in lines if LINES[4].fullmatch(line)) == 4
+    assert len(cases) == len(set(cases)) == 42 + 48
+    assert sum(1 for line in lines if LINES[4].fullmatch(line)) == 5
     assert lines[-1] == "Results are in the Promptfoo viewer: npm run eval:view"

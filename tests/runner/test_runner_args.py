@@ -22,7 +22,9 @@ def test_the_python_worker_count_follows_the_concurrency(args: list[str], expect
 def test_unknown_suites_are_named_with_the_choices() -> None:
     with pytest.raises(ValueError, match="unknown suite 'spoke-crate'.*spoke-create, spoke-qa, spoke-create-overlay, integration-qa"):
         select("spoke-crate")
-    assert [s.name for s in select("all")] == ["spoke-create", "spoke-qa", "spoke-create-overlay", "integration-qa"]
+    assert [s.name for s in select("all")] == [
+        "spoke-create", "spoke-qa", "spoke-create-overlay", "integration-qa", "spoke-create-variants",
+    ]
 
 
 def test_the_runner_gives_promptfoo_a_worker_timeout_just_above_the_deadline(monkeypatch: pytest.MonkeyPatch) -> None:

@@ -39,6 +39,7 @@ def scripted_models(monkeypatch: pytest.MonkeyPatch) -> Iterator[ScriptedOpenAIS
         monkeypatch.setenv("AGENT_MODEL", "agent-model")
         monkeypatch.setenv("USER_MODEL", "user-model")
         monkeypatch.setenv("LLM_MAX_RETRIES", "0")
+        monkeypatch.setenv("JUDGE_MODEL", "none")  # the golden plans play no judge
         yield server
 
 
@@ -122,7 +123,7 @@ def test_ctrl_c_stops_the_run_and_leaves_no_active_pr(tmp_path: Path) -> None:
     ):
         env.update(
             PORTAL_URL=portal.url, PORTAL_TOKEN="ctrl-c-token", OPENAI_BASE_URL=models.base_url,
-            AGENT_MODEL="agent-model", USER_MODEL="user-model", LLM_MAX_RETRIES="0",
+            AGENT_MODEL="agent-model", USER_MODEL="user-model", LLM_MAX_RETRIES="0", JUDGE_MODEL="none",
         )
         command = [sys.executable, "-m", "agent_evals.cli", "run", "spoke-create", "--filter-pattern", "C0[1-8]", "-j", "2"]
         runner = subprocess.Popen(command, env=env, cwd=PROJECT_ROOT, start_new_session=True,
@@ -159,19 +160,19 @@ def test_cleanup_command_abandons_eval_prs_and_nothing_else(tmp_path: Path) -> N
         assert api.get_pull_request(by_person)["status"] == "active"
 
 
-def test_qa_rubric_is_graded_by_the_judge_provider_when_a_grader_is_configured(
+def test_qa_statements_are_judged_one_by_one_when_a_judge_is_configured(
     isolated: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    scripts = ScriptedConversations(build_scripts(select("spoke-qa")[0]))
-    graded: list[str] = []
+    asked: list[str] = []
 
-    def responder(request: Any) -> Reply:
-        if request.model == "judge-model" and not is_preflight_ping(request):
-            graded.append(request.messages[-1]["content"])
-            return Reply.text(json.dumps({"pass": False, "score": 0.2, "reason": "judge says: misses the route table"}))
-        return scripts(request)
+    def judge(request: Any) -> Reply:
+        body = request.messages[-1]["content"]
+        asked.append(body)
+        passed = "route table" not in body.split("Statement:")[1]
+        return Reply.text(json.dumps({"pass": passed, "reason": "judge says: " + ("yes" if passed else "no route table")}))
 
-    with ScriptedOpenAIServer(responder) as server:
+    scripts = ScriptedConversations(build_scripts(select("spoke-qa")[0]), judge=judge)
+    with ScriptedOpenAIServer(scripts) as server:
         monkeypatch.setenv("OPENAI_BASE_URL", server.base_url)
         monkeypatch.setenv("AGENT_MODEL", "agent-model")
         monkeypatch.setenv("JUDGE_MODEL", "judge-model")
@@ -179,13 +180,14 @@ def test_qa_rubric_is_graded_by_the_judge_provider_when_a_grader_is_configured(
         code = run("spoke-qa", None, None, ["--filter-pattern", "Q01", "-o", str(out), "--no-cache"])
 
     row = _rows(out)["Q01"]
-    assert code == 100 and not row["success"]  # the judge failed the rubric, so the case fails
-    assert row["namedScores"]["rubric"] == pytest.approx(0.2)
+    assert code == 100 and not row["success"]  # one statement does not hold, so the case fails
+    assert row["namedScores"]["statements"] == pytest.approx(6 / 7)
     assert row["namedScores"]["key_facts"] == 1  # the offline check still passes
     assert "not_graded" not in row["metadata"]
-    assert len(graded) == 1
-    assert "one route table per subnet" in graded[0]  # the agent's answer reached the grader
-    assert "private DNS zone links" in graded[0]  # and so did the rubric
+    assert len(asked) == 7 and all(body.count("Statement:") == 1 for body in asked)  # each statement alone
+    assert all("one route table per subnet" in body for body in asked)  # the agent's answer reached the judge
+    assert "NO  'The answer says a route table is created per subnet" in row["gradingResult"]["reason"]
+    assert row["response"]["metadata"]["usage"]["judge"]["calls"] == 7
 
 
 def test_a_recorded_live_run_replays_without_a_model(

@@ -36,7 +36,7 @@ def test_a_model_that_answers_429_forever_gives_one_conversation_and_one_error_r
 ) -> None:
     with ScriptedOpenAIServer(lambda r: Reply.error(429, "slow down", headers={"Retry-After": "0.2"})) as server:
         env.update(OPENAI_BASE_URL=server.base_url, AGENT_MODEL="agent-model", USER_MODEL="user-model",
-                   LLM_MAX_RETRIES="2")
+                   LLM_MAX_RETRIES="2", JUDGE_MODEL="none")
         out = tmp_path / "r.json"
         started = time.monotonic()
         done = subprocess.run(
@@ -135,7 +135,7 @@ def test_ctrl_c_in_plain_npx_promptfoo_eval_leaves_no_pull_request(env: dict[str
     scripts = ScriptedConversations(build_scripts(select("spoke-create")[0]))
     with ScriptedOpenAIServer(fixed_latency(scripts, 0.4)) as server:
         env.update(OPENAI_BASE_URL=server.base_url, AGENT_MODEL="agent-model", USER_MODEL="user-model",
-                   LLM_MAX_RETRIES="0")
+                   LLM_MAX_RETRIES="0", JUDGE_MODEL="none")
         terminal = Terminal(["npx", "promptfoo", "eval", "-c", "evals/spoke-create/promptfooconfig.yaml",
                              "--filter-pattern", "C0[1-4]", "-j", "4", "--no-table"], env=env, cwd=PROJECT_ROOT)
         data = Path(env["AGENT_EVALS_DATA_DIR"])

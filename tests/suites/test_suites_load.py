@@ -45,7 +45,9 @@ def _file_refs(node: Any) -> list[str]:
 
 
 def test_the_suites_exist() -> None:
-    assert list(SUITES) == ["spoke-create", "spoke-qa", "spoke-create-overlay", "integration-qa"]  # evals/order.txt
+    assert list(SUITES) == [  # evals/order.txt, then the others by name
+        "spoke-create", "spoke-qa", "spoke-create-overlay", "integration-qa", "spoke-create-variants",
+    ]
 
 
 @pytest.mark.parametrize("name", list(SUITES))
@@ -86,6 +88,19 @@ def test_spoke_create_has_22_cases_in_four_groups() -> None:
     assert smoke == {"copy": 2, "copy_by_description": 2, "new": 1, "blocked": 2}
 
 
+def test_spoke_create_variants_has_48_generated_cases_over_the_seed_spokes() -> None:
+    cases = _cases("spoke-create-variants")
+    assert [c["metadata"]["id"] for c in cases] == [f"V{i:02d}" for i in range(1, 49)]
+    assert Counter(c["metadata"]["group"] for c in cases) == {"copy": 36, "overlap": 12}
+    assert set(Counter(c["metadata"]["style"] for c in cases)) == {"plain", "terse", "chatty", "command", "on_request"}
+    sources = {c["vars"]["simulated_user"]["facts"]["existing network to copy"] for c in cases}
+    assert len(sources) == 14  # every seed spoke is copied
+    with_tags = [c for c in cases if c["metadata"]["group"] == "copy" and any(
+        not p.startswith(("/name", "/location", "/environment", "/addressSpace", "/subnets"))
+        for p in next(a for a in c["assert"] if a["value"].endswith("/input_diff.py"))["config"]["expected_changes"])]
+    assert 10 <= len(with_tags) < 36  # with and without tag changes
+
+
 def _assertion_files(case: dict[str, Any]) -> list[str]:
     return [Path(a["value"]).stem for a in case.get("assert", []) if a.get("type") == "python"]
 
@@ -122,13 +137,16 @@ def test_description_cases_name_fields_by_their_schema_descriptions() -> None:
         assert described, f"{case['description']}: no fact is named by a schema description"
 
 
-def test_qa_cases_have_a_rubric_and_offline_key_facts() -> None:
+def test_qa_cases_have_judged_statements_and_offline_key_facts() -> None:
     for case in _cases("spoke-qa"):
-        types = [a["type"] for a in case["assert"]]
-        facts = [a for a in case["assert"] if str(a.get("value", "")).endswith("/reply_contains.py")]
-        assert "llm-rubric" in types and facts and facts[0]["config"]["all"], case["description"]
-    grader = _config("spoke-qa")["defaultTest"]["options"]["provider"]
-    assert grader == "file://../../providers/judge.py"
+        def config(name: str) -> dict[str, Any]:
+            [found] = [a for a in case["assert"] if str(a.get("value", "")).endswith(f"/{name}.py")]
+            return found["config"]
+
+        statements = config("expected_statements")
+        assert statements["about"] == "final_reply" and len(statements["statements"]) >= 4, case["description"]
+        assert config("reply_contains")["all"], case["description"]
+        assert "llm-rubric" not in [a["type"] for a in case["assert"]]
 
 
 def test_overlay_suite_has_its_portal_settings() -> None:

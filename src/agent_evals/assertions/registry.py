@@ -19,9 +19,10 @@ from functools import cache
 from types import ModuleType
 from typing import Any
 
+JUDGED_CHECKS = ("goal_reached", "expected_statements", "trajectory_quality")  # asked of the judge model
 CORE_CHECKS = (
     "tool_sequence", "tool_not_executed", "argument_match", "function_call_metrics", "conversation", "reply_contains",
-    "reply_grounded",
+    "reply_grounded", *JUDGED_CHECKS,
 )
 
 
@@ -53,6 +54,7 @@ class CheckRef:
     config: Any
     metric: str | None
     position: int
+    informative: bool = False  # weight 0 (or added by the provider): reported, never deciding the row
 
 
 def check_name(assertion: Mapping[str, Any]) -> str | None:
@@ -77,7 +79,8 @@ def kit_checks(asserts: Any) -> list[CheckRef]:
     out = []
     for position, item in enumerate(asserts if isinstance(asserts, list) else []):
         if isinstance(item, Mapping) and (name := check_name(item)) is not None:
-            out.append(CheckRef(name, item.get("config"), item.get("metric"), position))
+            informative = item.get("weight") == 0 and not isinstance(item.get("weight"), bool)
+            out.append(CheckRef(name, item.get("config"), item.get("metric"), position, informative))
     return out
 
 

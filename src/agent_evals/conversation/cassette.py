@@ -8,13 +8,17 @@ A cassette is JSON::
       "recorded_at": "2026-11-29T12:00:00Z",
       "fingerprints": {"case": {...}, "user": {...}, "agent": {...}},
       "model_calls": [{"role": "agent" | "user" | "judge",
+                       "question": "<key>",          (judge calls only)
                        "response": {"content", "tool_calls": [{"id", "name", "arguments"}],
                                     "usage", "model", "finish_reason"}}],
       "record": { the run record, as in the row's metadata (agent_evals.record) }
     }
 
 ``model_calls`` are the model responses of agent, simulated user and judge, in the order
-they were asked for. Replay serves them in that order while the tools run for real; the
+they were asked for. Replay serves the agent's and the user's in that order while the tools
+run for real, and each judge reply by the ``question`` it answered (a judged check's key and
+the question's number, :func:`agent_evals.record.question_key`), so a replay re-grades with
+the recorded verdicts even where the transcript carries translated values; the
 embedded ``record`` (tool calls with their typed outcomes, user messages, the end) is what
 replay checks the run against, and ``fingerprints`` say what the conversation depended on
 (:mod:`agent_evals.conversation.fingerprints`), so a recording that went stale is named.
@@ -65,6 +69,14 @@ class CassetteError(KitError, ValueError):
 class ModelCall:
     role: Role
     response: ChatResponse
+    question: str | None = None  # for a judge call: the question it answered (record.question_key)
+
+    def to_dict(self) -> dict[str, Any]:
+        out: dict[str, Any] = {"role": self.role}
+        if self.question is not None:
+            out["question"] = self.question
+        out["response"] = response_to_dict(self.response)
+        return out
 
 
 @dataclass
@@ -83,7 +95,7 @@ class Cassette:
             "case_id": self.case_id,
             "recorded_at": self.recorded_at,
             "fingerprints": self.fingerprints,
-            "model_calls": [{"role": c.role, "response": response_to_dict(c.response)} for c in self.model_calls],
+            "model_calls": [c.to_dict() for c in self.model_calls],
             "record": record,
         }
 
@@ -159,7 +171,12 @@ def _model_call(item: Any, index: int) -> ModelCall:
     where = f"model_calls[{index}]"
     if not isinstance(item, Mapping) or item.get("role") not in ROLES:
         raise ValueError(f"{where} needs a role ({', '.join(ROLES)}) and a response")
-    return ModelCall(role=item["role"], response=response_from_dict(item.get("response"), where=f"{where}.response"))
+    question = item.get("question")
+    if question is not None and not isinstance(question, str):
+        raise ValueError(f"{where}.question must be text")
+    return ModelCall(
+        role=item["role"], response=response_from_dict(item.get("response"), where=f"{where}.response"), question=question
+    )
 
 
 def _list(value: Any, key: str) -> list[Any]:

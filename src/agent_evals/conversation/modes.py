@@ -2,14 +2,18 @@
 
 A :class:`RunMode` hands the agent and the user their models (``models``), may wrap the
 agent's tools (``wrap_tools``), watches the conversation (``on_user_message``,
-``on_turn``) and closes it (``finish``). The provider builds one with :func:`run_mode`
-and otherwise does not care which it is:
+``on_turn``), asks the judge about it (``judge_unavailable``, ``ask_judge``) and closes
+it (``finish``). The provider builds one with :func:`run_mode` and otherwise does not
+care which it is:
 
 * :class:`LiveMode` — models on the configured endpoint;
 * :class:`RecordingMode` — live models whose every response is kept, with the
-  fingerprints; ``finish`` writes the cassette;
+  fingerprints and, for the judge's, the question each answered; ``finish`` writes the
+  cassette;
 * :class:`ReplayingMode` — the cassette's responses (:class:`~.replay.ReplaySession`);
-  the tools run for real and are checked against the recording.
+  the tools run for real and are checked against the recording; the judge's recorded
+  replies answer the same questions again (a cassette without any: the judged checks are
+  not graded).
 """
 
 from __future__ import annotations
@@ -58,7 +62,19 @@ class RunMode:
         """After each turn."""
 
     def finish(self, record: RunRecord) -> None:
-        """After the conversation (also after an error)."""
+        """After the conversation and its judging (also after an error)."""
+
+    def judge_unavailable(self) -> str | None:
+        """None when the judge can answer; else why not (the judged checks are then NOT GRADED)."""
+        from agent_evals.judge import judge_configured
+
+        if judge_configured():
+            return None
+        return "no judge model is configured (JUDGE_MODEL and an LLM endpoint; JUDGE_MODEL=none switches it off)"
+
+    async def ask_judge(self, models: ModelSource, question: str, messages: Sequence[Message], **options: Any) -> ChatResponse:
+        """One question to the judge (``question`` names it: :func:`agent_evals.record.question_key`)."""
+        return await models.chat_model("judge").complete(messages, **options)
 
     def replay_info(self) -> dict[str, Any] | None:
         return None
@@ -82,6 +98,9 @@ class RecordingMode(RunMode):
 
     def start(self, fingerprints: dict[str, Any]) -> None:
         self.fingerprints.update(fingerprints)
+
+    async def ask_judge(self, models: ModelSource, question: str, messages: Sequence[Message], **options: Any) -> ChatResponse:
+        return await models.chat_model("judge").complete(messages, question=question, **options)
 
     def finish(self, record: RunRecord) -> None:
         cassette = Cassette(self.case_id, record, self.calls, self.fingerprints)
@@ -116,12 +135,13 @@ class _RecordingChatModel:
         *,
         tools: Sequence[ToolSpec] | None = None,
         temperature: float | None = None,
+        question: str | None = None,
         **options: Any,
     ) -> ChatResponse:
         if self._role == "agent" and "agent" not in self._mode.fingerprints:
             self._mode.fingerprints["agent"] = agent_fingerprint(messages, tools, temperature)
         response = await self._inner.complete(messages, tools=tools, temperature=temperature, **options)
-        self._mode.calls.append(ModelCall(self._role, response))
+        self._mode.calls.append(ModelCall(self._role, response, question))
         return response
 
     async def aclose(self) -> None:
@@ -159,6 +179,14 @@ class ReplayingMode(RunMode):
 
     def finish(self, record: RunRecord) -> None:
         self.session.finish(record)
+
+    def judge_unavailable(self) -> str | None:
+        if self.session.has_judge_replies:
+            return None
+        return f"the cassette {self.session.name} holds no judge replies (it was recorded without a judge)"
+
+    async def ask_judge(self, models: ModelSource, question: str, messages: Sequence[Message], **options: Any) -> ChatResponse:
+        return await models.chat_model("judge").complete(messages, question=question, **options)
 
     def replay_info(self) -> dict[str, Any] | None:
         return self.session.replay_info()

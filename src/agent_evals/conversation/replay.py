@@ -7,7 +7,8 @@ the cassette in order, and checks at every step that the run still fits the reco
   conversation depended on: the case, the user's definition, the agent's instructions,
   temperature and tools); a difference is a :class:`StaleCassette` naming it, unless
   stale recordings are allowed (then the row's ``replay.stale`` lists the changes);
-* each model call: the right role at the right position;
+* each model call of the agent and the user: the right role at the right position (judge
+  replies are served by the question they answered, see :meth:`ReplaySession.judge_reply`);
 * each executed tool call (through :meth:`ReplaySession.wrap_tools`): the same tool, and the
   same typed outcome (``ok`` / ``tool_error``) as recorded, and the same verdict fields
   (``valid``, ``status``, ``validation_status``); values the portal generated (PR ids, URLs)
@@ -60,6 +61,7 @@ class ReplaySession:
         self._tools_wrapped = False
         self._agent_checked = False
         self._recorded = cassette.record.tool_calls
+        self._judge_used: set[int] = set()
 
     @property
     def recorded_model(self) -> Mapping[Role, str]:
@@ -105,8 +107,10 @@ class ReplaySession:
                 self.check_fingerprint("agent", agent_fingerprint(messages, tools, temperature))
             if not self._tools_wrapped:
                 self._learn_from_messages(messages)
-        position = self._next_call
         calls = self.cassette.model_calls
+        while self._next_call < len(calls) and calls[self._next_call].role == "judge":
+            self._next_call += 1  # judge replies are served by their question, not in order
+        position = self._next_call
         if position >= len(calls):
             raise self.diverged(
                 f"the run asked the {role} model for response {position + 1}, "
@@ -122,6 +126,24 @@ class ReplaySession:
         for request in call.response.tool_calls:  # checked before the tools run
             self._check_request(request.name)
         return self._translated(call.response)
+
+    @property
+    def has_judge_replies(self) -> bool:
+        """Whether the recording holds judge replies (a recording made without a judge has none)."""
+        return any(c.role == "judge" for c in self.cassette.model_calls)
+
+    def judge_reply(self, question: str | None) -> ChatResponse:
+        """The next unused recorded judge reply to ``question`` (a retry recorded two)."""
+        for position, call in enumerate(self.cassette.model_calls):
+            if call.role == "judge" and call.question == question and position not in self._judge_used:
+                self._judge_used.add(position)
+                return call.response
+        asked = sum(1 for p in self._judge_used if self.cassette.model_calls[p].question == question)
+        raise self.diverged(
+            f"the judge was asked question {question}{' again' if asked else ''}, which the recording has no reply to: "
+            "a judged check's config (a statement, the goal, the expected route) changed since it was recorded; "
+            "re-record the case"
+        )
 
     def _check_request(self, name: str) -> None:
         position = self._served_requests
@@ -236,9 +258,10 @@ class ReplaySession:
         """At the end of the run: nothing recorded was left unused, and it ended the same way."""
         if record.end is not None and record.end.reason == "error":
             return
-        left = len(self.cassette.model_calls) - self._next_call
+        rest = [c for c in self.cassette.model_calls[self._next_call:] if c.role != "judge"]
+        left = len(rest)
         if left > 0:
-            following = self.cassette.model_calls[self._next_call]
+            following = rest[0]
             raise self.diverged(
                 f"the run ended after {record.user_messages_sent} user message(s) ({record.end.reason if record.end else '?'}), "
                 f"but the cassette has {left} more model response(s), next from the {following.role} model"
@@ -296,8 +319,11 @@ class ReplayChatModel:
         *,
         tools: Sequence[ToolSpec] | None = None,
         temperature: float | None = None,
+        question: str | None = None,
         **_: Any,
     ) -> ChatResponse:
+        if self._role == "judge":
+            return self._session.judge_reply(question)
         return self._session.next_response(self._role, messages, tools, temperature)
 
 

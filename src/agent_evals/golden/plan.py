@@ -222,6 +222,18 @@ def scripts_for(
     return scripts
 
 
+GENERATED_PLAN = "plan.generated.yaml"  # the entries of generated cases (agent_evals.cases), beside plan.yaml
+
+
 def load_plan(path: Path) -> tuple[dict[str, Any], dict[str, Any]]:
+    """The plan's entries (with those of ``plan.generated.yaml`` next to it) and its shapes."""
     data = yaml.safe_load(path.read_text(encoding="utf-8")) or {}
-    return dict(data.get("cases") or {}), dict(data.get("shapes") or {})
+    entries = dict(data.get("cases") or {})
+    generated = path.with_name(GENERATED_PLAN)
+    if generated.is_file():
+        more = dict((yaml.safe_load(generated.read_text(encoding="utf-8")) or {}).get("cases") or {})
+        both = sorted(set(entries) & set(more))
+        if both:
+            raise PlanError(f"{path}: case(s) {', '.join(both)} are planned here and in {GENERATED_PLAN}")
+        entries.update(more)
+    return entries, dict(data.get("shapes") or {})

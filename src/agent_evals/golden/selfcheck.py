@@ -7,8 +7,8 @@ fact missing, a value invented — and the suite's domain pack adds its own (see
 together), so it replays for real against a portal, and each names the assertion metric
 that must fail on it. :func:`grade_row` grades a replayed row the way Promptfoo does,
 with the case's own assertions (the thin ``assertions/*.py`` files, plus the built-in
-``icontains-all``; model-graded and Promptfoo's trace-based ``trajectory:*`` assertions are
-skipped).
+``icontains-all``; model-graded, the kit's judged and Promptfoo's trace-based ``trajectory:*``
+assertions are skipped).
 """
 
 from __future__ import annotations
@@ -25,6 +25,7 @@ from types import ModuleType
 from typing import Any
 
 from agent_evals.conversation.cassette import Cassette
+from agent_evals.assertions.registry import JUDGED_CHECKS, check_name
 from agent_evals.golden.plan import Case
 from agent_evals.judge import MODEL_GRADED_TYPES
 from agent_evals.packs import Pack
@@ -253,6 +254,8 @@ def grade_row(suite_folder: Path, asserts: list[Mapping[str, Any]], response: Ma
     for item in asserts:
         kind = str(item.get("type"))
         metric = str(item.get("metric") or kind)
+        if check_name(item) in JUDGED_CHECKS:
+            continue  # the kit's judged checks need the judge model: not graded offline
         if kind == "python":
             path = (suite_folder / str(item["value"]).removeprefix("file://")).resolve()
             context = {"providerResponse": dict(response), "config": item.get("config") or {}, "vars": {}}

@@ -7,7 +7,7 @@ import importlib
 import pkgutil
 from functools import cache
 
-from agent_evals.packs.base import FixtureError, GenericPack, Pack
+from agent_evals.packs.base import CaseDerivation, FixtureError, GenericPack, Pack
 from agent_evals.record import KitError
 
 
@@ -44,4 +44,4 @@ def load_pack(name: str) -> Pack:
     return pack
 
 
-__all__ = ["FixtureError", "GenericPack", "Pack", "PackError", "built_in", "load_pack"]
+__all__ = ["CaseDerivation", "FixtureError", "GenericPack", "Pack", "PackError", "built_in", "load_pack"]

@@ -15,6 +15,7 @@ answers the few questions only the domain can:
 ``plan_values``             the golden plans' domain placeholders (``$name``, ``{"$copy": …}``)
 ``mutations``               the self-check's domain mutations of a golden conversation
 ``harmless_call``           a read-only tool call the self-check may add (``("list_items", {})``)
+``case_derivation``         values a case template computes from a table row (``derive: <name>``)
 ==========================  =====================================================================
 
 Subclass :class:`Pack` and override what your domain needs; every hook has a default that
@@ -24,11 +25,15 @@ does nothing (the :class:`GenericPack`). Name your pack in a suite by its dotted
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 from agent_evals.conversation.users import UserFraming
 from agent_evals.record import KitError, PullRequestRef, ToolCall
+
+#: A pack's case derivation: a row of a suite's case table -> values computed from it (raises
+#: ValueError, one line, for a row that makes no valid case). See :mod:`agent_evals.cases`.
+CaseDerivation = Callable[[Mapping[str, Any]], Mapping[str, Any]]
 
 if TYPE_CHECKING:
     from agent_evals.assertions.registry import CheckRef
@@ -85,9 +90,13 @@ class Pack:
         """Domain mutations of a golden conversation, each naming the metric that must catch it."""
         return iter(())
 
+    def case_derivation(self, name: str) -> CaseDerivation | None:
+        """The derivation a case template names (``derive: <name>``), or None when the pack has none by that name."""
+        return None
+
 
 class GenericPack(Pack):
     """The pack of an agent with no domain the kit must know."""
 
 
-__all__ = ["FixtureError", "GenericPack", "Pack", "UserFraming"]
+__all__ = ["CaseDerivation", "FixtureError", "GenericPack", "Pack", "UserFraming"]

@@ -1,7 +1,8 @@
 """``agent-evals check <suite|all>``: every problem of a run found before it spends anything.
 
 :func:`preflight` loads each suite the way Promptfoo will and lists every problem at once,
-one line each (file, line, what is wrong, what would be right): YAML errors, the provider
+one line each (file, line, what is wrong, what would be right): generated cases out of sync
+with their templates and table (or templates and table that make no valid cases), YAML errors, the provider
 config, each test's user and limits, every kit assertion's config (by the check's own
 parser), tool names against the agent's tools, sources against the seed data, metrics,
 cassettes for a replay (present and not stale), and for a live run each role's model (and,
@@ -14,6 +15,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from agent_evals.cases import check_suite
 from agent_evals.preflight.live_checks import check_external_portal, check_models
 from agent_evals.preflight.problems import Problem
 from agent_evals.preflight.replay_checks import check_cassettes, replay_folder
@@ -50,6 +52,7 @@ def preflight(
     result = Preflight()
     roles: list[tuple[str, str | None, str | None]] = []
     for suite in suites:
+        result.problems += [Problem(None, line) for line in check_suite(suite)]
         try:
             loaded = load_suite(suite)
         except SuiteFileError as exc:

@@ -14,7 +14,7 @@ from typing import Any
 from agent_evals.agent.config import AgentConfig, AgentConfigError, load_agent_config
 from agent_evals.assertions._config import ConfigError
 from agent_evals.assertions.names import is_glob, name_matches
-from agent_evals.assertions.registry import check_name, pack_of, parse_check_config
+from agent_evals.assertions.registry import JUDGED_CHECKS, check_name, pack_of, parse_check_config
 from agent_evals.judge import MODEL_GRADED_TYPES
 from agent_evals.packs import Pack, PackError, load_pack
 from agent_evals.preflight.offline_tools import portal_tool_specs
@@ -210,7 +210,16 @@ def _names(name: str, config: Any) -> tuple[list[str], list[str]]:
 
 
 def needs_judge(tests: list[TestEntry]) -> bool:
-    return any(str(a.get("type", "")).removeprefix("not-") in MODEL_GRADED_TYPES for t in tests for a in t.asserts)
+    """A model-graded assertion, a judged kit check, or a conversation case with a goal (its
+    goal_reached is judged for information) asks the judge."""
+    for test in tests:
+        user = test.vars.get("simulated_user")
+        if isinstance(user, Mapping) and isinstance(user.get("goal"), str) and user["goal"].strip():
+            return True
+        for item in test.asserts:
+            if str(item.get("type", "")).removeprefix("not-") in MODEL_GRADED_TYPES or check_name(item) in JUDGED_CHECKS:
+                return True
+    return False
 
 
 def needs_user_model(tests: list[TestEntry], plans: list[ProviderPlan]) -> bool:

@@ -23,18 +23,23 @@ log = logging.getLogger(__name__)
 def grade_checks(
     checks: Sequence[CheckRef], asserts: Sequence[Mapping[str, Any]], metadata: Mapping[str, Any]
 ) -> list[dict[str, Any]]:
-    """One result per kit check: ``{name, metric, config, position, pass, score, reason, namedScores}``."""
+    """One result per kit check: ``{name, metric, config, position, pass, score, reason, namedScores}``
+    (``informative: true`` on a check the provider added, which the test does not list)."""
     out = []
     for check in checks:
         result = _grade_one(check, metadata)
-        threshold = asserts[check.position].get("threshold") if check.position < len(asserts) else None
+        listed = not check.informative and check.position < len(asserts)
+        threshold = asserts[check.position].get("threshold") if listed else None
         if isinstance(threshold, int | float) and not isinstance(threshold, bool) and result["score"] < threshold:
             result["pass"] = False  # as Promptfoo applies an assertion's threshold to a Python result
-        out.append({
+        entry = {
             "name": check.name, "metric": check.metric, "config": check.config, "position": check.position,
             "pass": bool(result["pass"]), "score": float(result["score"]), "reason": str(result["reason"]),
             "namedScores": dict(result.get("namedScores") or {}),
-        })
+        }
+        if check.informative:
+            entry["informative"] = True
+        out.append(entry)
     return out
 
 

@@ -2,9 +2,9 @@
 
 ``call_api`` is what ``providers/agent.py`` exposes to Promptfoo. Every call gets its own
 event loop and its own MCP session; nothing is kept between calls, so a worker's memory
-stays flat over many conversations. ``run_case`` reads as build, converse, report: the
-run mode (live, recording, replaying: :mod:`agent_evals.conversation.modes`) is chosen
-once and hands the agent and the user their models.
+stays flat over many conversations. ``run_case`` reads as build, converse, judge, report:
+the run mode (live, recording, replaying: :mod:`agent_evals.conversation.modes`) is chosen
+once and hands the agent, the user and the judge their models.
 
 When the run cannot happen or breaks off, the answer is a Promptfoo ``error`` that starts
 with its kind (``[portal] …``), with the run record so far in ``metadata`` (the pull
@@ -16,6 +16,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import re
+import time
 import uuid
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
@@ -42,6 +43,7 @@ from agent_evals.provider.config import ProviderConfig, ProviderConfigError, par
 from agent_evals.provider.deadline import ConversationTimeout, deadline_s
 from agent_evals.provider.fixtures import fill_references, make_fixtures, remove_fixtures
 from agent_evals.provider.grading import grade_checks
+from agent_evals.provider.judged import informative_checks, judge_row
 from agent_evals.provider.snapshot import take_snapshot
 from agent_evals.provider.tracing import Tracer
 from agent_evals.record import AgentInfo, End, ErrorKind, PullRequestRef, RunRecord, Trace, Usage, UserInfo, UserKind
@@ -117,6 +119,7 @@ async def run_case(
 ) -> dict[str, Any]:
     """Hold one conversation (or one turn) and shape Promptfoo's answer; never raises for a failed run."""
     record = _new_record(identity, _unbuilt_agent(config.model_dump()), user_kind(config))
+    started, limit = time.monotonic(), deadline_s(config.deadline_s, config.timeout)
     mode: RunMode | None = None
     models: MeteredModels | None = None
     pack: Pack | None = None
@@ -142,11 +145,16 @@ async def run_case(
         await converse(agent, user, config, record, mode, pack, tracer)
     except Exception as exc:  # reported as a Promptfoo error, with everything done so far
         _end_with_error(record, exc, identity)
+    try:
+        if pack is not None and mode is not None:
+            _snapshot(record, pack, checks, identity)
+        if mode is not None and models is not None:
+            await judge_row(config, checks, record, mode, models, started=started, limit_s=limit)
+    except Exception as exc:  # the judge's failure is the row's error (kind model, timeout, replay, config)
+        _end_with_error(record, exc, identity)
     finally:
         if models is not None:
             await models.aclose()
-    if pack is not None and mode is not None:
-        _snapshot(record, pack, checks, identity)
     if mode is not None:
         try:
             mode.finish(record)
@@ -156,9 +164,10 @@ async def run_case(
     if config.fixtures:  # also when making them failed half-way: nothing is left behind
         cleanup = {**(cleanup or {"by": "provider"}), "fixtures": remove_fixtures(identity.test_id)}
     response = promptfoo_response(record, single_turn=config.mode == "single_turn", mode=mode, cleanup=cleanup)
-    if checks and "error" not in response:  # an error row is not graded: Promptfoo skips its assertions
+    graded = [*checks, *informative_checks(record, checks, asserts)]
+    if graded and "error" not in response:  # an error row is not graded: Promptfoo skips its assertions
         # graded on exactly the metadata the Python assertions would read from Promptfoo
-        response["metadata"]["checks"] = grade_checks(checks, list(asserts), response["metadata"])
+        response["metadata"]["checks"] = grade_checks(graded, list(asserts), response["metadata"])
     if tracer is not None:
         tracer.finish(record)  # before answering: Promptfoo reads the spans when it grades the row
     return response

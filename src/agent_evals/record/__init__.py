@@ -16,6 +16,7 @@ from agent_evals.record.ends import (
     KitError,
     ended_by,
 )
+from agent_evals.record.judgement import Judgement, Verdict, judgement_key, question_key
 from agent_evals.record.run_record import (
     MARKER,
     RECORD_VERSION,
@@ -46,6 +47,7 @@ __all__ = [
     "EndReason",
     "EndedBy",
     "ErrorKind",
+    "Judgement",
     "KitError",
     "PullRequestRef",
     "RecordError",
@@ -61,8 +63,11 @@ __all__ = [
     "Usage",
     "UserInfo",
     "UserKind",
+    "Verdict",
     "check_marker",
     "ended_by",
+    "judgement_key",
     "parse_arguments",
+    "question_key",
     "usage_by_role",
 ]

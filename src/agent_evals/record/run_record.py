@@ -15,7 +15,7 @@ The metadata form (``docs/record.md`` describes every key)::
      "conversation_end": "done", "ended_by": "user", "error_kind": null, "error": null,
      "final_reply": "...", "usage": {"agent": {...}, "user": {...}, "judge": {...}},
      "trace": {"eval_id", "test_id"}, "replay": {...} | absent, "snapshot": {...} | absent,
-     "fixtures": [{"kind", "key", ...}] | absent}
+     "fixtures": [{"kind", "key", ...}] | absent, "judged": [Judgement] | absent}
 """
 
 from __future__ import annotations
@@ -25,6 +25,7 @@ from dataclasses import dataclass, field
 from typing import Any, Literal, get_args
 
 from agent_evals.record.ends import END_REASONS, ERROR_KINDS, End, ended_by
+from agent_evals.record.judgement import Judgement
 from agent_evals.record.tool_call import ToolCall, ToolCallFormatError
 from agent_evals.record.usage import ROLES, Role, Usage
 
@@ -173,6 +174,7 @@ class RunRecord:
     replay: dict[str, Any] | None = None
     snapshot: Snapshot | None = None
     fixtures: list[dict[str, Any]] = field(default_factory=list)  # what the case relied on, made for it (the pack's form)
+    judged: list[Judgement] = field(default_factory=list)  # the judge's verdicts on the judged checks
 
     # -- reading ---------------------------------------------------------------------
     @property
@@ -249,6 +251,8 @@ class RunRecord:
             out["snapshot"] = self.snapshot.to_dict()
         if self.fixtures:
             out["fixtures"] = [dict(f) for f in self.fixtures]
+        if self.judged:
+            out["judged"] = [j.to_dict() for j in self.judged]
         return out
 
     def _transcript(self) -> list[dict[str, Any]]:
@@ -291,6 +295,7 @@ class RunRecord:
             replay=dict(metadata["replay"]) if isinstance(metadata.get("replay"), Mapping) else None,
             snapshot=Snapshot.from_dict(metadata["snapshot"]) if metadata.get("snapshot") is not None else None,
             fixtures=[dict(f) for f in _list(metadata, "fixtures") if isinstance(f, Mapping)],
+            judged=_judged(_list(metadata, "judged")),
         )
 
 
@@ -384,6 +389,13 @@ def _end(metadata: Mapping[str, Any]) -> End | None:
     if kind not in ERROR_KINDS:
         kind = "internal"
     return End("error", kind, str(metadata.get("error") or "unknown error"))
+
+
+def _judged(items: list[Any]) -> list[Judgement]:
+    try:
+        return [Judgement.from_dict(item) for item in items]
+    except ValueError as exc:
+        raise RecordError(str(exc)) from None
 
 
 def _trace(raw: Any) -> Trace | None:

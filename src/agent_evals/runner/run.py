@@ -118,7 +118,7 @@ def run(
         selected = {name: None if tests is None else [t.case_id for t in tests] for name, tests in result.selected.items()}
     if not replay:
         _endpoint_notice()
-    _grader_notice()
+    _grader_notice(replay=bool(replay))
     manifest = RunManifest(f"run-{uuid.uuid4().hex[:12]}", "replay" if replay else "record" if record else "live",
                            git_revision=git_revision())
     folder = runs_dir() / manifest.run_id
@@ -400,16 +400,22 @@ def _endpoint_notice() -> None:
         )
 
 
-def _grader_notice() -> None:
+def _grader_notice(*, replay: bool = False) -> None:
     from agent_evals.judge import judge_configured
 
-    if not judge_configured():
-        print(
-            "NOTE: no grader model is configured (an LLM endpoint and JUDGE_MODEL, see README): "
-            "model-graded assertions (llm-rubric) are NOT GRADED in this run. They are left out of the "
-            "scores and listed in each row's metadata.not_graded; they never count as passed.",
-            flush=True,
-        )
+    if judge_configured():
+        return
+    judged = (
+        "the kit's judged checks (goal_reached, expected_statements, trajectory_quality) are graded only where "
+        "the cassettes hold judge replies" if replay else
+        "so are the kit's judged checks (goal_reached, expected_statements, trajectory_quality)"
+    )
+    print(
+        "NOTE: no grader model is configured (an LLM endpoint and JUDGE_MODEL, see README): "
+        "model-graded assertions (llm-rubric) are NOT GRADED in this run; " + judged + ". What is not graded "
+        "is left out of the scores and listed in each row's metadata.not_graded; it never counts as passed.",
+        flush=True,
+    )
 
 
 def _print_view_hint() -> None:

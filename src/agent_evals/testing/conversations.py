@@ -4,7 +4,8 @@ conversations at once, without state, so Promptfoo can run them concurrently.
 A conversation is recognised by a *key* (for example ``"[C01]"``): the agent's requests
 are matched on their first user message, the simulated user's on its system prompt (which
 holds the goal). The step to play is the number of replies that model already gave in the
-conversation: the count of ``assistant`` messages in the request. A step is a
+conversation: the count of ``assistant`` messages in the request. Questions of the kit's
+judge go to ``judge`` (a function of the request), or fail when none is given. A step is a
 :class:`Reply` (or a plain string for a text reply) or a function of the request, for
 replies that depend on what the tools returned::
 
@@ -70,14 +71,21 @@ class ScriptedConversations:
         *,
         agent_model: str = AGENT_MODEL,
         user_model: str = USER_MODEL,
+        judge: Callable[[ChatRequest], Reply] | None = None,
     ) -> None:
         self.scripts = list(scripts)
         self.agent_model = agent_model
         self.user_model = user_model
+        self.judge = judge
 
     def __call__(self, request: ChatRequest) -> Reply:
         if is_preflight_ping(request):
             return Reply.text("OK", usage=(8, 1))
+        if is_judge_request(request):
+            if self.judge is None:
+                return _fail("a judge question, but no judge is scripted (pass judge= to ScriptedConversations, "
+                             "or set JUDGE_MODEL=none)")
+            return self.judge(request)
         role = self._role(request)
         haystack = _system_prompt(request) if role == "user" else _first_user_message(request)
         script = next((s for s in self.scripts if s.key in haystack), None)
@@ -123,6 +131,13 @@ def _fail(message: str) -> Reply:
 
 CONFIRM = "Yes, that's right, please create it."
 THANKS = "Thanks, that's all I needed. [DONE]"
+
+
+def is_judge_request(request: ChatRequest) -> bool:
+    """A question of the kit's judge (agent_evals.judging) about a conversation."""
+    from agent_evals.judging.questions import SYSTEM_OPENING
+
+    return _system_prompt(request).startswith(SYSTEM_OPENING)
 
 
 def is_preflight_ping(request: ChatRequest) -> bool:

@@ -25,6 +25,7 @@ if TYPE_CHECKING:
     from agent_evals.conversation.cassette import Cassette
     from agent_evals.golden.plan import Case, PlanValues
     from agent_evals.golden.selfcheck import Mutation
+    from agent_evals.packs.base import CaseDerivation
     from agent_evals.portal_api import PortalAPI
 
 PR_CREATING_TOOLS = frozenset({"create_spoke_pull_request"})
@@ -126,6 +127,12 @@ class SpokePack(Pack):
         from agent_evals.packs.spoke.mutations import mutations
 
         return mutations(case, cassette)
+
+    def case_derivation(self, name: str) -> CaseDerivation | None:
+        """``spoke_copy`` and ``spoke_copy_overlapping`` (:mod:`agent_evals.packs.spoke.variants`)."""
+        from agent_evals.packs.spoke.variants import DERIVATIONS
+
+        return DERIVATIONS.get(name)
 
 
 PACK = SpokePack()

@@ -21,7 +21,8 @@ def change_argument(cassette: Cassette, expected_args: Mapping[str, Any]) -> Cas
     """A harmless argument the case expects gets another value (the PR is still valid)."""
     tape = None
     if "source_spoke" in expected_args:
-        tape = _edit_tool_arguments(cassette, PR_TOOL, lambda a: a.__setitem__("source_spoke", "payments-prod-weu"))
+        other = "crm-dev-neu" if expected_args["source_spoke"] == "payments-prod-weu" else "payments-prod-weu"
+        tape = _edit_tool_arguments(cassette, PR_TOOL, lambda a: a.__setitem__("source_spoke", other))
     elif "costCenter" in (expected_args.get("config") or {}).get("tags", {}):
         tape = _edit_tool_arguments(
             cassette, PR_TOOL, lambda a: a["config"]["tags"].__setitem__("costCenter", "CC-0000")

@@ -1,0 +1,14 @@
+"""Promptfoo assertion ``expected_statements``: short statements that must hold of the conversation or the final answer, each judged alone by the judge model.
+
+Settings go under the assertion's ``config:``; see docs/assertions.md. The verdicts come from the
+provider (the judge is asked in its worker); the logic lives in ``agent_evals.assertions.expected_statements``.
+"""
+
+from typing import Any
+
+from agent_evals.assertions import GradingResult, grade_from_context
+from agent_evals.assertions.expected_statements import grade
+
+
+def get_assert(output: Any, context: dict[str, Any]) -> GradingResult:
+    return grade_from_context(grade, context)

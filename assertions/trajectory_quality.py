@@ -1,0 +1,14 @@
+"""Promptfoo assertion ``trajectory_quality``: the judge model compares the agent's route through the tools with the expected one.
+
+Settings go under the assertion's ``config:``; see docs/assertions.md. The verdicts come from the
+provider (the judge is asked in its worker); the logic lives in ``agent_evals.assertions.trajectory_quality``.
+"""
+
+from typing import Any
+
+from agent_evals.assertions import GradingResult, grade_from_context
+from agent_evals.assertions.trajectory_quality import grade
+
+
+def get_assert(output: Any, context: dict[str, Any]) -> GradingResult:
+    return grade_from_context(grade, context)
