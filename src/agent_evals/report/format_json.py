@@ -97,6 +97,7 @@ def _case(case: CaseSummary) -> dict[str, Any]:
         "error_kinds": dict(case.error_kinds),
         "mean_turns": case.mean_turns,
         "mean_tool_calls": case.mean_tool_calls,
+        "mean_latency_ms": case.mean_latency_ms,
         "usage": _usage(case.usage),
         "cost": round(sum(u.cost for u in case.usage.values()), 8),
         "not_graded": case.not_graded,
@@ -182,7 +183,7 @@ def _report(data: Mapping[str, Any]) -> Report:
         patterns=tuple(patterns),
         errors_by_kind=dict(data["errors_by_kind"]),
         usage=_read_usage(data["usage"]),
-        evals=tuple(EvalInfo(**dict(e, selected=_tuple(e.get("selected")))) for e in data["evals"]),
+        evals=tuple(EvalInfo(**_eval_fields(e)) for e in data["evals"]),
         runs=tuple(RunInfo(**dict(r, suites_not_run=tuple(r["suites_not_run"]))) for r in data["runs"]),
         label=label_from_json(data["ran"]),
         notes=tuple(data["notes"]),
@@ -226,5 +227,10 @@ def _read_usage(raw: Mapping[str, Any]) -> dict[Role, Usage]:
     return {role: Usage.from_dict(raw.get(role)) for role in ROLES}
 
 
-def _tuple(value: Any) -> tuple[str, ...] | None:
+def _eval_fields(raw: Mapping[str, Any]) -> dict[str, Any]:
+    tuples = ("selected", "shards", "shards_planned")
+    return {**raw, **{key: _tuple(raw.get(key)) for key in tuples if key in raw}}
+
+
+def _tuple(value: Any) -> tuple[Any, ...] | None:
     return tuple(value) if value is not None else None

@@ -48,6 +48,10 @@ class EvalInfo:
     selected: tuple[str, ...] | None = None
     repeat: int | None = None
     providers: int | None = None
+    shards: tuple[int, ...] | None = None  # the shards of a sharded run this eval holds (merged: several)
+    shard_count: int | None = None  # N of --shard I/N
+    shards_planned: tuple[int, ...] | None = None  # the shards the plan gives a case to
+    shard_run: str | None = None  # what the shards of one sharded run share (their stamp's fingerprint)
 
 
 @dataclass(frozen=True)
@@ -96,6 +100,7 @@ class CaseSummary:
     failures: tuple[RunFailure, ...] = ()
     first_error: str | None = None
     id_source: str = "record"
+    mean_latency_ms: float | None = None  # a run's time (Promptfoo's latencyMs): what shards balance on
 
     @property
     def key(self) -> tuple[str, str]:
