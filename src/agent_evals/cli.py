@@ -47,6 +47,7 @@ def _run(args: argparse.Namespace, extra: list[str]) -> int:
     return run(
         suite=args.suite, replay=args.replay, record=args.record, promptfoo_args=extra,
         check=not args.no_check, allow_stale=args.allow_stale, shard=args.shard, shard_durations=args.shard_durations,
+        budget_usd=args.budget_usd,
     )
 
 
@@ -153,6 +154,8 @@ def build_parser() -> argparse.ArgumentParser:
     run.add_argument("--no-check", action="store_true", help="skip the preflight check (agent-evals check)")
     run.add_argument("--shard", default=None, metavar="I/N",
                      help="run shard I of N of each suite's cases (docs/scale.md); merge with `agent-evals merge`")
+    run.add_argument("--budget-usd", default=None, metavar="USD",
+                     help="stop spending at this many US dollars (agent + simulated user + judge; docs/scale.md)")
     run.add_argument("--shard-durations", default=None, metavar="REPORT.json",
                      help="balance the shards by the case times of a stored report (--format json)")
     run.set_defaults(handler=_run, passthrough=True)

@@ -17,6 +17,8 @@ Knobs: ``LLM_MAX_RETRIES`` (retries after the first attempt, default 3),
 
 Completion cap per role: :mod:`agent_evals.llm.caps` (``max_tokens`` and
 ``default_max_tokens`` of :func:`chat_model`, ``LLM_MAX_TOKENS_AGENT|USER|JUDGE``).
+Across processes: ``LLM_MAX_IN_FLIGHT`` (requests in flight per endpoint, :mod:`.in_flight`)
+and ``LLM_BUDGET_LEDGER`` (the run's spend limit, :mod:`.budget`, set by ``agent-evals run``).
 
 All problems found are reported together in one :class:`LLMConfigError`. Secrets never
 appear in what this module returns, logs or raises.
@@ -30,7 +32,9 @@ import sys
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 
+from agent_evals.llm.budget import BudgetLedger, ledgers_from_env
 from agent_evals.llm.endpoint import Endpoint, safe_url
+from agent_evals.llm.in_flight import InFlightLimit, in_flight_from_env
 from agent_evals.llm.caps import DEFAULT_MAX_TOKENS, caps_from_env, max_tokens_problem, pick_cap
 from agent_evals.llm.pricing import PriceTable
 from agent_evals.llm.chat_request import DEFAULT_TOOL_CHOICE, TOOL_CHOICES, ToolChoice
@@ -63,6 +67,10 @@ class LLMSettings:
     tool_choice: ToolChoice = DEFAULT_TOOL_CHOICE
     max_tokens: Mapping[Role, int] = field(default_factory=lambda: dict(DEFAULT_MAX_TOKENS))
     """The cap per role from ``LLM_MAX_TOKENS_<ROLE>``, else :data:`DEFAULT_MAX_TOKENS`."""
+    in_flight: InFlightLimit | None = None
+    """``LLM_MAX_IN_FLIGHT``: requests in flight to this endpoint, across processes."""
+    budget: tuple[BudgetLedger, ...] = ()
+    """``LLM_BUDGET_LEDGER``: the spend limits every call checks."""
 
 
 def load_settings(env: Mapping[str, str] | None = None) -> LLMSettings:
@@ -106,6 +114,9 @@ def chat_model(
         prices=settings.prices,
         max_tokens=cap,
         tool_choice=settings.tool_choice,
+        role=role,
+        budget=settings.budget,
+        in_flight=settings.in_flight,
     )
 
 
@@ -178,10 +189,22 @@ def _collect(env: Mapping[str, str]) -> tuple[LLMSettings | None, list[str]]:
     except LLMConfigError as exc:
         problems.append(str(exc))
         prices = None
+    budget = _budget_setting(env, problems)
     if endpoint is None or problems or prices is None:
         return None, problems
+    in_flight = in_flight_from_env(env, f"{endpoint.kind} {endpoint.url}", problems)
+    if problems:
+        return None, problems
     retry = RetryPolicy(max_attempts=max_retries + 1)
-    return LLMSettings(endpoint, retry, timeout_s, prices, tool_choice, caps), problems
+    return LLMSettings(endpoint, retry, timeout_s, prices, tool_choice, caps, in_flight, budget), problems
+
+
+def _budget_setting(env: Mapping[str, str], problems: list[str]) -> tuple[BudgetLedger, ...]:
+    ledgers = ledgers_from_env(env)
+    for ledger in ledgers:
+        if not ledger.path.is_file():
+            problems.append(f"LLM_BUDGET_LEDGER names {ledger.path}, which is not a file (agent-evals run writes it)")
+    return ledgers
 
 
 def _tool_choice_setting(env: Mapping[str, str], problems: list[str]) -> ToolChoice:

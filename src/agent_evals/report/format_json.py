@@ -14,9 +14,11 @@ from agent_evals.record import END_REASONS, ROLES, AgentInfo, Role, Usage
 from agent_evals.report.compare import CHANGE_KINDS, Comparison
 from agent_evals.report.errors import ReportInputError
 from agent_evals.report.model import (
+    BudgetSummary,
     CaseSummary,
     EvalInfo,
     GroupSummary,
+    LedgerSummary,
     MetricSummary,
     Pattern,
     PatternKind,
@@ -52,6 +54,7 @@ def report_to_json(report: Report, comparison: Comparison | None = None) -> dict
         "usage": _usage(report.usage),
         "cost": report.cost,
         "notes": list(report.notes),
+        "budget": _budget(report),
     }
     if comparison is not None:
         out["baseline"] = comparison_to_json(comparison)
@@ -129,6 +132,25 @@ def _group(group: GroupSummary) -> dict[str, Any]:
     }
 
 
+def _budget(report: Report) -> dict[str, Any] | None:
+    budget = report.budget
+    if budget is None:
+        return None
+    return {
+        "ledgers": [dict(vars(ledger), cost_by_role=dict(ledger.cost_by_role)) for ledger in budget.ledgers],
+        "stopped_cases": list(budget.stopped_cases),
+        "stopped_runs": budget.stopped_runs,
+    }
+
+
+def _read_budget(raw: Any) -> BudgetSummary | None:
+    if not isinstance(raw, Mapping):
+        return None
+    return BudgetSummary(
+        tuple(LedgerSummary(**ledger) for ledger in raw["ledgers"]), tuple(raw["stopped_cases"]), int(raw["stopped_runs"])
+    )
+
+
 def _pattern(pattern: Pattern) -> dict[str, Any]:
     out: dict[str, Any] = {"name": pattern.name, "cases": list(pattern.cases), "runs": pattern.runs}
     if pattern.kind != "metric":
@@ -187,6 +209,7 @@ def _report(data: Mapping[str, Any]) -> Report:
         runs=tuple(RunInfo(**dict(r, suites_not_run=tuple(r["suites_not_run"]))) for r in data["runs"]),
         label=label_from_json(data["ran"]),
         notes=tuple(data["notes"]),
+        budget=_read_budget(data.get("budget")),
     )
 
 

@@ -143,6 +143,7 @@ def _with_manifest(info: EvalInfo, rows: list[Row], found: tuple[RunManifest, Su
         selected=tuple(suite.selected) if suite.selected is not None else None,
         repeat=suite.repeat,
         providers=suite.providers,
+        budget=suite.budget,
     )
 
 
@@ -156,6 +157,7 @@ def _run_info(run: RunManifest) -> RunInfo:
         interrupted=run.interrupted,
         alive=not finished and _alive(run.pid),
         suites_not_run=tuple(s.suite for s in run.suites if not s.eval_id),
+        budget=run.budget,
     )
 
 

@@ -9,7 +9,8 @@ run's folder (beside the portal data dirs; the run's portal logs live there too)
      "suites": [{"suite": "tickets-create", "eval_id": "eval-…" | null, "selected": ["C01", …] | null,
                  "repeat": 1, "providers": 1, "exit_code": 0 | null, "interrupted": false,
                  "data_dir": "…/data/portal" | null, "shard": "2/4" | null,
-                 "promptfoo_dir": "…/data/runs/<run id>/promptfoo" | null}],
+                 "promptfoo_dir": "…/data/runs/<run id>/promptfoo" | null,
+                 "budget": {the suite's own budget_usd ledger} | null}],
      "budget": {"limit_usd": 5.0, "spent_usd": 4.93, …} | null}
 
 ``selected`` is the case ids the filters left (None when the kit could not tell ahead), so a
@@ -56,6 +57,7 @@ class SuiteRun:
     data_dir: str | None = None
     shard: str | None = None
     promptfoo_dir: str | None = None
+    budget: dict[str, Any] | None = None
 
 
 @dataclass

@@ -39,6 +39,8 @@ from agent_evals.runner.portals import Portal, PortalPool, portal_for
 from agent_evals.runner.promptfoo_args import DEFAULT_CONCURRENCY, FlagError, Flags, read_flags
 from agent_evals.runner.promptfoo_process import PromptfooResult, run_promptfoo
 from agent_evals.runner.suites import Suite, select
+from agent_evals.llm.budget import LEDGER_ENV
+from agent_evals.runner.budget import BudgetSetupError, RunBudgets, parse_budget, run_budgets
 from agent_evals.runner.sharding import SuiteShard, plan_suite_shard
 from agent_evals.runner.sweep import sweep_stale
 from agent_evals.shards.durations import read_durations
@@ -100,10 +102,12 @@ def run(
     allow_stale: bool = False,
     shard: str | None = None,
     shard_durations: str | None = None,
+    budget_usd: str | None = None,
 ) -> int:
     try:
         suites = select(suite)
         flags = read_flags(promptfoo_args)
+        run_limit = parse_budget(budget_usd)
         shard_spec = parse_shard(shard) if shard is not None else None
         if shard_durations is not None and shard_spec is None:
             raise ShardError("--shard-durations balances the shards of --shard I/N: give --shard too")
@@ -114,12 +118,25 @@ def run(
     if replay and record:
         log.error("--replay and --record are exclusive")
         return 2
+    manifest = RunManifest(f"run-{uuid.uuid4().hex[:12]}", "replay" if replay else "record" if record else "live",
+                           git_revision=git_revision())
+    folder = runs_dir() / manifest.run_id
+    try:
+        budgets = run_budgets(folder, run_limit, suites) if not replay else RunBudgets(folder, None, {})
+    except BudgetSetupError as exc:
+        log.error("%s", exc)
+        return 2
+    if replay and run_limit is not None:
+        print("NOTE: a replay spends nothing: --budget-usd has no effect", flush=True)
+    if budgets.any and not check:
+        log.error("a budget needs the preflight check (it refuses models without a price): drop --no-check")
+        return 2
     selected: dict[str, list[str] | None] = {}
     if check:
         from agent_evals.preflight import preflight
         from agent_evals.preflight.command import report
 
-        result = preflight(suites, flags, replay=replay, allow_stale=allow_stale)
+        result = preflight(suites, flags, replay=replay, allow_stale=allow_stale, budget=budgets.any)
         if not result.ok:
             print(report(result, suites), flush=True)
             return 2
@@ -128,8 +145,6 @@ def run(
     if not replay:
         _endpoint_notice()
     _grader_notice()
-    manifest = RunManifest(f"run-{uuid.uuid4().hex[:12]}", "replay" if replay else "record" if record else "live",
-                           git_revision=git_revision())
     shards: dict[str, SuiteShard] = {}
     if shard_spec is not None:
         try:
@@ -142,7 +157,6 @@ def run(
             print(f"shard {shard_spec}: no case of the selection falls to this shard; nothing to run", flush=True)
             return 0
         selected = {name: [case.id for case in planned.stamp.cases] for name, planned in shards.items()}
-    folder = runs_dir() / manifest.run_id
     try:
         manifest.save(folder)
     except OSError as exc:
@@ -150,7 +164,8 @@ def run(
         return 2
     code = _run_suites(suites, manifest, folder, selected, replay=replay, record=record,
                        promptfoo_args=promptfoo_args, workers=flags.concurrency, repeat=flags.repeat,
-                       allow_stale=allow_stale, shards=shards)
+                       allow_stale=allow_stale, shards=shards, budgets=budgets)
+    manifest.budget = budgets.state("run")
     _finish(manifest, folder, code)
     _print_summary(manifest)
     if shards:
@@ -192,7 +207,7 @@ def _print_summary(manifest: RunManifest) -> None:
 
 
 def _run_suites(suites: list[Suite], manifest: RunManifest, folder: Path, selected: dict[str, list[str] | None],
-                *, repeat: int, shards: dict[str, SuiteShard], **options: object) -> int:
+                *, repeat: int, shards: dict[str, SuiteShard], budgets: RunBudgets, **options: object) -> int:
     worst = 0
     with Interrupts() as interrupts:
         try:
@@ -203,8 +218,9 @@ def _run_suites(suites: list[Suite], manifest: RunManifest, folder: Path, select
                                      shard=str(shard.shard) if shard else None)
                     manifest.suites.append(entry)
                     code = run_suite(item, run_id=manifest.run_id, folder=folder, manifest=manifest, entry=entry,
-                                     interrupts=interrupts, portals=portals, shard=shard,
+                                     interrupts=interrupts, portals=portals, shard=shard, budgets=budgets,
                                      **options)  # type: ignore[arg-type]
+                    entry.budget = budgets.state(item.name)
                     worst = max(worst, code)
                     if interrupts.requested:
                         manifest.interrupted = True
@@ -233,6 +249,7 @@ def run_suite(
     interrupts: Interrupts | None = None,
     portals: PortalPool | None = None,
     shard: SuiteShard | None = None,
+    budgets: RunBudgets | None = None,
 ) -> int:
     """One suite through Promptfoo with its portal (see the module docstring); ``portals`` shares a
     portal between the suites of one run."""
@@ -259,6 +276,8 @@ def run_suite(
         env = _suite_env(suite, portal, run_id, workers, replay=replay, record=record, allow_stale=allow_stale)
         if promptfoo_dir is not None:  # the shard's eval stays in the run's folder until `agent-evals merge`
             env["PROMPTFOO_CONFIG_DIR"] = promptfoo_dir
+        if budgets is not None:
+            env.update(budgets.env(suite.name))
         source_args = shard.args(promptfoo_args) if shard is not None else promptfoo_args
         args = [arg.replace("{suite}", suite.name) for arg in source_args]  # e.g. -o results/{suite}.json
         flags = read_flags(args)
@@ -309,7 +328,7 @@ def _suite_env(suite: Suite, portal: Portal, run_id: str, workers: int, *, repla
     env = promptfoo_env()
     env.update({"PORTAL_URL": portal.url, RUN_ID_ENV: run_id, "PROMPTFOO_PYTHON_WORKERS": str(workers),
                 "AGENT_EVALS_JUDGE": "1" if judge_configured() else "0", "AGENT_EVALS_CASE_LINES": "json"})
-    for key in ("PORTAL_TOKEN", REPLAY_ENV, RECORD_ENV, ALLOW_STALE_ENV):
+    for key in ("PORTAL_TOKEN", REPLAY_ENV, RECORD_ENV, ALLOW_STALE_ENV, LEDGER_ENV):
         env.pop(key, None)
     if portal.token:
         env["PORTAL_TOKEN"] = portal.token
