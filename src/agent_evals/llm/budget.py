@@ -10,6 +10,10 @@ when the limit is reached; after the answer, it adds the call's cost (from its t
 calls already sent when the limit was reached: one per worker. A model without a price cannot
 be metered: with a ledger, its call is a ``config`` error (the runner refuses it up front).
 
+Across machines the limit belongs in a gateway in front of the provider (a LiteLLM proxy with
+a virtual key and a budget per role, ``docs/scale.md``): a model call the gateway refuses for a
+spent budget (:func:`said_budget_exceeded`) is a ``budget`` error too, not a ``model`` one.
+
 The file::
 
     {"format": "agent-evals/budget@1", "limit_usd": 5.0, "spent_usd": 4.98, "calls": 311,
@@ -21,6 +25,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -32,6 +37,13 @@ from agent_evals.llm.types import LLMConfigError, LLMError, Role, Usage
 
 LEDGER_ENV = "LLM_BUDGET_LEDGER"
 FORMAT = "agent-evals/budget@1"
+# LiteLLM's words: "Budget has been exceeded! Current cost: …", "ExceededTokenBudget: …", type budget_exceeded
+_GATEWAY_BUDGET = re.compile(r"budget has been exceeded|exceeded\w*budget|budget_exceeded|max budget limit reached", re.I)
+
+
+def said_budget_exceeded(text: str) -> bool:
+    """Whether a server's answer says a budget (of a gateway's key, team or proxy) is spent."""
+    return bool(_GATEWAY_BUDGET.search(text))
 
 
 class BudgetSpent(LLMError):

@@ -23,7 +23,7 @@ from collections.abc import Sequence
 from contextlib import AbstractAsyncContextManager, nullcontext
 from typing import TYPE_CHECKING, Any
 
-from agent_evals.llm.budget import BudgetLedger, first_spent
+from agent_evals.llm.budget import BudgetLedger, BudgetSpent, first_spent, said_budget_exceeded
 from agent_evals.llm.endpoint import PLACEHOLDER_API_KEY, Endpoint
 from agent_evals.llm.in_flight import InFlightLimit
 from agent_evals.llm.pricing import PriceTable
@@ -40,7 +40,7 @@ from agent_evals.llm.retry import (
     call_with_retries,
 )
 from agent_evals.llm.server_errors import classify
-from agent_evals.llm.types import ChatResponse, LLMConfigError, Message, Role, ToolSpec
+from agent_evals.llm.types import ChatResponse, LLMConfigError, LLMError, Message, Role, ToolSpec
 
 if TYPE_CHECKING:
     from openai import AsyncOpenAI
@@ -161,14 +161,21 @@ class OpenAIChatModel:
                 ledger.add(self._role, response.usage)
             return response
 
-        return await call_with_retries(
-            attempt,
-            policy=self._retry,
-            target=self.target,
-            sleep=self._sleep,
-            clock=self._clock,
-            rng=self._rng,
-        )
+        try:
+            return await call_with_retries(
+                attempt,
+                policy=self._retry,
+                target=self.target,
+                sleep=self._sleep,
+                clock=self._clock,
+                rng=self._rng,
+            )
+        except BudgetSpent:
+            raise
+        except LLMError as exc:
+            if type(exc) is LLMError and said_budget_exceeded(str(exc)):  # a gateway's budget (per key)
+                raise BudgetSpent(f"the gateway refused: its budget for this key is spent: {exc}") from None
+            raise
 
     def _slot(self) -> AbstractAsyncContextManager[object]:
         return self._in_flight.slot() if self._in_flight is not None else nullcontext()
