@@ -153,7 +153,7 @@ def test_a_shard_killed_mid_run_then_merged_is_incomplete_and_swept(
 ) -> None:
     responder = HoldAfterPullRequest()
     data_dir = isolated / "data" / "portal.shard-2-of-2"
-    subset = ["--filter-pattern", "^C0[1-4] ", "-o", f"{isolated}/results/{{suite}}.json", "--no-cache"]
+    subset = ["--filter-pattern", "^C0[1-4] ", "-o", f"{isolated}/results/{{suite}}.json", "--no-cache", "-j", "1"]
     with ScriptedOpenAIServer(responder) as server:
         _live(monkeypatch, server.base_url)
         with (isolated / "shard-2.log").open("w") as log:
