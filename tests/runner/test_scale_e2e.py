@@ -154,6 +154,9 @@ def test_a_shard_killed_mid_run_then_merged_is_incomplete_and_swept(
     responder = HoldAfterPullRequest()
     data_dir = isolated / "data" / "portal.shard-2-of-2"
     subset = ["--filter-pattern", "^C0[1-4] ", "-o", f"{isolated}/results/{{suite}}.json", "--no-cache", "-j", "1"]
+    stale = isolated / "results" / "spoke-create.shard-2-of-2.json"  # an earlier run's: never merged as this one
+    stale.parent.mkdir()
+    stale.write_text("{}")
     with ScriptedOpenAIServer(responder) as server:
         _live(monkeypatch, server.base_url)
         with (isolated / "shard-2.log").open("w") as log:
@@ -172,6 +175,7 @@ def test_a_shard_killed_mid_run_then_merged_is_incomplete_and_swept(
             if shard_2.poll() is None:
                 shard_2.kill()
         _wait_gone(serving.pid)
+        assert not stale.exists()
         assert len(_active_prs(data_dir)) == 1  # the killed shard's PR, left active
         responder.hold = False
         assert run("spoke-create", None, None, subset, shard="1/2") == 0

@@ -280,6 +280,8 @@ def run_suite(
             env.update(budgets.env(suite.name))
         source_args = shard.args(promptfoo_args) if shard is not None else promptfoo_args
         args = [arg.replace("{suite}", suite.name) for arg in source_args]  # e.g. -o results/{suite}.json
+        if shard is not None:
+            shard.clear_outputs(args, project_root())
         flags = read_flags(args)
         quiet_flags = ([] if flags.table else ["--no-table"]) + ["--no-progress-bar"]
         if flags.description is None:

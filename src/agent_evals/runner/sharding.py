@@ -63,11 +63,16 @@ class SuiteShard:
         pattern = description_pattern(case.description for case in self.stamp.cases)
         return shard_args(promptfoo_args, pattern, self.shard)
 
+    def clear_outputs(self, args: Sequence[str], cwd: Path) -> None:
+        """Remove the shard's results files of an earlier run: a run that is stopped writes none, and
+        an old one must not be merged as this one."""
+        for path in _paths(json_outputs(args), cwd):
+            path.unlink(missing_ok=True)
+
     def stamp_outputs(self, args: Sequence[str], cwd: Path) -> list[Path]:
         """Stamp every JSON results file Promptfoo wrote; the files stamped."""
         stamped = []
-        for output in json_outputs(args):
-            path = Path(output) if Path(output).is_absolute() else cwd / output
+        for path in _paths(json_outputs(args), cwd):
             if path.is_file():
                 stamp_results_file(path, self.stamp)
                 stamped.append(path)
@@ -79,6 +84,10 @@ class SuiteShard:
             f"shard {self.shard} of suite {self.suite.name}: {cases} of {len(self.stamp.selected)} case(s)"
             f" (balanced by {self.stamp.balanced_by})"
         )
+
+
+def _paths(outputs: Sequence[str], cwd: Path) -> list[Path]:
+    return [Path(o) if Path(o).is_absolute() else cwd / o for o in outputs]
 
 
 def plan_suite_shard(
