@@ -1,4 +1,4 @@
-"""The `agent-evals` command: portal, run, check, cases, report, gate, cleanup.
+"""The `agent-evals` command: portal, run, check, cases, report, gate, merge, cleanup.
 
 Each subcommand imports its implementation lazily, so `agent-evals --help` is fast
 and a broken optional part does not break the others.
@@ -46,7 +46,8 @@ def _run(args: argparse.Namespace, extra: list[str]) -> int:
 
     return run(
         suite=args.suite, replay=args.replay, record=args.record, promptfoo_args=extra,
-        check=not args.no_check, allow_stale=args.allow_stale,
+        check=not args.no_check, allow_stale=args.allow_stale, shard=args.shard, shard_durations=args.shard_durations,
+        budget_usd=args.budget_usd,
     )
 
 
@@ -105,6 +106,12 @@ def _positive(text: str) -> int:
     return value
 
 
+def _merge(args: argparse.Namespace) -> int:
+    from agent_evals.shards.merge_command import merge_command
+
+    return merge_command(args.files, output=args.output, import_eval=not args.no_import)
+
+
 def _cleanup(args: argparse.Namespace) -> int:
     from agent_evals.runner.cleanup_command import cleanup_command
 
@@ -151,6 +158,12 @@ def build_parser() -> argparse.ArgumentParser:
     run.add_argument("--record", default=None, metavar="DIR", help="record every conversation as a cassette")
     run.add_argument("--allow-stale", action="store_true", help="replay cassettes whose fingerprints changed")
     run.add_argument("--no-check", action="store_true", help="skip the preflight check (agent-evals check)")
+    run.add_argument("--shard", default=None, metavar="I/N",
+                     help="run shard I of N of each suite's cases (docs/scale.md); merge with `agent-evals merge`")
+    run.add_argument("--budget-usd", default=None, metavar="USD",
+                     help="stop spending at this many US dollars (agent + simulated user + judge; docs/scale.md)")
+    run.add_argument("--shard-durations", default=None, metavar="REPORT.json",
+                     help="balance the shards by the case times of a stored report (--format json)")
     run.set_defaults(handler=_run, passthrough=True)
 
     check = sub.add_parser(
@@ -203,6 +216,17 @@ def build_parser() -> argparse.ArgumentParser:
     gate.add_argument("--gate", type=Path, default=None, help="the gate file (default: evals/gate.yaml)")
     gate.add_argument("--baseline", default=None, metavar="EVAL|FILE", help=baseline_help)
     gate.set_defaults(handler=_gate)
+
+    merge = sub.add_parser(
+        "merge",
+        help="merge shards' results files into one eval, imported into the viewer (exit 1: a shard missing)",
+        description="Merge the results files of `agent-evals run … --shard I/N` into one Promptfoo eval.",
+    )
+    merge.add_argument("files", nargs="+", type=Path, metavar="FILE.json", help="the shards' results files")
+    merge.add_argument("-o", "--output", default=None, metavar="MERGED.json",
+                       help="where to write it ({suite} for several suites; default: <suite>.json beside the first)")
+    merge.add_argument("--no-import", action="store_true", help="write the file only, not into the viewer's database")
+    merge.set_defaults(handler=_merge)
 
     viewer = sub.add_parser("view", help="open the Promptfoo viewer on this project's results")
     viewer.set_defaults(handler=_view, passthrough=True)

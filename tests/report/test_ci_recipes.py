@@ -1,8 +1,12 @@
 """The CI recipes run as written: the shell steps of .github/workflows/agent-evals.yml, read
-from the file, run against the scripted model, first as on main (the gate holds, the run is
-kept as the baseline), then as on a pull request whose agent now fails one smoke case (the
-report compares with the baseline and the gate breaks). Azure Pipelines runs the same commands.
+from the file, run against the scripted model: each shard job of the matrix, its results handed
+to the merge-and-gate job (as upload-artifact and download-artifact would), then that job; first
+as on main (the gate holds, the run is kept as the baseline), then as on a pull request whose
+agent now fails one smoke case (the report compares with the baseline and the gate breaks).
+Azure Pipelines runs the same commands, one shard per parallel job.
 
+The matrix has four shards; to keep the test short, main runs as one shard (``--shard 1/1``) and
+the pull request as two: the same steps, the matrix smaller.
 The install step (``scripts/setup.sh``) is not run here: ``./test.sh`` ran it before the tests.
 """
 
@@ -11,6 +15,7 @@ from __future__ import annotations
 import json
 import os
 import re
+import shutil
 import subprocess
 import xml.etree.ElementTree as ET
 from collections.abc import Iterator, Mapping
@@ -45,6 +50,7 @@ SECRETS = {
 CONDITIONS = {
     "github.event_name == 'pull_request'": {"push": False, "pull_request": True},
     "always() && steps.run.outcome != 'skipped'": {"push": True, "pull_request": True},
+    "always() && steps.merge.outcome == 'success'": {"push": True, "pull_request": True},
     "always() && steps.report.outcome == 'success'": {"push": True, "pull_request": True},
     "github.event_name != 'pull_request' && github.ref == 'refs/heads/main'": {
         "push": True,
@@ -57,14 +63,17 @@ def _workflow() -> dict[str, Any]:
     return yaml.safe_load(WORKFLOW.read_text())
 
 
-def _steps() -> list[dict[str, Any]]:
-    return _workflow()["jobs"]["smoke"]["steps"]
+SHARD_JOB, MERGE_JOB = "shard", "merge-and-gate"
 
 
-def _shell_steps(event: str) -> list[dict[str, Any]]:
-    """The ``run:`` steps the workflow runs on ``event``, in order, without the install."""
+def _steps(job: str) -> list[dict[str, Any]]:
+    return _workflow()["jobs"][job]["steps"]
+
+
+def _shell_steps(job: str, event: str) -> list[dict[str, Any]]:
+    """The ``run:`` steps ``job`` runs on ``event``, in order, without the install."""
     chosen = []
-    for step in _steps():
+    for step in _steps(job):
         condition = step.get("if")
         assert condition is None or condition in CONDITIONS, f"unknown condition {condition!r}"
         if (
@@ -80,20 +89,28 @@ def test_the_workflow_gates_pull_requests_that_touch_the_agent_or_the_suites() -
     workflow = _workflow()
     triggers = workflow[True] if True in workflow else workflow["on"]  # YAML 1.1 reads `on` as true
     assert triggers["pull_request"]["paths"] == ["agent_config/**", "evals/**"]
-    steps = {step.get("id"): step for step in _steps()}
+    shard, merge = workflow["jobs"][SHARD_JOB], workflow["jobs"][MERGE_JOB]
+    steps = {step.get("id"): step for step in [*shard["steps"], *merge["steps"]]}
     assert steps[INSTALL]["run"] == "scripts/setup.sh"  # the README's setup
-    assert "--filter-metadata priority=smoke --repeat 3" in steps["run"]["run"]
+    assert shard["strategy"] == {"fail-fast": False, "matrix": {"shard": [1, 2, 3, 4]}}
+    assert shard["env"]["SHARD"] == "${{ matrix.shard }}/${{ strategy.job-total }}"
+    assert '--filter-metadata priority=smoke --repeat 3 --shard "$SHARD"' in steps["run"]["run"]
+    assert steps["upload-shard"]["with"]["path"] == "${{ env.REPORT_DIR }}/results"
+    assert steps["download-shards"]["with"] == {"pattern": "agent-evals-shard-*", "path": "${{ env.SHARDS_DIR }}"}
+    assert merge["needs"] == SHARD_JOB and merge["if"] == "${{ !cancelled() }}"
+    assert "agent-evals merge" in steps["merge"]["run"]
     assert (
         "--format markdown" in steps["report"]["run"]
         and '>> "$GITHUB_STEP_SUMMARY"' in steps["report"]["run"]
     )
     assert steps["upload-report"]["with"]["path"] == "${{ env.REPORT_DIR }}"
     assert "agent-evals gate --gate evals/gate.yaml" in steps["gate"]["run"]
-    env = workflow["jobs"]["smoke"]["env"]
+    env = shard["env"]
     assert all(
         env[name] == f"${{{{ secrets.{name} }}}}"
         for name in SECRETS - {"AGENT_MODEL", "USER_MODEL", "JUDGE_MODEL"}
     )
+    assert not SECRETS & set(merge["env"])  # the merge and the gate call no model
 
 
 def _commands(script: str) -> list[str]:
@@ -106,19 +123,27 @@ def _commands(script: str) -> list[str]:
 
 def test_azure_pipelines_runs_the_same_commands() -> None:
     azure = yaml.safe_load(AZURE.read_text())
-    scripts = {step["name"]: step["script"] for step in azure["steps"] if "script" in step}
-    github = {step["id"]: step["run"] for step in _steps() if "run" in step}
-    assert scripts.keys() == {k.replace("-", "_") for k in github}
-    for name, script in github.items():
-        azure_lines = _commands(scripts[name.replace("-", "_")])
-        github_lines = _commands(script)
-        if name == "report":  # the job summary: GitHub's file, Azure's logging command
-            assert github_lines.pop() == 'cat "$REPORT_DIR/summary.md" >> "$GITHUB_STEP_SUMMARY"'
-            assert azure_lines.pop() == 'echo "##vso[task.uploadsummary]$REPORT_DIR/summary.md"'
-        assert azure_lines == github_lines, name
+    jobs = {job["job"]: job for job in azure["jobs"]}
+    assert jobs["shard"]["strategy"] == {"parallel": len(_workflow()["jobs"][SHARD_JOB]["strategy"]["matrix"]["shard"])}
+    assert jobs["merge_and_gate"]["dependsOn"] == "shard"
+    for job in (SHARD_JOB, MERGE_JOB):
+        steps = jobs[job.replace("-", "_")]["steps"]
+        scripts = {step["name"]: step["script"] for step in steps if "script" in step}
+        github = {step["id"]: step["run"] for step in _steps(job) if "run" in step}
+        assert scripts.keys() == {k.replace("-", "_") for k in github}
+        for name, script in github.items():
+            azure_lines = _commands(scripts[name.replace("-", "_")])
+            github_lines = _commands(script)
+            if name == "report":  # the job summary: GitHub's file, Azure's logging command
+                assert github_lines.pop() == 'cat "$REPORT_DIR/summary.md" >> "$GITHUB_STEP_SUMMARY"'
+                assert azure_lines.pop() == 'echo "##vso[task.uploadsummary]$REPORT_DIR/summary.md"'
+            assert azure_lines == github_lines, name
+    run = next(step for step in jobs["shard"]["steps"] if step.get("name") == "run")
+    assert run["env"]["SHARD"] == "$(System.JobPositionInPhase)/$(System.TotalJobsInPhase)"
+    assert jobs["shard"]["variables"] == [{"group": "agent-evals"}]  # only the shards read the endpoint
     assert azure["pr"]["paths"]["include"] == ["agent_config/*", "evals/*"]
     assert {"testResultsFormat": "JUnit", "testResultsFiles": "$(REPORT_DIR)/junit.xml"}.items() <= next(
-        s["inputs"] for s in azure["steps"] if s.get("task") == "PublishTestResults@2"
+        s["inputs"] for s in jobs["merge_and_gate"]["steps"] if s.get("task") == "PublishTestResults@2"
     ).items()
 
 
@@ -151,32 +176,30 @@ def models() -> Iterator[tuple[ScriptedOpenAIServer, BreakC01]]:
         yield server, responder
 
 
-def _env(tmp: Path, shared: Path, server: ScriptedOpenAIServer) -> dict[str, str]:
+def _env(job: str, tmp: Path, shared: Path, server: ScriptedOpenAIServer) -> dict[str, str]:
     env = clean_env()
-    for name, value in _workflow()["jobs"]["smoke"]["env"].items():
+    for name, value in _workflow()["jobs"][job]["env"].items():
         if "${{" not in str(value):
             env[name] = str(value)
         else:
-            assert name in SECRETS | {"PROMPTFOO_CONFIG_DIR", "REPORT_DIR", "BASELINE_DIR"}, name
+            assert name in SECRETS | {"PROMPTFOO_CONFIG_DIR", "REPORT_DIR", "BASELINE_DIR", "SHARD", "SHARDS_DIR"}, name
     env.update(
-        OPENAI_BASE_URL=server.base_url,
-        AGENT_MODEL="agent-model",
-        USER_MODEL="user-model",
-        JUDGE_MODEL="none",
-        LLM_MAX_RETRIES="0",
         PROMPTFOO_CONFIG_DIR=str(tmp / "promptfoo"),
         REPORT_DIR=str(tmp / "report"),
         BASELINE_DIR=str(shared / "baseline"),
         GITHUB_STEP_SUMMARY=str(tmp / "step-summary.md"),
         AGENT_EVALS_DATA_DIR=str(tmp / "data" / "portal"),
     )
+    if job == SHARD_JOB:
+        env.update(OPENAI_BASE_URL=server.base_url, AGENT_MODEL="agent-model", USER_MODEL="user-model",
+                   JUDGE_MODEL="none", LLM_MAX_RETRIES="0")
     return env
 
 
-def _run_job(event: str, env: Mapping[str, str]) -> dict[str, subprocess.CompletedProcess[str]]:
-    """Every shell step as GitHub runs it (bash -eo pipefail), stopping after the first failure."""
+def _run_job(job: str, event: str, env: Mapping[str, str]) -> dict[str, subprocess.CompletedProcess[str]]:
+    """Every shell step of ``job`` as GitHub runs it (bash -eo pipefail), stopping after the first failure."""
     done = {}
-    for step in _shell_steps(event):
+    for step in _shell_steps(job, event):
         result = subprocess.run(
             ["bash", "--noprofile", "--norc", "-eo", "pipefail", "-c", step["run"]],
             cwd=PROJECT_ROOT,
@@ -191,8 +214,23 @@ def _run_job(event: str, env: Mapping[str, str]) -> dict[str, subprocess.Complet
     return done
 
 
+def _run_workflow(
+    event: str, tmp: Path, shared: Path, server: ScriptedOpenAIServer, shards: int
+) -> dict[str, subprocess.CompletedProcess[str]]:
+    """The shard jobs (each on its own "machine": folders, database, data dir), their results handed
+    over as the artifacts would be, then the merge-and-gate job (whose steps it answers)."""
+    handed = tmp / "shards"
+    for index in range(1, shards + 1):
+        machine = tmp / f"shard-{index}"
+        env = {**_env(SHARD_JOB, machine, shared, server), "SHARD": f"{index}/{shards}"}
+        ran = _run_job(SHARD_JOB, event, env)
+        assert [(k, r.returncode) for k, r in ran.items()] == [("run", 0)], ran["run"].stdout[-3000:]
+        shutil.copytree(machine / "report" / "results", handed / f"agent-evals-shard-{index}")
+    return _run_job(MERGE_JOB, event, {**_env(MERGE_JOB, tmp / "merge", shared, server), "SHARDS_DIR": str(handed)})
+
+
 def _report_json(tmp: Path) -> dict[str, Any]:
-    return json.loads((tmp / "report" / "report.json").read_text())
+    return json.loads((tmp / "merge" / "report" / "report.json").read_text())
 
 
 @needs_promptfoo
@@ -202,8 +240,8 @@ def test_the_workflow_on_main_then_on_a_pull_request(
     server, responder = models
     main, pull = tmp_path / "main", tmp_path / "pr"
 
-    on_main = _run_job("push", _env(main, tmp_path, server))
-    assert list(on_main) == ["run", "report", "gate", "keep-baseline"], {
+    on_main = _run_workflow("push", main, tmp_path, server, shards=1)
+    assert list(on_main) == ["merge", "report", "gate", "keep-baseline"], {
         k: v.returncode for k, v in on_main.items()
     }
     assert all(r.returncode == 0 for r in on_main.values()), on_main["gate"].stdout + on_main["gate"].stderr
@@ -213,13 +251,15 @@ def test_the_workflow_on_main_then_on_a_pull_request(
     assert report["complete"] and report["totals"]["cases"] == smoke and report["totals"]["runs"] == 3 * smoke
     assert {c["priority"] for c in report["cases"]} == {"smoke"} and all(c["k"] == 3 for c in report["cases"])
     assert (tmp_path / "baseline" / "baseline.json").read_text() == (
-        main / "report" / "report.json"
+        main / "merge" / "report" / "report.json"
     ).read_text()
     assert "no baseline stored from main yet" in on_main["report"].stdout
 
     responder.broken = True
-    on_pr = _run_job("pull_request", _env(pull, tmp_path, server))
-    assert [(k, r.returncode) for k, r in on_pr.items()] == [("run", 0), ("report", 0), ("gate", 1)]
+    on_pr = _run_workflow("pull_request", pull, tmp_path, server, shards=2)
+    assert [(k, r.returncode) for k, r in on_pr.items()] == [("merge", 0), ("report", 0), ("gate", 1)]
+    merged = on_pr["merge"].stdout
+    assert "merge: spoke-create: shard(s) 1, 2 of 2" in merged and "missing" not in merged
     gate = on_pr["gate"].stdout
     assert (
         "BROKEN no_regressions (priority smoke): 1 regression(s) against the baseline: C01 pass→fail" in gate
@@ -228,16 +268,16 @@ def test_the_workflow_on_main_then_on_a_pull_request(
         "BROKEN min_pass_hat_k priority smoke" in gate
         and gate.splitlines()[-1] == "gate broken: 2 of 5 rule(s)"
     )
-    summary = (pull / "step-summary.md").read_text()
+    summary = (pull / "merge" / "step-summary.md").read_text()
     assert summary.startswith("## ❌ Agent evals") and "- **Regressions** (1): `C01` pass → fail" in summary
     assert _report_json(pull)["baseline"]["counts"]["regression"] == 1
-    junit = ET.parse(pull / "report" / "junit.xml").getroot()
+    junit = ET.parse(pull / "merge" / "report" / "junit.xml").getroot()
     assert junit.get("tests") == str(smoke) and junit.get("failures") == "1"
-    assert sorted(p.name for p in (pull / "report" / "results").iterdir()) == [
+    assert sorted(p.name for p in (pull / "merge" / "report" / "results").iterdir()) == [
         "integration-qa.json",
         "spoke-create-overlay.json",
         "spoke-create-variants.json",
         "spoke-create.json",
         "spoke-qa.json",
     ]
-    assert os.environ.get("GITHUB_STEP_SUMMARY") != str(pull / "step-summary.md")
+    assert os.environ.get("GITHUB_STEP_SUMMARY") != str(pull / "merge" / "step-summary.md")

@@ -124,18 +124,18 @@ def test_an_interrupted_eval_in_the_database_is_incomplete(tmp_path: Path, confi
     db = config_dir / "promptfoo.db"
     with sqlite3.connect(db) as con:
         con.execute(
-            "CREATE TABLE evals (id TEXT PRIMARY KEY, created_at INTEGER, description TEXT, results TEXT)"
+            "CREATE TABLE evals (id TEXT PRIMARY KEY, created_at INTEGER, description TEXT, results TEXT, config TEXT)"
         )
         con.execute(
             "CREATE TABLE eval_results (eval_id TEXT, prompt_idx INT, test_idx INT, test_case TEXT, provider TEXT,"
             " response TEXT, error TEXT, success INT, score REAL, grading_result TEXT, named_scores TEXT,"
-            " metadata TEXT, failure_reason INT, cost REAL)"
+            " metadata TEXT, failure_reason INT, cost REAL, latency_ms INT)"
         )
-        con.execute("INSERT INTO evals VALUES ('eval-int', 1, 'x', '{}')")
+        con.execute("INSERT INTO evals VALUES ('eval-int', 1, 'x', '{}', '{}')")
         row = result_row("C01", 0, "error", record=False)
         con.execute(
             "INSERT INTO eval_results VALUES ('eval-int', 0, 0, ?, ?, '{}', 'Worker shutting down', 0, 0, NULL, '{}',"
-            " '{}', 2, 0)",
+            " '{}', 2, 0, 0)",
             (json.dumps(row["testCase"]), json.dumps(row["provider"])),
         )
     report = _json(["latest"])

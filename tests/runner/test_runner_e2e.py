@@ -20,7 +20,7 @@ from agent_evals.portal.process import PortalProcess
 from agent_evals.portal_api import PortalAPI
 from agent_evals.runner.run import run
 from agent_evals.runner.suites import select
-from agent_evals.testing.conversations import ConversationScript, ScriptedConversations, is_preflight_ping
+from agent_evals.testing.conversations import ConversationScript, ScriptedConversations
 from agent_evals.testing.scripted_openai import Reply, ScriptedOpenAIServer, fixed_latency
 from tests.conftest import PROJECT_ROOT, clean_env
 

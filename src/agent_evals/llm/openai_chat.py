@@ -20,9 +20,12 @@ import logging
 import random
 import time
 from collections.abc import Sequence
+from contextlib import AbstractAsyncContextManager, nullcontext
 from typing import TYPE_CHECKING, Any
 
+from agent_evals.llm.budget import BudgetLedger, BudgetSpent, first_spent, said_budget_exceeded
 from agent_evals.llm.endpoint import PLACEHOLDER_API_KEY, Endpoint
+from agent_evals.llm.in_flight import InFlightLimit
 from agent_evals.llm.pricing import PriceTable
 from agent_evals.llm.replies import UnusableReplyError, to_chat_response
 from agent_evals.llm.chat_request import DEFAULT_TOOL_CHOICE, CapParameter, ToolChoice, build_request, check_tool_choice
@@ -37,7 +40,7 @@ from agent_evals.llm.retry import (
     call_with_retries,
 )
 from agent_evals.llm.server_errors import classify
-from agent_evals.llm.types import ChatResponse, LLMConfigError, Message, ToolSpec
+from agent_evals.llm.types import ChatResponse, LLMConfigError, LLMError, Message, Role, ToolSpec
 
 if TYPE_CHECKING:
     from openai import AsyncOpenAI
@@ -59,6 +62,11 @@ class OpenAIChatModel:
     The request shape is :func:`agent_evals.llm.chat_request.build_request`. An OpenAI model
     that refuses ``max_tokens`` (the reasoning models want ``max_completion_tokens``) gets
     the cap under that name from then on, without spending an attempt.
+
+    ``in_flight`` holds a slot of the endpoint's cross-process semaphore while a request is out
+    (:mod:`agent_evals.llm.in_flight`); with ``budget`` ledgers, each request is sent only while
+    no limit is reached, and its cost is added to every ledger under ``role``
+    (:mod:`agent_evals.llm.budget`).
     """
 
     def __init__(
@@ -71,6 +79,9 @@ class OpenAIChatModel:
         prices: PriceTable | None = None,
         max_tokens: int | None = None,
         tool_choice: ToolChoice = DEFAULT_TOOL_CHOICE,
+        role: Role = "agent",
+        budget: tuple[BudgetLedger, ...] = (),
+        in_flight: InFlightLimit | None = None,
         sleep: Sleep = asyncio.sleep,
         clock: Clock = time.time,
         rng: Random = random.random,
@@ -93,6 +104,7 @@ class OpenAIChatModel:
         self._timeout_s = timeout_s
         self._prices = prices or PriceTable()
         self._sleep, self._clock, self._rng = sleep, clock, rng
+        self._role, self._budget, self._in_flight = role, budget, in_flight
         self._client: AsyncOpenAI | None = None
         self._client_loop: asyncio.AbstractEventLoop | None = None
 
@@ -142,16 +154,42 @@ class OpenAIChatModel:
         )
 
         async def attempt() -> ChatResponse:
-            return await self._attempt(request)
+            async with self._slot():
+                self._check_budget()
+                response = await self._attempt(request)
+            for ledger in self._budget:
+                ledger.add(self._role, response.usage)
+            return response
 
-        return await call_with_retries(
-            attempt,
-            policy=self._retry,
-            target=self.target,
-            sleep=self._sleep,
-            clock=self._clock,
-            rng=self._rng,
-        )
+        try:
+            return await call_with_retries(
+                attempt,
+                policy=self._retry,
+                target=self.target,
+                sleep=self._sleep,
+                clock=self._clock,
+                rng=self._rng,
+            )
+        except BudgetSpent:
+            raise
+        except LLMError as exc:
+            if type(exc) is LLMError and said_budget_exceeded(str(exc)):  # a gateway's budget (per key)
+                raise BudgetSpent(f"the gateway refused: its budget for this key is spent: {exc}") from None
+            raise
+
+    def _slot(self) -> AbstractAsyncContextManager[object]:
+        return self._in_flight.slot() if self._in_flight is not None else nullcontext()
+
+    def _check_budget(self) -> None:
+        if not self._budget:
+            return
+        if self._prices.price_for(self._model) is None:
+            raise LLMConfigError(
+                f"the {self._role} model {self._model} has no known price, so the run's budget cannot be "
+                f"enforced: give it one in LLM_PRICES, e.g. LLM_PRICES='{{\"{self._model}\": [2.5, 10.0]}}' "
+                "(USD per 1M input and output tokens)"
+            )
+        first_spent(self._budget, self._role, self._model)
 
     async def aclose(self) -> None:
         """Close the HTTP client and its keep-alive connections (the model stays usable:

@@ -17,6 +17,10 @@ Knobs: ``LLM_MAX_RETRIES`` (retries after the first attempt, default 3),
 
 Completion cap per role: :mod:`agent_evals.llm.caps` (``max_tokens`` and
 ``default_max_tokens`` of :func:`chat_model`, ``LLM_MAX_TOKENS_AGENT|USER|JUDGE``).
+One key per role (a gateway's virtual keys, e.g. a LiteLLM proxy's, for budgets and cost per
+role): ``LLM_API_KEY_AGENT`` / ``LLM_API_KEY_USER`` / ``LLM_API_KEY_JUDGE`` replace the
+endpoint's key for that role. Across processes: ``LLM_MAX_IN_FLIGHT`` (requests in flight per endpoint, :mod:`.in_flight`)
+and ``LLM_BUDGET_LEDGER`` (the run's spend limit, :mod:`.budget`, set by ``agent-evals run``).
 
 All problems found are reported together in one :class:`LLMConfigError`. Secrets never
 appear in what this module returns, logs or raises.
@@ -28,9 +32,11 @@ import importlib.util
 import os
 import sys
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
-from agent_evals.llm.endpoint import Endpoint, safe_url
+from agent_evals.llm.budget import BudgetLedger, ledgers_from_env
+from agent_evals.llm.endpoint import Endpoint, Secret, safe_url
+from agent_evals.llm.in_flight import InFlightLimit, in_flight_from_env
 from agent_evals.llm.caps import DEFAULT_MAX_TOKENS, caps_from_env, max_tokens_problem, pick_cap
 from agent_evals.llm.pricing import PriceTable
 from agent_evals.llm.chat_request import DEFAULT_TOOL_CHOICE, TOOL_CHOICES, ToolChoice
@@ -44,6 +50,7 @@ MAX_RETRIES_LIMIT = 10
 TIMEOUT_LIMIT_S = 3600.0
 
 ROLE_MODEL_ENV: Mapping[Role, str] = {"agent": "AGENT_MODEL", "user": "USER_MODEL", "judge": "JUDGE_MODEL"}
+ROLE_KEY_ENV: Mapping[Role, str] = {"agent": "LLM_API_KEY_AGENT", "user": "LLM_API_KEY_USER", "judge": "LLM_API_KEY_JUDGE"}
 
 NO_ENDPOINT_MESSAGE = (
     "No LLM endpoint configured: set AZURE_OPENAI_ENDPOINT (+ AZURE_OPENAI_API_KEY or "
@@ -63,6 +70,10 @@ class LLMSettings:
     tool_choice: ToolChoice = DEFAULT_TOOL_CHOICE
     max_tokens: Mapping[Role, int] = field(default_factory=lambda: dict(DEFAULT_MAX_TOKENS))
     """The cap per role from ``LLM_MAX_TOKENS_<ROLE>``, else :data:`DEFAULT_MAX_TOKENS`."""
+    in_flight: InFlightLimit | None = None
+    """``LLM_MAX_IN_FLIGHT``: requests in flight to this endpoint, across processes."""
+    budget: tuple[BudgetLedger, ...] = ()
+    """``LLM_BUDGET_LEDGER``: the spend limits every call checks."""
 
 
 def load_settings(env: Mapping[str, str] | None = None) -> LLMSettings:
@@ -99,14 +110,25 @@ def chat_model(
         raise LLMConfigError(_join(problems))
     cap = pick_cap(role, settings.max_tokens, env, max_tokens, default_max_tokens)
     return OpenAIChatModel(
-        settings.endpoint,
+        role_endpoint(settings.endpoint, role, env),
         name,
         retry=settings.retry,
         timeout_s=settings.timeout_s,
         prices=settings.prices,
         max_tokens=cap,
         tool_choice=settings.tool_choice,
+        role=role,
+        budget=settings.budget,
+        in_flight=settings.in_flight,
     )
+
+
+def role_endpoint(endpoint: Endpoint, role: Role, env: Mapping[str, str]) -> Endpoint:
+    """The endpoint with the role's own key (``LLM_API_KEY_<ROLE>``) when one is set."""
+    key = _get(env, ROLE_KEY_ENV[role])
+    if key is None:
+        return endpoint
+    return replace(endpoint, api_key=Secret(key), azure_ad_token=None)
 
 
 def resolve_model(
@@ -155,6 +177,9 @@ def describe_llm_settings(env: Mapping[str, str] | None = None) -> str:
         where += " (no API key)"
     retries = settings.retry.max_attempts - 1
     caps = ", ".join(f"{role} {cap}" for role, cap in settings.max_tokens.items())
+    own_keys = [role for role, name in ROLE_KEY_ENV.items() if _get(env, name)]
+    if own_keys:
+        where += f" (a key of its own for: {', '.join(own_keys)})"
     return (
         f"LLM: {where}; models: {models}; retries: {retries}, timeout: {settings.timeout_s:g} s per attempt; "
         f"max_tokens: {caps}; tool_choice: {settings.tool_choice}"
@@ -178,10 +203,22 @@ def _collect(env: Mapping[str, str]) -> tuple[LLMSettings | None, list[str]]:
     except LLMConfigError as exc:
         problems.append(str(exc))
         prices = None
+    budget = _budget_setting(env, problems)
     if endpoint is None or problems or prices is None:
         return None, problems
+    in_flight = in_flight_from_env(env, f"{endpoint.kind} {endpoint.url}", problems)
+    if problems:
+        return None, problems
     retry = RetryPolicy(max_attempts=max_retries + 1)
-    return LLMSettings(endpoint, retry, timeout_s, prices, tool_choice, caps), problems
+    return LLMSettings(endpoint, retry, timeout_s, prices, tool_choice, caps, in_flight, budget), problems
+
+
+def _budget_setting(env: Mapping[str, str], problems: list[str]) -> tuple[BudgetLedger, ...]:
+    ledgers = ledgers_from_env(env)
+    for ledger in ledgers:
+        if not ledger.path.is_file():
+            problems.append(f"LLM_BUDGET_LEDGER names {ledger.path}, which is not a file (agent-evals run writes it)")
+    return ledgers
 
 
 def _tool_choice_setting(env: Mapping[str, str], problems: list[str]) -> ToolChoice:

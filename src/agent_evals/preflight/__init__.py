@@ -16,7 +16,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from agent_evals.cases import check_suite
-from agent_evals.preflight.live_checks import check_external_portal, check_models
+from agent_evals.preflight.live_checks import check_external_portal, check_models, check_prices
 from agent_evals.preflight.problems import Problem
 from agent_evals.preflight.replay_checks import check_cassettes, replay_folder
 from agent_evals.preflight.suite_checks import check_tests, needs_judge, needs_user_model, provider_plans
@@ -48,6 +48,7 @@ def preflight(
     replay: str | None = None,
     offline: bool = False,
     allow_stale: bool = False,
+    budget: bool = False,
 ) -> Preflight:
     result = Preflight()
     roles: list[tuple[str, str | None, str | None]] = []
@@ -71,7 +72,9 @@ def preflight(
             roles += _roles(plans, tests)
     if flags.filtered and all(c is not None and not c for c in result.selected.values()) and result.selected:
         result.problems.append(Problem(None, f"the filters select no case in {_names(suites)}: {_filters(flags)}"))
-    if not replay:
+    unpriced = check_prices(dict.fromkeys(roles)) if budget and not replay else []  # type: ignore[arg-type]
+    result.problems += unpriced  # before any request: a budget needs a price for every model
+    if not replay and not unpriced:
         result.problems += check_models(dict.fromkeys(roles), offline=offline)  # type: ignore[arg-type]
     result.problems += _deadline_problems()
     result.problems += check_external_portal()

@@ -52,6 +52,28 @@ async def _ping(role: Role, model: object) -> Problem | None:
     return None
 
 
+def check_prices(roles: Iterable[tuple[Role, str | None, str | None]]) -> list[Problem]:
+    """With a budget: every role's model has a price (built in, or ``LLM_PRICES``), or the run
+    could not know what it spends."""
+    from agent_evals.llm.pricing import PriceTable
+    from agent_evals.llm.settings import resolve_model
+    from agent_evals.llm.types import LLMConfigError
+
+    try:
+        table = PriceTable.from_env(os.environ)
+    except LLMConfigError as exc:
+        return [Problem(None, _one_line(exc))]
+    problems = []
+    for role, model, default in roles:
+        name = resolve_model(role, model=model, default_model=default)[0]
+        if name is not None and table.price_for(name) is None:
+            problems.append(Problem(None, (
+                f"the {role} model {name} has no known price, so a budget cannot be enforced: give it one with "
+                f"LLM_PRICES='{{\"{name}\": [input_per_1m, output_per_1m]}}' (USD per 1M tokens), or run without a budget"
+            )))
+    return list(dict.fromkeys(problems))
+
+
 def check_external_portal() -> list[Problem]:
     """With ``PORTAL_URL`` set, that portal must answer and accept ``PORTAL_TOKEN``."""
     url = os.environ.get("PORTAL_URL", "").strip()

@@ -22,6 +22,7 @@ providers:
       allow_stale: false            # replay a cassette whose fingerprints changed (or AGENT_EVALS_ALLOW_STALE=1)
       pack: generic                 # the domain pack (agent_evals.packs): a built-in pack's name, or a dotted path
       otlp_endpoint: http://127.0.0.1:4318/v1/traces   # where spans go when the suite enables tracing
+      budget_usd: 5.0               # agent-evals run caps this suite's spend (agent, user, judge) at it
 tests:
   - vars:
       simulated_user: {goal: ..., persona: ..., facts: {...}, instructions: ...}
@@ -113,6 +114,7 @@ class ProviderConfig(BaseModel):
     allow_stale: bool = False
     pack: str = "generic"
     otlp_endpoint: str | None = None
+    budget_usd: float | None = Field(default=None, gt=0)  # read by the runner (agent_evals.runner.budget)
     base_path: str | None = Field(default=None, alias="basePath")
 
     @model_validator(mode="after")

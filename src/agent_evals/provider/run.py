@@ -36,6 +36,7 @@ from agent_evals.conversation.modes import LiveMode, RecordingMode, ReplayingMod
 from agent_evals.conversation.replay import ReplaySession
 from agent_evals.conversation.transcript import render_output, token_usage
 from agent_evals.conversation.users import BaseUserSimulator, FixedMessages, SimulatedUser
+from agent_evals.llm.budget import stop_if_spent
 from agent_evals.llm.caps import max_tokens_for, with_max_tokens
 from agent_evals.llm.source import ModelSource
 from agent_evals.packs import GenericPack, Pack, load_pack
@@ -129,6 +130,8 @@ async def run_case(
         checks = validated_checks(asserts, pack)
         if problems := pack.fixture_problems(config.fixtures):
             raise ProviderConfigError("; ".join(problems))
+        if config.replay_dir() is None:  # the run's budget is spent: end at once (a replay spends nothing)
+            stop_if_spent()
         mode = run_mode(config, identity)
         models = MeteredModels(mode.models, record, tracer.model_call if tracer is not None else None)
         mode.start(fingerprints(config, identity.case_id, prompt))

@@ -61,6 +61,7 @@ def summarize_case(rows: Sequence[Row], k: int | None = None, suite: str | None 
         failures=failures,
         first_error=next((_error_text(row) for row in rows if row.outcome == "error"), None),
         id_source=first.id_source,
+        mean_latency_ms=_mean(row.latency_ms for row in rows),
     )
 
 
@@ -155,6 +156,6 @@ def _error_text(row: Row) -> str:
     return text if text.startswith("[") else f"[{row.error_kind}] {text}".rstrip()
 
 
-def _mean(values: Iterable[int | None]) -> float | None:
+def _mean(values: Iterable[float | None]) -> float | None:
     present = [value for value in values if value is not None]
     return fmean(present) if present else None

@@ -14,6 +14,7 @@ from agent_evals.report.aggregate import (
     summarize_group,
     summarize_groups,
 )
+from agent_evals.report.budget_lines import budget_summary
 from agent_evals.report.completeness import incompleteness
 from agent_evals.report.failure_patterns import failure_patterns
 from agent_evals.report.metric_scores import summarize_metrics
@@ -62,6 +63,7 @@ def build_report(
         runs=tuple(runs),
         label=run_label(evals, rows),
         notes=tuple(_notes(rows, k)),
+        budget=budget_summary(evals, runs, rows),
     )
 
 

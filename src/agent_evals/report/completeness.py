@@ -3,7 +3,8 @@
 With the kit's run manifest an eval is complete when its suite's run finished without an
 interrupt and every selected case has ``repeat × providers`` rows. Without one, when the
 eval finished (Promptfoo stored its duration, or the ``-o`` file has its stats). Either
-way an error row makes the run incomplete, and so does a report with no row at all.
+way an error row makes the run incomplete, and so does a report with no row at all, and a
+sharded run of which a planned shard is missing (:mod:`agent_evals.report.shard_info`).
 """
 
 from __future__ import annotations
@@ -13,6 +14,7 @@ from collections.abc import Sequence
 
 from agent_evals.report.model import EvalInfo, RunInfo
 from agent_evals.report.rows import Row
+from agent_evals.report.shard_info import missing_shards
 
 MAX_LISTED = 5
 
@@ -30,7 +32,7 @@ def incompleteness(evals: Sequence[EvalInfo], runs: Sequence[RunInfo], rows: Seq
         reasons += _run_reasons(run)
     for info in evals:
         reasons += _eval_reasons(info, [row for row in rows if row.eval_id == info.eval_id])
-    return reasons
+    return reasons + missing_shards(evals)
 
 
 def _run_reasons(run: RunInfo) -> list[str]:

@@ -14,9 +14,11 @@ from agent_evals.record import END_REASONS, ROLES, AgentInfo, Role, Usage
 from agent_evals.report.compare import CHANGE_KINDS, Comparison
 from agent_evals.report.errors import ReportInputError
 from agent_evals.report.model import (
+    BudgetSummary,
     CaseSummary,
     EvalInfo,
     GroupSummary,
+    LedgerSummary,
     MetricSummary,
     Pattern,
     PatternKind,
@@ -52,6 +54,7 @@ def report_to_json(report: Report, comparison: Comparison | None = None) -> dict
         "usage": _usage(report.usage),
         "cost": report.cost,
         "notes": list(report.notes),
+        "budget": _budget(report),
     }
     if comparison is not None:
         out["baseline"] = comparison_to_json(comparison)
@@ -97,6 +100,7 @@ def _case(case: CaseSummary) -> dict[str, Any]:
         "error_kinds": dict(case.error_kinds),
         "mean_turns": case.mean_turns,
         "mean_tool_calls": case.mean_tool_calls,
+        "mean_latency_ms": case.mean_latency_ms,
         "usage": _usage(case.usage),
         "cost": round(sum(u.cost for u in case.usage.values()), 8),
         "not_graded": case.not_graded,
@@ -126,6 +130,25 @@ def _group(group: GroupSummary) -> dict[str, Any]:
         "not_graded": group.not_graded,
         "case_ids": list(group.case_ids),
     }
+
+
+def _budget(report: Report) -> dict[str, Any] | None:
+    budget = report.budget
+    if budget is None:
+        return None
+    return {
+        "ledgers": [dict(vars(ledger), cost_by_role=dict(ledger.cost_by_role)) for ledger in budget.ledgers],
+        "stopped_cases": list(budget.stopped_cases),
+        "stopped_runs": budget.stopped_runs,
+    }
+
+
+def _read_budget(raw: Any) -> BudgetSummary | None:
+    if not isinstance(raw, Mapping):
+        return None
+    return BudgetSummary(
+        tuple(LedgerSummary(**ledger) for ledger in raw["ledgers"]), tuple(raw["stopped_cases"]), int(raw["stopped_runs"])
+    )
 
 
 def _pattern(pattern: Pattern) -> dict[str, Any]:
@@ -182,10 +205,11 @@ def _report(data: Mapping[str, Any]) -> Report:
         patterns=tuple(patterns),
         errors_by_kind=dict(data["errors_by_kind"]),
         usage=_read_usage(data["usage"]),
-        evals=tuple(EvalInfo(**dict(e, selected=_tuple(e.get("selected")))) for e in data["evals"]),
+        evals=tuple(EvalInfo(**_eval_fields(e)) for e in data["evals"]),
         runs=tuple(RunInfo(**dict(r, suites_not_run=tuple(r["suites_not_run"]))) for r in data["runs"]),
         label=label_from_json(data["ran"]),
         notes=tuple(data["notes"]),
+        budget=_read_budget(data.get("budget")),
     )
 
 
@@ -226,5 +250,10 @@ def _read_usage(raw: Mapping[str, Any]) -> dict[Role, Usage]:
     return {role: Usage.from_dict(raw.get(role)) for role in ROLES}
 
 
-def _tuple(value: Any) -> tuple[str, ...] | None:
+def _eval_fields(raw: Mapping[str, Any]) -> dict[str, Any]:
+    tuples = ("selected", "shards", "shards_planned")
+    return {**raw, **{key: _tuple(raw.get(key)) for key in tuples if key in raw}}
+
+
+def _tuple(value: Any) -> tuple[Any, ...] | None:
     return tuple(value) if value is not None else None

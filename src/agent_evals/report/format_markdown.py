@@ -9,6 +9,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 
 from agent_evals.report import figures as f
+from agent_evals.report.budget_lines import budget_lines
 from agent_evals.report.compare import Comparison
 from agent_evals.report.model import GroupSummary, Report
 
@@ -54,6 +55,8 @@ def render_markdown(report: Report, comparison: Comparison | None = None, title:
     if report.errors_by_kind:
         kinds = ", ".join(f"{kind} {n}" for kind, n in sorted(report.errors_by_kind.items()))
         out += ["", f"**Errors** (runs that could not happen, not failures): {kinds}."]
+    if report.budget is not None:
+        out += ["", *[f"**{line[0].upper()}{line[1:]}.**" for line in budget_lines(report.budget)]]
     if report.totals.not_graded:
         cases = ", ".join(c.id for c in report.cases if c.not_graded)
         out += [

@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from agent_evals.report import figures as f
+from agent_evals.report.budget_lines import budget_lines
 from agent_evals.report.compare import Comparison
 from agent_evals.report.model import CaseSummary, GroupSummary, Report
 
@@ -37,6 +38,7 @@ def render_terminal(report: Report, comparison: Comparison | None = None) -> str
         cases = ", ".join(c.id for c in report.cases if c.not_graded)
         out += ["", f"not graded: {report.totals.not_graded} check(s) in {cases} (left out of the scores)"]
     out += ["", "usage by role:", *[f"  {line}" for line in f.usage_lines(report.usage)]]
+    out += budget_lines(report.budget)
     out += [f"note: {note}" for note in report.notes]
     if comparison is not None:
         out += ["", *comparison_lines(comparison)]

@@ -37,12 +37,23 @@ def split_rows(path: Path, on_row: Callable[[Any], T]) -> tuple[dict[str, Any], 
     """``(the document with an empty rows list, [on_row(row) for each row])``, or None."""
     try:
         with path.open("rb") as handle:
-            return _split(handle, on_row)
+            return _split(handle, lambda text: on_row(json.loads(text)))
     except (_Layout, ValueError, UnicodeDecodeError):
         return None
 
 
-def _split(handle: Any, on_row: Callable[[Any], T]) -> tuple[dict[str, Any], list[T]]:
+def split_raw_rows(path: Path) -> tuple[dict[str, Any], list[bytes]] | None:
+    """``(the document with an empty rows list, each row's text as written)``, or None: for
+    tools that pass rows on unparsed (``agent-evals merge``). A row's text starts with
+    ``      {`` and ends with ``      }``, its keys at eight spaces."""
+    try:
+        with path.open("rb") as handle:
+            return _split(handle, bytes)
+    except (_Layout, ValueError, UnicodeDecodeError):
+        return None
+
+
+def _split(handle: Any, on_row: Callable[[bytes], T]) -> tuple[dict[str, Any], list[T]]:
     buffer = handle.read(BLOCK)
     if not buffer.startswith(_START):
         raise _Layout
@@ -54,11 +65,11 @@ def _split(handle: Any, on_row: Callable[[Any], T]) -> tuple[dict[str, Any], lis
         cut = buffer.find(_NEXT, pos)
         last = buffer.find(_LAST, pos) if cut < 0 else buffer.find(_LAST, pos, cut + len(_LAST))
         if last >= 0 and (cut < 0 or last < cut):  # the last row (config.tests further on looks alike)
-            out.append(on_row(json.loads(buffer[pos : last + len(_CLOSE)])))
+            out.append(on_row(buffer[pos : last + len(_CLOSE)]))
             tail = buffer[last + len(_LAST) :] + handle.read()
             break
         if cut >= 0:
-            out.append(on_row(json.loads(buffer[pos : cut + len(_CLOSE)])))
+            out.append(on_row(buffer[pos : cut + len(_CLOSE)]))
             pos = cut + len(_NEXT) - len(_ROW)
             continue
         more = handle.read(BLOCK)

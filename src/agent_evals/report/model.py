@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Literal, get_args
+from typing import Any, Literal, get_args
 
 from agent_evals.record import AgentInfo, Role, Usage
 
@@ -28,6 +28,7 @@ class RunInfo:
     interrupted: bool = False
     alive: bool = False  # not finished, and its process still runs
     suites_not_run: tuple[str, ...] = ()
+    budget: Mapping[str, Any] | None = None  # the --budget-usd ledger at the run's end
 
 
 @dataclass(frozen=True)
@@ -48,6 +49,11 @@ class EvalInfo:
     selected: tuple[str, ...] | None = None
     repeat: int | None = None
     providers: int | None = None
+    shards: tuple[int, ...] | None = None  # the shards of a sharded run this eval holds (merged: several)
+    shard_count: int | None = None  # N of --shard I/N
+    shards_planned: tuple[int, ...] | None = None  # the shards the plan gives a case to
+    shard_run: str | None = None  # what the shards of one sharded run share (their stamp's fingerprint)
+    budget: Mapping[str, Any] | None = None  # the suite's own budget_usd ledger at its end
 
 
 @dataclass(frozen=True)
@@ -96,6 +102,7 @@ class CaseSummary:
     failures: tuple[RunFailure, ...] = ()
     first_error: str | None = None
     id_source: str = "record"
+    mean_latency_ms: float | None = None  # a run's time (Promptfoo's latencyMs): what shards balance on
 
     @property
     def key(self) -> tuple[str, str]:
@@ -144,6 +151,25 @@ class Pattern:
 
 
 @dataclass(frozen=True)
+class LedgerSummary:
+    """One budget ledger at the end of its run."""
+
+    scope: str  # "run" (--budget-usd) or "suite <name>" (its budget_usd)
+    limit_usd: float
+    spent_usd: float
+    calls: int
+    refused: int  # model calls not sent because the limit was reached
+    cost_by_role: Mapping[Role, float]
+
+
+@dataclass(frozen=True)
+class BudgetSummary:
+    ledgers: tuple[LedgerSummary, ...]
+    stopped_cases: tuple[str, ...]  # cases with a run the budget stopped (an error of kind budget)
+    stopped_runs: int
+
+
+@dataclass(frozen=True)
 class Report:
     complete: bool
     incomplete: tuple[str, ...]
@@ -160,6 +186,7 @@ class Report:
     runs: tuple[RunInfo, ...]
     label: RunLabel
     notes: tuple[str, ...] = field(default=())
+    budget: BudgetSummary | None = None
 
     @property
     def cost(self) -> float:

@@ -22,11 +22,12 @@ from typing import Any
 from agent_evals.report.errors import ReportInputError
 from agent_evals.report.model import EvalInfo
 from agent_evals.report.rows import Row, row_from_promptfoo
+from agent_evals.report.shard_info import stamp_fields
 
 DB_NAME = "promptfoo.db"
 
 _ROWS = """
-SELECT test_idx, prompt_idx, success, failure_reason, error, cost, named_scores,
+SELECT test_idx, prompt_idx, success, failure_reason, error, cost, latency_ms, named_scores,
   json_extract(test_case, '$.description', '$.metadata.id', '$.metadata.group', '$.metadata.priority'),
   json_extract(provider, '$.id', '$.label'),
   json_extract(response, '$.metadata.agent_evals', '$.metadata.case_id', '$.metadata.agent',
@@ -44,6 +45,7 @@ class StoredEval:
     created_at: int
     description: str
     finished: bool
+    stamp: str | None = None  # a merged eval's config.metadata.agentEvals (JSON)
 
 
 @contextmanager
@@ -62,10 +64,13 @@ def connect(db: Path) -> Iterator[sqlite3.Connection]:
 
 def list_evals(con: sqlite3.Connection) -> list[StoredEval]:
     """Every eval, newest first (the viewer's order)."""
-    query = "SELECT id, created_at, description, results FROM evals ORDER BY created_at DESC, id DESC"
+    query = (
+        "SELECT id, created_at, description, results, json_extract(config, '$.metadata.agentEvals') FROM evals "
+        "ORDER BY created_at DESC, id DESC"
+    )
     return [
-        StoredEval(str(eid), int(created or 0), str(description or ""), _finished(results))
-        for eid, created, description, results in con.execute(query)
+        StoredEval(str(eid), int(created or 0), str(description or ""), _finished(results), stamp)
+        for eid, created, description, results, stamp in con.execute(query)
     ]
 
 
@@ -79,12 +84,21 @@ def read_eval(con: sqlite3.Connection, stored: StoredEval) -> tuple[EvalInfo, li
         created_at=created,
         finished=stored.finished,
         rows=len(rows),
+        **stamp_fields(_stamp(stored.stamp)),
     )
     return info, rows
 
 
+def _stamp(text: str | None) -> dict[str, Any] | None:
+    try:
+        value = json.loads(text) if text else None
+    except ValueError:
+        return None
+    return value if isinstance(value, dict) else None
+
+
 def _row(values: tuple[Any, ...], eval_id: str) -> Row:
-    idx, prompt_idx, success, failure, error, cost, named, test, provider, record, grading, not_graded = (
+    idx, prompt_idx, success, failure, error, cost, latency, named, test, provider, record, grading, not_graded = (
         values
     )
     description, case_id, group, priority = json.loads(test)
@@ -100,6 +114,7 @@ def _row(values: tuple[Any, ...], eval_id: str) -> Row:
         "failureReason": failure,
         "error": error,
         "cost": cost,
+        "latencyMs": latency,
         "namedScores": json.loads(named) if named else {},
         "testCase": {
             "description": description,

@@ -16,6 +16,7 @@ from agent_evals.report.errors import ReportInputError
 from agent_evals.report.json_rows import split_rows
 from agent_evals.report.model import EvalInfo
 from agent_evals.report.rows import NotPromptfooRow, Row, row_from_promptfoo
+from agent_evals.report.shard_info import stamp_fields, stamp_of
 
 _REPORT_FORMAT = re.compile(rb'^\s*\{\s*"format"\s*:\s*"(agent-evals/report@\d+)"')
 _EVAL_ID = re.compile(rb'^\{\n  "evalId": "([^"\\]*)"')
@@ -97,6 +98,7 @@ def _info(data: Mapping[str, Any], path: Path, rows: list[Row]) -> EvalInfo:
         created_at=_seconds(metadata.get("evaluationCreatedAt") or results.get("timestamp")),
         finished=isinstance(results.get("stats"), Mapping),
         rows=len(rows),
+        **stamp_fields(stamp_of(data)),
     )
 
 

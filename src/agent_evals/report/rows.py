@@ -65,6 +65,7 @@ class Row(NamedTuple):
     agent: AgentInfo | None
     replayed: bool
     cost: float
+    latency_ms: float | None = None  # Promptfoo's measured time of the row (the whole conversation)
 
     @property
     def failures(self) -> tuple[Check, ...]:
@@ -115,6 +116,7 @@ def row_from_promptfoo(raw: Mapping[str, Any], eval_id: str, *, tool_calls: int 
         agent=_agent(record.get("agent")),
         replayed=isinstance(record.get("replay"), dict),
         cost=float(raw.get("cost") or 0.0),
+        latency_ms=_number(raw.get("latencyMs")),
     )
 
 
@@ -229,6 +231,10 @@ def _text(value: Any) -> str | None:
 
 def _int(value: Any) -> int | None:
     return int(value) if isinstance(value, int | float) and not isinstance(value, bool) else None
+
+
+def _number(value: Any) -> float | None:
+    return float(value) if isinstance(value, int | float) and not isinstance(value, bool) else None
 
 
 def _count(value: Any) -> int | None:

@@ -23,6 +23,7 @@ from agent_evals.report.promptfoo_db import DB_NAME, connect, list_evals, read_e
 from agent_evals.report.promptfoo_json import read_results_file, report_format
 from agent_evals.report.rows import Row
 from agent_evals.runner.manifest import RunManifest, SuiteRun, load_manifests, runs_dir
+from agent_evals.shards.spec import parse_shard
 
 LATEST = "latest"
 
@@ -40,7 +41,7 @@ def load_results(specs: Sequence[str], config_dir: Path | None = None) -> Loaded
     manifests = load_manifests(runs_dir())
     evals: dict[str, tuple[EvalInfo, list[Row]]] = {}
     runs: dict[str, RunInfo] = {}
-    db_ids: list[str] = []
+    db_ids: dict[Path, list[str]] = {}
     for spec in specs or [LATEST]:
         if _is_file(spec):
             if report_format(Path(spec)):
@@ -53,9 +54,12 @@ def load_results(specs: Sequence[str], config_dir: Path | None = None) -> Loaded
         ids, run = _expand(spec, folder, manifests)
         if run is not None:
             runs[run.run_id] = _run_info(run)
-        db_ids += [eid for eid in ids if eid not in db_ids]
-    if db_ids:
-        evals.update(_read_db(folder / DB_NAME, [eid for eid in db_ids if eid not in evals]))
+        for eid in ids:
+            wanted = db_ids.setdefault(_db_folder(run, eid, folder), [])
+            if eid not in wanted:
+                wanted.append(eid)
+    for db_folder, ids in db_ids.items():
+        evals.update(_read_db(db_folder / DB_NAME, [eid for eid in ids if eid not in evals]))
     by_eval = {s.eval_id: (m, s) for m in manifests for s in m.suites if s.eval_id}
     infos = [_with_manifest(info, rows, by_eval.get(info.eval_id)) for info, rows in evals.values()]
     every_row = tuple(row for _, eval_rows in evals.values() for row in eval_rows)
@@ -65,12 +69,22 @@ def load_results(specs: Sequence[str], config_dir: Path | None = None) -> Loaded
 def load_run(manifest: RunManifest, config_dir: Path | None = None) -> Loaded:
     """The evals of one ``agent-evals run`` (from its manifest, saved or not)."""
     folder = config_dir or promptfoo_config_dir()
-    ids = [s.eval_id for s in manifest.suites if s.eval_id]
-    evals = _read_db(folder / DB_NAME, ids) if ids else {}
+    evals: dict[str, tuple[EvalInfo, list[Row]]] = {}
+    for db_folder in dict.fromkeys(_db_folder(manifest, s.eval_id, folder) for s in manifest.suites if s.eval_id):
+        ids = [s.eval_id for s in manifest.suites if s.eval_id and _db_folder(manifest, s.eval_id, folder) == db_folder]
+        evals.update(_read_db(db_folder / DB_NAME, ids))
     by_eval = {s.eval_id: (manifest, s) for s in manifest.suites if s.eval_id}
     infos = [_with_manifest(info, rows, by_eval.get(info.eval_id)) for info, rows in evals.values()]
     rows = tuple(row for _, eval_rows in evals.values() for row in eval_rows)
     return Loaded(tuple(infos), (_run_info(manifest),), rows)
+
+
+def _db_folder(run: RunManifest | None, eval_id: str, default: Path) -> Path:
+    """Where an eval is stored: a shard's in its run's folder, any other in the viewer's database."""
+    for suite in run.suites if run is not None else ():
+        if suite.eval_id == eval_id and suite.promptfoo_dir:
+            return Path(suite.promptfoo_dir)
+    return default
 
 
 def _is_file(spec: str) -> bool:
@@ -110,10 +124,15 @@ def _read_db(db: Path, eval_ids: list[str]) -> dict[str, tuple[EvalInfo, list[Ro
 
 def _with_manifest(info: EvalInfo, rows: list[Row], found: tuple[RunManifest, SuiteRun] | None) -> EvalInfo:
     if found is None:
+        if info.mode is not None:  # from a shard stamp
+            return info
         replayed = {row.replayed for row in rows}
         mode = None if len(replayed) != 1 else ("replay" if replayed == {True} else "live")
         return replace(info, mode=mode)
     run, suite = found
+    shard = parse_shard(suite.shard) if suite.shard else None
+    if shard is not None:
+        info = replace(info, shards=(shard.index,), shard_count=shard.total)
     return replace(
         info,
         suite=suite.suite,
@@ -124,6 +143,7 @@ def _with_manifest(info: EvalInfo, rows: list[Row], found: tuple[RunManifest, Su
         selected=tuple(suite.selected) if suite.selected is not None else None,
         repeat=suite.repeat,
         providers=suite.providers,
+        budget=suite.budget,
     )
 
 
@@ -137,6 +157,7 @@ def _run_info(run: RunManifest) -> RunInfo:
         interrupted=run.interrupted,
         alive=not finished and _alive(run.pid),
         suites_not_run=tuple(s.suite for s in run.suites if not s.eval_id),
+        budget=run.budget,
     )
 
 

@@ -16,6 +16,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from agent_evals.report import figures as f
+from agent_evals.report.budget_lines import budget_lines
 from agent_evals.report.build import build_report
 from agent_evals.report.errors import ReportInputError
 from agent_evals.report.model import Report
@@ -58,6 +59,7 @@ def short_lines(report: Report) -> list[str]:
         )
     if t.not_graded:
         lines.append(f"not graded: {t.not_graded} check(s) (left out of the scores)")
+    lines += budget_lines(report.budget)
     lines.append("complete" if report.complete else "INCOMPLETE: " + "; ".join(report.incomplete))
     return lines
 

@@ -4,7 +4,10 @@ Without options it covers every data dir the kit's suites use (the default one a
 suite with customer settings), through the portal already serving it (``npm run portal``)
 or one started for the purpose; it also marks the runs that died as swept. With
 ``--portal-url`` (or ``PORTAL_URL``) it cleans that portal only; with ``--data-dir``, that
-data dir. PRs people made (no eval id) are never touched.
+data dir. PRs people made (no eval id) are never touched. The data dirs of shards
+(``portal.shard-2-of-4``, ``agent-evals run --shard``) are covered too, and so is any data dir
+a run that died names in its manifest. :func:`sweep_dead_runs` is the sweep alone, for
+``agent-evals merge``.
 """
 
 from __future__ import annotations
@@ -20,7 +23,7 @@ from agent_evals.portal_api import PortalAPI
 from agent_evals.runner.manifest import runs_dir
 from agent_evals.runner.portals import PortalSetupError, _shared, data_dir_of
 from agent_evals.runner.suites import Suite, discover
-from agent_evals.runner.sweep import stale_runs, sweep_stale
+from agent_evals.runner.sweep import stale_data_dirs, stale_runs, sweep_stale
 
 log = logging.getLogger(__name__)
 
@@ -48,12 +51,44 @@ def cleanup_command(portal_url: str | None, data_dir: Path | None, eval_id: str 
     return worst
 
 
+def sweep_dead_runs() -> list[tuple[Path, int, int]]:
+    """Abandon the PRs that runs which died (a killed shard, say) left in the data dirs they used,
+    through the portal serving each one or one started for it: ``[(data dir, runs, PRs)]``."""
+    done = []
+    for folder in stale_data_dirs(runs_dir()):
+        if not (folder / "portal.json").is_file():
+            continue
+        try:
+            with _portal(folder, suite_of_data_dir(folder)) as api:
+                runs, prs = sweep_stale(runs_dir(), folder, api)
+        except PortalSetupError as exc:
+            log.warning("sweep of %s: %s", folder, exc)
+            continue
+        done.append((folder, runs, prs))
+    return done
+
+
+def suite_of_data_dir(folder: Path) -> Suite | None:
+    """The suite whose portal serves ``folder`` (its own data dir, or one of its shards')."""
+    name = Path(folder).name
+    for suite in discover():
+        own = data_dir_of(suite).name
+        if name == own or name.startswith(f"{own}.shard-"):
+            return suite
+    return None
+
+
 def _targets(data_dir: Path | None) -> list[tuple[Path, Suite | None]]:
     if data_dir is not None:
         return [(Path(data_dir).resolve(), None)]
-    seen: dict[Path, Suite] = {}
+    seen: dict[Path, Suite | None] = {}
     for suite in discover():
-        seen.setdefault(data_dir_of(suite).resolve(), suite)
+        own = data_dir_of(suite).resolve()
+        seen.setdefault(own, suite)
+        for shard_dir in sorted(own.parent.glob(f"{own.name}.shard-*-of-*")):
+            seen.setdefault(shard_dir.resolve(), suite)
+    for folder in stale_data_dirs(runs_dir()):
+        seen.setdefault(folder.resolve(), suite_of_data_dir(folder))
     return list(seen.items())
 
 

@@ -8,11 +8,16 @@ run's folder (beside the portal data dirs; the run's portal logs live there too)
      "interrupted": false, "exit_code": 0 | null, "swept": [data dirs swept after it died],
      "suites": [{"suite": "tickets-create", "eval_id": "eval-…" | null, "selected": ["C01", …] | null,
                  "repeat": 1, "providers": 1, "exit_code": 0 | null, "interrupted": false,
-                 "data_dir": "…/data/portal" | null}]}
+                 "data_dir": "…/data/portal" | null, "shard": "2/4" | null,
+                 "promptfoo_dir": "…/data/runs/<run id>/promptfoo" | null,
+                 "budget": {the suite's own budget_usd ledger} | null}],
+     "budget": {"limit_usd": 5.0, "spent_usd": 4.93, …} | null}
 
 ``selected`` is the case ids the filters left (None when the kit could not tell ahead), so a
 report can say whether every selected case ran. ``finished_at`` null with a dead ``pid`` is a
-run that was killed (a stale run: its PRs are swept by the next run).
+run that was killed (a stale run: its PRs are swept by the next run). ``shard`` is the part of
+the suite a sharded run took (``--shard``); its eval then lives in ``promptfoo_dir``, not in
+the viewer's database. ``budget`` is the run's spend ledger at its end (``--budget-usd``).
 """
 
 from __future__ import annotations
@@ -50,6 +55,9 @@ class SuiteRun:
     exit_code: int | None = None
     interrupted: bool = False
     data_dir: str | None = None
+    shard: str | None = None
+    promptfoo_dir: str | None = None
+    budget: dict[str, Any] | None = None
 
 
 @dataclass
@@ -64,6 +72,7 @@ class RunManifest:
     exit_code: int | None = None
     suites: list[SuiteRun] = field(default_factory=list)
     swept: list[str] = field(default_factory=list)
+    budget: dict[str, Any] | None = None
 
     def to_dict(self) -> dict[str, Any]:
         return {"format": FORMAT, **asdict(self)}

@@ -77,15 +77,18 @@ def _free(port: int) -> bool:
 
 
 @contextmanager
-def portal_for(suite: Suite, *, run_id: str, log_folder: Path) -> Iterator[Portal]:
-    """The portal for one suite's run (see the module docstring); raises PortalSetupError."""
+def portal_for(
+    suite: Suite, *, run_id: str, log_folder: Path, data_dir: Path | None = None, port: int | None = None
+) -> Iterator[Portal]:
+    """The portal for one suite's run (see the module docstring); raises PortalSetupError.
+    ``data_dir`` and ``port`` replace the suite's own (a shard's: ``agent_evals.runner.sharding``)."""
     url = os.environ.get("PORTAL_URL", "").strip()
     if url:
         if suite.portal_settings:
             log.warning("PORTAL_URL is set: suite %s expects a portal with %s", suite.name, suite.portal_settings)
         yield Portal(url.rstrip("/"), os.environ.get("PORTAL_TOKEN") or None, None, False)
         return
-    data_dir = data_dir_of(suite)
+    data_dir = data_dir or data_dir_of(suite)
     shared = _shared(suite, data_dir)
     if shared is not None:
         print(f"portal: using the portal already serving {data_dir}: {shared.url} (pid {shared.pid})", flush=True)
@@ -93,7 +96,7 @@ def portal_for(suite: Suite, *, run_id: str, log_folder: Path) -> Iterator[Porta
         return
     from agent_evals.portal.process import PortalProcess, PortalStartError
 
-    port = stable_port(suite)
+    port = stable_port(suite) if port is None else port
     log_file = log_folder / f"portal-{suite.name}.log"
 
     def new_process(port: int) -> PortalProcess:
@@ -102,7 +105,7 @@ def portal_for(suite: Suite, *, run_id: str, log_folder: Path) -> Iterator[Porta
             port=port, log_file=log_file, owner_pid=os.getpid(), sweep_eval_ids=(run_id,),
         )
 
-    process = new_process(port if _free(port) else 0)
+    process = new_process(port if port and _free(port) else 0)
     try:
         try:
             process.start()
@@ -163,11 +166,14 @@ class PortalPool:
     def __exit__(self, *exc: object) -> bool | None:
         return self._stack.__exit__(*exc)  # type: ignore[arg-type]
 
-    def get(self, suite: Suite) -> Portal:
-        key = data_dir_of(suite).resolve() if not os.environ.get("PORTAL_URL", "").strip() else Path("<external>")
+    def get(self, suite: Suite, *, data_dir: Path | None = None, port: int | None = None) -> Portal:
+        """The portal of the suite's data dir (``data_dir`` and ``port``: a shard's, see ``portal_for``)."""
+        own = (data_dir or data_dir_of(suite)).resolve()
+        key = own if not os.environ.get("PORTAL_URL", "").strip() else Path("<external>")
         portal = self._open.get(key)
         if portal is None:
-            portal = self._stack.enter_context(portal_for(suite, run_id=self.run_id, log_folder=self.log_folder))
+            portal = self._stack.enter_context(portal_for(suite, run_id=self.run_id, log_folder=self.log_folder,
+                                                          data_dir=data_dir, port=port))
             self._open[key] = portal
         elif portal.data_dir is not None:
             print(f"portal: {portal.url} (data: {portal.data_dir})", flush=True)

@@ -36,10 +36,15 @@ from agent_evals.runner.describe import eval_description
 from agent_evals.runner.interrupts import ForcedExit, Interrupts
 from agent_evals.runner.manifest import RunManifest, SuiteRun, now, runs_dir
 from agent_evals.runner.portals import Portal, PortalPool, portal_for
-from agent_evals.runner.promptfoo_args import DEFAULT_CONCURRENCY, FlagError, read_flags
+from agent_evals.runner.promptfoo_args import DEFAULT_CONCURRENCY, FlagError, Flags, read_flags
 from agent_evals.runner.promptfoo_process import PromptfooResult, run_promptfoo
 from agent_evals.runner.suites import Suite, select
+from agent_evals.llm.budget import LEDGER_ENV
+from agent_evals.runner.budget import BudgetSetupError, RunBudgets, parse_budget, run_budgets
+from agent_evals.runner.sharding import SuiteShard, plan_suite_shard
 from agent_evals.runner.sweep import sweep_stale
+from agent_evals.shards.durations import read_durations
+from agent_evals.shards.spec import Shard, ShardError, parse_shard
 
 log = logging.getLogger(__name__)
 
@@ -95,22 +100,43 @@ def run(
     *,
     check: bool = True,
     allow_stale: bool = False,
+    shard: str | None = None,
+    shard_durations: str | None = None,
+    budget_usd: str | None = None,
 ) -> int:
     try:
         suites = select(suite)
         flags = read_flags(promptfoo_args)
+        run_limit = parse_budget(budget_usd)
+        shard_spec = parse_shard(shard) if shard is not None else None
+        if shard_durations is not None and shard_spec is None:
+            raise ShardError("--shard-durations balances the shards of --shard I/N: give --shard too")
+        durations = read_durations(Path(shard_durations)) if shard_durations is not None else None
     except (ValueError, FlagError) as exc:
         log.error("%s", exc)
         return 2
     if replay and record:
         log.error("--replay and --record are exclusive")
         return 2
+    manifest = RunManifest(f"run-{uuid.uuid4().hex[:12]}", "replay" if replay else "record" if record else "live",
+                           git_revision=git_revision())
+    folder = runs_dir() / manifest.run_id
+    try:
+        budgets = run_budgets(folder, run_limit, suites) if not replay else RunBudgets(folder, None, {})
+    except BudgetSetupError as exc:
+        log.error("%s", exc)
+        return 2
+    if replay and run_limit is not None:
+        print("NOTE: a replay spends nothing: --budget-usd has no effect", flush=True)
+    if budgets.any and not check:
+        log.error("a budget needs the preflight check (it refuses models without a price): drop --no-check")
+        return 2
     selected: dict[str, list[str] | None] = {}
     if check:
         from agent_evals.preflight import preflight
         from agent_evals.preflight.command import report
 
-        result = preflight(suites, flags, replay=replay, allow_stale=allow_stale)
+        result = preflight(suites, flags, replay=replay, allow_stale=allow_stale, budget=budgets.any)
         if not result.ok:
             print(report(result, suites), flush=True)
             return 2
@@ -119,9 +145,18 @@ def run(
     if not replay:
         _endpoint_notice()
     _grader_notice(replay=bool(replay))
-    manifest = RunManifest(f"run-{uuid.uuid4().hex[:12]}", "replay" if replay else "record" if record else "live",
-                           git_revision=git_revision())
-    folder = runs_dir() / manifest.run_id
+    shards: dict[str, SuiteShard] = {}
+    if shard_spec is not None:
+        try:
+            shards = _plan_shards(suites, flags, shard_spec, manifest, durations)
+        except (ShardError, KitError) as exc:
+            log.error("%s", exc)
+            return 2
+        suites = [item for item in suites if item.name in shards]
+        if not suites:
+            print(f"shard {shard_spec}: no case of the selection falls to this shard; nothing to run", flush=True)
+            return 0
+        selected = {name: [case.id for case in planned.stamp.cases] for name, planned in shards.items()}
     try:
         manifest.save(folder)
     except OSError as exc:
@@ -129,11 +164,37 @@ def run(
         return 2
     code = _run_suites(suites, manifest, folder, selected, replay=replay, record=record,
                        promptfoo_args=promptfoo_args, workers=flags.concurrency, repeat=flags.repeat,
-                       allow_stale=allow_stale)
+                       allow_stale=allow_stale, shards=shards, budgets=budgets)
+    manifest.budget = budgets.state("run")
     _finish(manifest, folder, code)
     _print_summary(manifest)
-    _print_view_hint()
+    if shards:
+        _print_merge_hint(shards)
+    else:
+        _print_view_hint()
     return code
+
+
+def _plan_shards(suites: list[Suite], flags: Flags, shard: Shard, manifest: RunManifest,
+                 durations: dict[str, float] | None) -> dict[str, SuiteShard]:
+    """Each suite's share for this shard; a suite the shard gets no case of is left out, with one line."""
+    shards = {}
+    for item in suites:
+        description = flags.description or eval_description(item, manifest.mode, manifest.git_revision)
+        planned = plan_suite_shard(item, flags, shard, run_id=manifest.run_id, mode=manifest.mode,
+                                   description=description, durations=durations,
+                                   git_revision=manifest.git_revision)
+        print(planned.describe() + ("; nothing to run here" if planned.empty else ""), flush=True)
+        if not planned.empty:
+            shards[item.name] = planned
+    return shards
+
+
+def _print_merge_hint(shards: dict[str, SuiteShard]) -> None:
+    total = next(iter(shards.values())).shard.total
+    print(f"\nThis is one shard of {total}: once every shard ran, merge their results files into one eval for "
+          f"the viewer, the report and the gate, e.g.\n  agent-evals merge results/*.shard-*-of-{total}.json",
+          flush=True)
 
 
 def _print_summary(manifest: RunManifest) -> None:
@@ -146,16 +207,20 @@ def _print_summary(manifest: RunManifest) -> None:
 
 
 def _run_suites(suites: list[Suite], manifest: RunManifest, folder: Path, selected: dict[str, list[str] | None],
-                *, repeat: int, **options: object) -> int:
+                *, repeat: int, shards: dict[str, SuiteShard], budgets: RunBudgets, **options: object) -> int:
     worst = 0
     with Interrupts() as interrupts:
         try:
             with PortalPool(manifest.run_id, folder) as portals:
                 for item in suites:
-                    entry = SuiteRun(item.name, selected=selected.get(item.name), repeat=repeat)
+                    shard = shards.get(item.name)
+                    entry = SuiteRun(item.name, selected=selected.get(item.name), repeat=repeat,
+                                     shard=str(shard.shard) if shard else None)
                     manifest.suites.append(entry)
                     code = run_suite(item, run_id=manifest.run_id, folder=folder, manifest=manifest, entry=entry,
-                                     interrupts=interrupts, portals=portals, **options)  # type: ignore[arg-type]
+                                     interrupts=interrupts, portals=portals, shard=shard, budgets=budgets,
+                                     **options)  # type: ignore[arg-type]
+                    entry.budget = budgets.state(item.name)
                     worst = max(worst, code)
                     if interrupts.requested:
                         manifest.interrupted = True
@@ -183,27 +248,40 @@ def run_suite(
     entry: SuiteRun | None = None,
     interrupts: Interrupts | None = None,
     portals: PortalPool | None = None,
+    shard: SuiteShard | None = None,
+    budgets: RunBudgets | None = None,
 ) -> int:
     """One suite through Promptfoo with its portal (see the module docstring); ``portals`` shares a
     portal between the suites of one run."""
     run_id = run_id or f"run-{uuid.uuid4().hex[:12]}"
     folder = folder or runs_dir() / run_id
     interrupts = interrupts or Interrupts()
-    print(f"\n=== suite {suite.name} ({run_id}) ===", flush=True)
+    print(f"\n=== suite {suite.name} ({run_id}{f', shard {shard.shard}' if shard else ''}) ===", flush=True)
     if (busy := busy_trace_port(suite.config)) is not None:
         print(f"suite {suite.name} not run: {busy}", flush=True)
         return 2
-    own = portal_for(suite, run_id=run_id, log_folder=folder) if portals is None else nullcontext(portals.get(suite))
+    data_dir, port = (shard.data_dir, shard.port) if shard is not None else (None, None)
+    own = (portal_for(suite, run_id=run_id, log_folder=folder, data_dir=data_dir, port=port) if portals is None
+           else nullcontext(portals.get(suite, data_dir=data_dir, port=port)))
     with own as portal:
         api = PortalAPI(portal.url, token=portal.token)
+        promptfoo_dir = str(shard.promptfoo_dir(folder)) if shard is not None else None
         if entry is not None and manifest is not None:
             entry.data_dir = str(portal.data_dir.resolve()) if portal.data_dir else None
+            entry.promptfoo_dir = promptfoo_dir
             manifest.save(folder)
         if portal.data_dir is not None:
             _sweep_stale(portal, api)
         workers = python_workers(workers, _case_count(suite, entry), replay=bool(replay))
         env = _suite_env(suite, portal, run_id, workers, replay=replay, record=record, allow_stale=allow_stale)
-        args = [arg.replace("{suite}", suite.name) for arg in promptfoo_args]  # e.g. -o results/{suite}.json
+        if promptfoo_dir is not None:  # the shard's eval stays in the run's folder until `agent-evals merge`
+            env["PROMPTFOO_CONFIG_DIR"] = promptfoo_dir
+        if budgets is not None:
+            env.update(budgets.env(suite.name))
+        source_args = shard.args(promptfoo_args) if shard is not None else promptfoo_args
+        args = [arg.replace("{suite}", suite.name) for arg in source_args]  # e.g. -o results/{suite}.json
+        if shard is not None:
+            shard.clear_outputs(args, project_root())
         flags = read_flags(args)
         quiet_flags = ([] if flags.table else ["--no-table"]) + ["--no-progress-bar"]
         if flags.description is None:
@@ -226,6 +304,9 @@ def run_suite(
                     raise
         if not interrupts.requested:
             print(suite_summary(suite.name, console.counts, time.monotonic() - started, result.eval_id), flush=True)
+            if shard is not None:
+                for path in shard.stamp_outputs(args, project_root()):
+                    print(f"shard {shard.shard} of {suite.name}: {path}", flush=True)
         try:
             report = _cleanup(run_id, api, settle=interrupts.requested)
         except ForcedExit:
@@ -249,7 +330,7 @@ def _suite_env(suite: Suite, portal: Portal, run_id: str, workers: int, *, repla
     env = promptfoo_env()
     env.update({"PORTAL_URL": portal.url, RUN_ID_ENV: run_id, "PROMPTFOO_PYTHON_WORKERS": str(workers),
                 "AGENT_EVALS_JUDGE": "1" if judge_configured() else "0", "AGENT_EVALS_CASE_LINES": "json"})
-    for key in ("PORTAL_TOKEN", REPLAY_ENV, RECORD_ENV, ALLOW_STALE_ENV):
+    for key in ("PORTAL_TOKEN", REPLAY_ENV, RECORD_ENV, ALLOW_STALE_ENV, LEDGER_ENV):
         env.pop(key, None)
     if portal.token:
         env["PORTAL_TOKEN"] = portal.token

@@ -29,6 +29,17 @@ def stale_runs(runs_root: Path, *, data_dir: Path) -> list[RunManifest]:
     return out
 
 
+def stale_data_dirs(runs_root: Path) -> list[Path]:
+    """Every data dir a dead, unfinished run used and was not swept in yet (e.g. a killed shard's)."""
+    found: dict[str, None] = {}
+    for manifest in load_manifests(runs_root):
+        if manifest.finished_at is None and not pid_alive(manifest.pid):
+            for suite in manifest.suites:
+                if suite.data_dir and suite.data_dir not in manifest.swept:
+                    found.setdefault(suite.data_dir)
+    return [Path(folder) for folder in found]
+
+
 def sweep_stale(runs_root: Path, data_dir: Path, api: PortalAPI) -> tuple[int, int]:
     """Abandon the active PRs of the stale runs of ``data_dir``; returns (runs, PRs)."""
     runs = prs = 0

@@ -54,6 +54,10 @@ tool call) is cut at about ``max_tokens * 4`` characters with ``finish_reason: "
 
 The server never checks credentials; assert on the recorded headers instead. Streaming
 (``"stream": true``) is not supported and answers HTTP 400.
+
+Concurrency: ``server.in_flight`` is the number of chat requests being answered right now and
+``server.max_in_flight`` the most there ever were at once (``reset_max_in_flight()`` starts
+over), so a test can check a client-side cap (``LLM_MAX_IN_FLIGHT``).
 """
 
 from __future__ import annotations
@@ -117,6 +121,8 @@ class ScriptedOpenAIServer:
         self._host = host
         self._recorded: deque[ChatRequest] = deque(maxlen=max_recorded)
         self._count = 0
+        self._in_flight = 0
+        self._max_in_flight = 0
         self._lock = threading.Lock()
         self._stopping = threading.Event()
         self._httpd: ThreadingHTTPServer | None = None
@@ -188,6 +194,31 @@ class ScriptedOpenAIServer:
         with self._lock:
             return self._count
 
+    @property
+    def in_flight(self) -> int:
+        """Chat requests being answered now."""
+        with self._lock:
+            return self._in_flight
+
+    @property
+    def max_in_flight(self) -> int:
+        """The most chat requests answered at once since the start (or the last reset)."""
+        with self._lock:
+            return self._max_in_flight
+
+    def reset_max_in_flight(self) -> None:
+        with self._lock:
+            self._max_in_flight = self._in_flight
+
+    def _enter(self) -> None:
+        with self._lock:
+            self._in_flight += 1
+            self._max_in_flight = max(self._max_in_flight, self._in_flight)
+
+    def _leave(self) -> None:
+        with self._lock:
+            self._in_flight -= 1
+
     def clear_requests(self) -> None:
         with self._lock:
             self._recorded.clear()
@@ -232,13 +263,17 @@ class _Handler(BaseHTTPRequestHandler):
             self._send_json(400, _error_body(body))
             return
         scripted = self.server.scripted
-        strict = scripted.strict
-        request = scripted._record(lambda index: _chat_request(self, parts, body, azure, index, strict))
-        reply = _answer(scripted.responder, request) if strict else _call_responder(scripted.responder, request)
-        if not strict:
-            reply = reply.run_away(strict_mode.cap_of(body))
-        scripted._wait(reply.delay_s)
-        self._send_reply(reply, request)
+        scripted._enter()
+        try:
+            strict = scripted.strict
+            request = scripted._record(lambda index: _chat_request(self, parts, body, azure, index, strict))
+            reply = _answer(scripted.responder, request) if strict else _call_responder(scripted.responder, request)
+            if not strict:
+                reply = reply.run_away(strict_mode.cap_of(body))
+            scripted._wait(reply.delay_s)
+            self._send_reply(reply, request)
+        finally:
+            scripted._leave()
 
     def do_GET(self) -> None:
         self._send_json(404, _error_body(f"no route for GET {urlsplit(self.path).path}"))
