@@ -14,7 +14,7 @@ process starts are counted by a shim given to Promptfoo as its interpreter. The 
 time is Σ model latency / j. A third form, ``native``, is Promptfoo's own machinery doing
 comparable work (see ``native_equivalent.py``); pass ``--native`` to include it.
 
-    .venv/bin/python benchmarks/harness_cost.py [--latency 0.3] [--jobs 4] [--forms fast python] [--native]
+    .venv/bin/python benchmarks/harness_cost.py [--latency 0.3] [--jobs 4] [--forms fast python] [--native] [--marginal]
 """
 
 from __future__ import annotations
@@ -50,14 +50,15 @@ def children_cpu() -> float:
     return usage.ru_utime + usage.ru_stime
 
 
-def run_form(form: str, jobs: int, server: ScriptedOpenAIServer, portal: PortalProcess, tmp: Path) -> dict:
+def run_form(form: str, jobs: int, server: ScriptedOpenAIServer, portal: PortalProcess, tmp: Path,
+             repeat: int = 1) -> dict:
     counter = tmp / f"{form}.count"
     counter.write_text("")
     shim = tmp / f"python-{form}"
     shim.write_text(SHIM.format(counter=counter, python=sys.executable))
     shim.chmod(0o755)
     env = {k: v for k, v in os.environ.items() if k in KEEP}
-    env.update(OPENAI_BASE_URL=server.base_url, AGENT_MODEL="agent-model", USER_MODEL="user-model",
+    env.update(OPENAI_BASE_URL=server.base_url, AGENT_MODEL="agent-model", USER_MODEL="user-model", JUDGE_MODEL="none",
                LLM_MAX_RETRIES="0", PORTAL_URL=portal.url, PORTAL_TOKEN=portal.token or "",
                PROMPTFOO_CONFIG_DIR=str(tmp / "promptfoo"), PROMPTFOO_PYTHON=str(shim),
                AGENT_EVALS_DATA_DIR=str(tmp / "data" / "portal"))
@@ -68,7 +69,7 @@ def run_form(form: str, jobs: int, server: ScriptedOpenAIServer, portal: PortalP
     cpu_before = children_cpu()
     started = time.perf_counter()
     done = subprocess.run([sys.executable, "-m", "agent_evals.cli", "run", "spoke-create", "-j", str(jobs),
-                           "-o", str(out), "--no-cache", "--no-check"], env=env, cwd=ROOT, capture_output=True,
+                           "-o", str(out), "--no-cache", "--no-check", "--repeat", str(repeat)], env=env, cwd=ROOT, capture_output=True,
                           text=True)
     wall = time.perf_counter() - started
     cpu = children_cpu() - cpu_before
@@ -86,6 +87,9 @@ def main() -> int:
     parser.add_argument("--jobs", type=int, default=4)
     parser.add_argument("--forms", nargs="+", default=["fast", "python"], choices=["fast", "python"])
     parser.add_argument("--native", action="store_true", help="also run Promptfoo's own equivalent")
+    parser.add_argument("--marginal", action="store_true",
+                        help="also run the fast form with --repeat 3: the CPU of one more row, apart from the "
+                             "run's fixed cost (Promptfoo's and the workers' start-up)")
     args = parser.parse_args()
     scripts = ScriptedConversations(build_scripts(select("spoke-create")[0]))
     results = []
@@ -95,6 +99,9 @@ def main() -> int:
             for form in args.forms:
                 results.append(run_form(form, args.jobs, server, portal, tmp))
                 print(f"{form}: {results[-1]}", flush=True)
+            if args.marginal:
+                results.append({**run_form("fast", args.jobs, server, portal, tmp, repeat=3), "form": "fast×3"})
+                print(f"fast×3: {results[-1]}", flush=True)
         if args.native:
             from native_equivalent import run_native
 
@@ -108,6 +115,13 @@ def main() -> int:
         ideal = r["model_calls"] * args.latency / args.jobs
         print(f"{r['form']:<8} {r['wall']:>7.1f} {ideal:>8.1f} {r['wall'] / ideal:>8.2f} {r['cpu']:>7.1f} "
               f"{r['cpu'] / r['rows']:>10.2f} {r['python_processes'] / r['rows']:>13.2f} {r['passed']:>4}/{r['rows']}")
+    once = next((r for r in results if r["form"] == "fast"), None)
+    thrice = next((r for r in results if r["form"] == "fast×3"), None)
+    if once and thrice:
+        marginal = (thrice["cpu"] - once["cpu"]) / (thrice["rows"] - once["rows"])
+        fixed = once["cpu"] - marginal * once["rows"]
+        print(f"fast: {marginal:.3f} s of CPU per additional row, {fixed:.1f} s per run (Promptfoo, runner, "
+              f"workers' start-up)")
     return 0
 
 

@@ -35,7 +35,7 @@ def one_run(server: ScriptedOpenAIServer) -> tuple[float, int, int]:
         data = Path(tmp) / "data" / "portal"
         env = {k: v for k, v in os.environ.items() if not k.startswith(("PORTAL_", "AGENT_EVALS_", "OPENAI_"))}
         env.update(AGENT_EVALS_DATA_DIR=str(data), PROMPTFOO_CONFIG_DIR=str(Path(tmp) / "pf"),
-                   OPENAI_BASE_URL=server.base_url, AGENT_MODEL="agent-model", USER_MODEL="user-model",
+                   OPENAI_BASE_URL=server.base_url, AGENT_MODEL="agent-model", USER_MODEL="user-model", JUDGE_MODEL="none",
                    LLM_MAX_RETRIES="0", PROMPTFOO_DISABLE_TELEMETRY="1", PROMPTFOO_DISABLE_UPDATE="1")
         terminal = Terminal([sys.executable, "-m", "agent_evals.cli", "run", "spoke-create", "--filter-pattern",
                              "C0[1-8]", "-j", "8", "--no-cache"], env=env, cwd=ROOT)

@@ -75,7 +75,7 @@ def bench_environment() -> Iterator[Bench]:
             os.environ.pop(name, None)
         os.environ.update(
             PORTAL_URL=portal.url, PORTAL_TOKEN=portal.token or "", OPENAI_BASE_URL=server.base_url,
-            AGENT_MODEL=AGENT_MODEL, USER_MODEL=USER_MODEL, LLM_MAX_RETRIES="0",
+            AGENT_MODEL=AGENT_MODEL, USER_MODEL=USER_MODEL, JUDGE_MODEL="none", LLM_MAX_RETRIES="0",
         )
         yield Bench(portal, server, tmp / "cassettes")
 

@@ -33,7 +33,7 @@ KEEP = ("PATH", "HOME", "LANG", "TMPDIR")
 def run_once(jobs: int, server: ScriptedOpenAIServer, root: Path) -> tuple[float, dict[str, int], int]:
     env = {k: v for k, v in os.environ.items() if k in KEEP}
     env.update(
-        OPENAI_BASE_URL=server.base_url, AGENT_MODEL="agent-model", USER_MODEL="user-model", LLM_MAX_RETRIES="0",
+        OPENAI_BASE_URL=server.base_url, AGENT_MODEL="agent-model", USER_MODEL="user-model", JUDGE_MODEL="none", LLM_MAX_RETRIES="0",
         AGENT_EVALS_DATA_DIR=str(root / "data"), PROMPTFOO_CONFIG_DIR=str(root / "promptfoo"),
     )
     out = root / f"results-j{jobs}.json"

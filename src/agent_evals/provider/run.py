@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import os
 import re
 import time
 import uuid
@@ -177,13 +178,18 @@ async def run_case(
 
 
 def _abandon_own_pull_requests(record: RunRecord) -> dict[str, Any] | None:
-    """Abandon the PRs the conversation created, in the worker, once the end state is read: no
-    process per row for cleanup. The cleanup hook still checks each row (``metadata.cleanup``)."""
+    """Abandon the PRs the conversation created, in the worker, once the end state is read (the
+    snapshot, or after an error the portal's list by test id, added them all to the record): no
+    process per row for cleanup. A row that ended cleanly with none says so, so the cleanup hook
+    (which checks ``metadata.cleanup``) starts no process for it either; an errored row without
+    PRs is left to the hook's own look at the portal."""
     from agent_evals.cleanup import abandon
     from agent_evals.portal_api import PortalAPI, PortalError
 
     if not record.pull_requests:
-        return None
+        errored = record.end is None or record.end.reason == "error"
+        return None if errored or not os.environ.get("PORTAL_URL") else {"abandoned": [], "already_closed": [],
+                                                                          "by": "provider"}
     try:
         report = abandon(PortalAPI.from_env(), [p.id for p in record.pull_requests])
     except PortalError as exc:
