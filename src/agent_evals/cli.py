@@ -249,6 +249,9 @@ def main(argv: list[str] | None = None) -> int:
         format="%(levelname)s %(name)s: %(message)s",
         stream=sys.stderr,
     )
+    if not args.verbose:  # one line per request is the libraries' INFO, not the user's business
+        for name in ("httpx", "httpx2", "httpcore", "httpcore2", "mcp", "openai"):
+            logging.getLogger(name).setLevel(logging.WARNING)
     if getattr(args, "passthrough", False):
         return args.handler(args, extra)
     return args.handler(args)
