@@ -271,9 +271,11 @@ class _Handler(BaseHTTPRequestHandler):
             if not strict:
                 reply = reply.run_away(strict_mode.cap_of(body))
             scripted._wait(reply.delay_s)
-            self._send_reply(reply, request)
         finally:
+            # out of flight before the answer is written: once it is read, the client may send its next
+            # request, which must not find this one still counted
             scripted._leave()
+        self._send_reply(reply, request)
 
     def do_GET(self) -> None:
         self._send_json(404, _error_body(f"no route for GET {urlsplit(self.path).path}"))
