@@ -1,16 +1,22 @@
-"""Wall time of `npm run eval -- all --replay` (target: below 2 minutes on 2 cores), and
-where the time goes: Promptfoo start, portal start, the conversations (provider calls:
-agent loop, MCP, git), and the Python processes Promptfoo starts per assertion and hook.
+"""Wall time and CPU of `npm run eval -- all --replay` on this machine, and where the time goes.
+
+Runs ``agent-evals run all --replay -j J`` as a user does (the runner, its portals, Promptfoo and
+its Python workers; no model) and reports the wall time, the CPU of everything the run started,
+the Python processes Promptfoo started (counted through a shim given to it as its interpreter),
+and each suite's own time from the runner's summary lines. ``--suites A B …`` runs only those
+suites (through a project copy whose evals/ holds only them, everything else linked), e.g. the
+three suites the issue's target was set for:
 
     .venv/bin/python benchmarks/replay_all.py [--jobs 4]
+    .venv/bin/python benchmarks/replay_all.py --suites spoke-create spoke-qa spoke-create-overlay
 """
 
 from __future__ import annotations
 
 import argparse
-import json
 import os
-import statistics
+import re
+import resource
 import subprocess
 import sys
 import tempfile
@@ -18,89 +24,75 @@ import time
 from pathlib import Path
 
 from agent_evals.paths import project_root
-from agent_evals.portal.process import PortalProcess
-from agent_evals.runner.run import promptfoo_command, promptfoo_env
-from agent_evals.runner.suites import discover
 
 KEEP = ("PATH", "HOME", "LANG", "TMPDIR")
-SUITES = tuple(suite.name for suite in discover())
+SHIM = """#!/bin/sh
+echo x >> "{counter}"
+exec "{python}" "$@"
+"""
+SUITE_LINE = re.compile(r"^([\w-]+): (\d+) passed, (\d+) failed, (\d+) error\(s\).* in (\d+) s; eval ")
 
 
-def _env(root: Path) -> dict[str, str]:
-    env = {k: v for k, v in os.environ.items() if k in KEEP}
-    env.update(AGENT_EVALS_DATA_DIR=str(root / "data"), PROMPTFOO_CONFIG_DIR=str(root / "promptfoo"))
-    return env
+def children_cpu() -> float:
+    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return usage.ru_utime + usage.ru_stime
 
 
-def promptfoo_start(root: Path) -> float:
-    """`promptfoo eval` of a one-row echo config: Promptfoo's own start and finish."""
-    config = root / "echo.yaml"
-    config.write_text("prompts: ['hi']\nproviders: [echo]\ntests: [{vars: {}}]\n")
-    env = promptfoo_env(_env(root))
-    times = []
-    for _ in range(3):
-        started = time.perf_counter()
-        subprocess.run(promptfoo_command("eval", "-c", str(config), "--no-cache"), env=env, cwd=root,
-                       capture_output=True, check=False)
-        times.append(time.perf_counter() - started)
-    return statistics.median(times)
-
-
-def python_process(root: Path) -> float:
-    """One assertion call as Promptfoo makes it: a fresh interpreter running Promptfoo's
-    wrapper.py on an assertion file (tool_sequence, with a small context)."""
-    wrapper = project_root() / "node_modules" / "promptfoo" / "dist" / "src" / "python" / "wrapper.py"
-    script = project_root() / "assertions" / "tool_sequence.py"
-    args_file, out_file = root / "args.json", root / "out.json"
-    context = {"config": {"expected": []}, "providerResponse": {"metadata": {}}}
-    args_file.write_text(json.dumps(["", context]))
-    times = []
-    for _ in range(10):
-        started = time.perf_counter()
-        subprocess.run([sys.executable, str(wrapper), str(script), "get_assert", str(args_file), str(out_file)],
-                       check=True, capture_output=True)
-        times.append(time.perf_counter() - started)
-    return statistics.median(times)
+def project_with(suites: list[str], root: Path) -> Path:
+    """A project whose evals/ holds only ``suites``: every other entry links to this project."""
+    home = root / "project"
+    home.mkdir()
+    for entry in project_root().iterdir():
+        if entry.name not in ("evals", ".git"):
+            (home / entry.name).symlink_to(entry)
+    (home / "evals").mkdir()
+    for item in (project_root() / "evals").iterdir():
+        if item.is_file() or item.name in suites:
+            (home / "evals" / item.name).symlink_to(item)
+    order = home / "evals" / "order.txt"
+    if order.exists():
+        order.unlink()
+        order.write_text("\n".join(suites) + "\n")
+    return home
 
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--jobs", type=int, default=4)
+    parser.add_argument("--suites", nargs="+", help="only these suites (default: all)")
     args = parser.parse_args()
     with tempfile.TemporaryDirectory() as tmp:
         root = Path(tmp)
-        command = [sys.executable, "-m", "agent_evals.cli", "run", "all", "--replay", "-j", str(args.jobs),
-                   "-o", str(root / "{suite}.json")]
+        counter = root / "python.count"
+        counter.write_text("")
+        shim = root / "python"
+        shim.write_text(SHIM.format(counter=counter, python=sys.executable))
+        shim.chmod(0o755)
+        env = {k: v for k, v in os.environ.items() if k in KEEP}
+        env.update(AGENT_EVALS_DATA_DIR=str(root / "data" / "portal"), PROMPTFOO_CONFIG_DIR=str(root / "promptfoo"),
+                   PROMPTFOO_PYTHON=str(shim), PROMPTFOO_DISABLE_TELEMETRY="1", PROMPTFOO_DISABLE_UPDATE="1")
+        cwd = project_root()
+        if args.suites:
+            cwd = project_with(args.suites, root)
+            env["AGENT_EVALS_HOME"] = str(cwd)
+        command = [sys.executable, "-m", "agent_evals.cli", "run", "all", "--replay", "-j", str(args.jobs)]
+        cpu_before = children_cpu()
         started = time.perf_counter()
-        done = subprocess.run(command, env=_env(root), cwd=project_root(), capture_output=True, text=True)
+        done = subprocess.run(command, env=env, cwd=cwd, capture_output=True, text=True)
         wall = time.perf_counter() - started
+        cpu = children_cpu() - cpu_before
         if done.returncode != 0:
-            print(done.stdout[-3000:], file=sys.stderr)
-
-        rows, python_asserts, latency_ms = 0, 0, []
-        for suite in SUITES:
-            data = json.loads((root / f"{suite}.json").read_text())["results"]
-            for row in data["results"]:
-                rows += 1
-                latency_ms.append(row.get("latencyMs") or 0)
-                python_asserts += sum(
-                    1 for c in (row.get("gradingResult") or {}).get("componentResults", [])
-                    if (c.get("assertion") or {}).get("type") == "python"
-                )
-        start_pf = promptfoo_start(root)
-        per_process = python_process(root)
-        with PortalProcess(data_dir=root / "portal-probe") as portal:
-            portal_start = portal.startup_seconds or 0.0
-
-    hooks = rows * 2 + len(SUITES) * 2  # beforeEach + afterEach per row, beforeAll + afterAll per suite
-    print(f"all suites, --replay, -j {args.jobs}: {wall:.1f} s wall, exit {done.returncode}, {rows} rows\n")
-    print("where the time goes (estimates; several run in parallel):")
-    print(f"  Promptfoo start and finish, per suite      {start_pf:6.2f} s  x {len(SUITES)} = {start_pf * len(SUITES):6.1f} s")
-    print(f"  portal start (to healthy), per suite        {portal_start:6.2f} s  x {len(SUITES)} = {portal_start * len(SUITES):6.1f} s")
-    print(f"  conversations (provider: loop, MCP, git)    median {statistics.median(latency_ms) / 1000:5.2f} s, "
-          f"sum {sum(latency_ms) / 1000:6.1f} s")
-    print(f"  Python processes: {python_asserts} assertions + {hooks} hook calls, "
-          f"{per_process * 1000:.0f} ms each = {(python_asserts + hooks) * per_process:6.1f} s of process time")
+            print(done.stdout[-3000:] + done.stderr[-2000:], file=sys.stderr)
+        processes = len(counter.read_text().split())
+    suites = [m.groups() for m in map(SUITE_LINE.match, done.stdout.splitlines()) if m]
+    rows = sum(int(p) + int(f) + int(e) for _, p, f, e, _ in suites)
+    print(f"{'all' if not args.suites else ' '.join(args.suites)} --replay -j {args.jobs}, {os.cpu_count()} cores: "
+          f"{wall:.1f} s wall, {cpu:.1f} s CPU, exit {done.returncode}, {rows} rows")
+    print(f"  Python processes started by Promptfoo: {processes} ({processes / max(rows, 1):.2f} per row)")
+    for name, passed, failed, errors, seconds in suites:
+        print(f"  {name:<24} {int(passed) + int(failed) + int(errors):>3} rows  {seconds:>3} s")
+    suite_time = sum(int(s[4]) for s in suites)
+    print(f"  the runner itself (check, portals, report): about {wall - suite_time:.0f} s")
     return done.returncode
 
 
