@@ -1,8 +1,8 @@
 """A small REST client of the portal (standard library only).
 
-Used by the assertions (a fresh Python process per call, so the import must stay
-light) and by the cleanup hook. It follows the REST contract in
-``docs/architecture.md``.
+Used by the provider (the end-state snapshot, fixtures, its own cleanup), the cleanup hook,
+the runner's sweeps and the preflight; it is imported in short-lived processes too, so the
+import stays light. It follows the REST contract in ``docs/architecture.md``.
 
 Exceptions form one hierarchy, so callers can catch the base class::
 

@@ -114,6 +114,10 @@ def test_the_real_suites_pass_for_a_replay() -> None:
                             "       config: {statements: []}}\n", "",
                      "evals/s1/cases/a.yaml:11: C01: assertion 3 (expected_statements): invalid config: "
                      "config.statements must not be empty: give a list of short statements", id="empty statements"),
+        pytest.param(CASE + "    - {type: python, value: file://../../assertions/argument_match.py, metric: reads,\n"
+                            "       config: {tool: get_pull_request, args: {id: $fixture.failing.id}}}\n", "",
+                     "evals/s1/cases/a.yaml:1: C01: $fixture.failing.id: the case has no fixture with key 'failing' "
+                     "(keys: none)", id="fixture reference in a check"),
         pytest.param(CASE.replace("C01, group", "C01 , group").replace("metadata: {id: C01 ,", "metadata: {"), "",
                      "evals/s1/cases/a.yaml:1: C01 copy: no metadata.id (the case id the report and cassettes use)",
                      id="no id"),

@@ -127,7 +127,7 @@ def _check_user(test: TestEntry, plan: ProviderPlan, label: str, problems: list[
         return
     if plan.pack is not None:
         problems.extend(Problem(test.where, f"{label}: {p}") for p in plan.pack.fixture_problems(config.fixtures))
-        problems.extend(Problem(test.where, f"{label}: {p}") for p in _reference_problems(config))
+        problems.extend(Problem(test.where, f"{label}: {p}") for p in _reference_problems(config, test))
     if config.simulated_user is not None and config.simulated_user.class_:
         from agent_evals.agent.factory import load_factory
 
@@ -137,15 +137,17 @@ def _check_user(test: TestEntry, plan: ProviderPlan, label: str, problems: list[
             problems.append(Problem(test.where, f"{label}: {str(exc).replace('factory', 'simulator class', 1)}"))
 
 
-def _reference_problems(config: ProviderConfig) -> list[str]:
-    """Each ``$fixture.<key>.<field>`` of the user's definition must name one of the case's fixtures."""
+def _reference_problems(config: ProviderConfig, test: TestEntry) -> list[str]:
+    """Each ``$fixture.<key>.<field>`` of the user's definition and of the kit checks' configs must
+    name one of the case's fixtures."""
     from agent_evals.provider.fixtures import references
 
     user = config.simulated_user.model_dump() if config.simulated_user is not None else config.user_messages
+    checks = [item.get("config") for item in test.asserts if check_name(item)]
     keys = {key for item in config.fixtures or [] if isinstance(item, Mapping)
             for spec in item.values() if isinstance(spec, Mapping) and isinstance(key := spec.get("key"), str)}
     out = []
-    for ref in dict.fromkeys(references(user)):
+    for ref in dict.fromkeys([*references(user), *references(checks)]):
         key = ref.split(".")[1]
         if key not in keys:
             out.append(f"{ref}: the case has no fixture with key {key!r} (keys: {', '.join(sorted(keys)) or 'none'})")
