@@ -34,6 +34,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Literal
 
+from agent_evals.conversation.framing import UserFraming
 from agent_evals.conversation.metering import UserSimulatorError
 from agent_evals.llm.types import ChatModel, ChatResponse, Message
 from agent_evals.record import Turn
@@ -153,18 +154,6 @@ def _format_facts(facts: Any) -> str:
     if isinstance(facts, (list, tuple)):
         return "\n".join(f"- {f}" for f in facts)
     return str(facts)
-
-
-@dataclass(frozen=True)
-class UserFraming:
-    """The simulated user's situation, from the suite's domain pack: who and where they are
-    (``setting``), what they don't know (``knows_inside``) and when their task is done (``done_when``)."""
-
-    setting: str = (
-        "You are role-playing a person who is chatting with an AI assistant. You are the user, not the assistant."
-    )
-    knows_inside: str = "how the assistant or its systems work inside"
-    done_when: str = "when the assistant has done what you asked, or has told you clearly that it can't do it"
 
 
 def simulated_user_prompt(

@@ -28,7 +28,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
-from agent_evals.conversation.users import UserFraming
+from agent_evals.conversation.framing import UserFraming
 from agent_evals.record import KitError, PullRequestRef, ToolCall
 
 #: A pack's case derivation: a row of a suite's case table -> values computed from it (raises

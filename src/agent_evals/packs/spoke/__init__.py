@@ -16,7 +16,7 @@ import re
 from collections.abc import Iterator, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
-from agent_evals.conversation.users import UserFraming
+from agent_evals.conversation.framing import UserFraming
 from agent_evals.packs.base import Pack
 from agent_evals.record import PullRequestRef, ToolCall
 
