@@ -1,4 +1,5 @@
-"""The eval's one-line description says NOT GRADED exactly when a judged check would go ungraded."""
+"""The eval's one-line description says NOT GRADED exactly when a judged check that decides rows
+would go ungraded (a conversation's informative goal_reached decides nothing)."""
 
 from __future__ import annotations
 
@@ -7,6 +8,7 @@ from pathlib import Path
 import pytest
 
 from agent_evals.runner.describe import eval_description
+from agent_evals.runner.suite_files import load_suite
 from agent_evals.runner.suites import Suite
 
 CONFIG = """\
@@ -24,19 +26,27 @@ tests:
         value: file://../../assertions/tool_sequence.py
         metric: tool_sequence
         config: {expected: [get_spoke]}
-"""
-FIXED = {"mode": "single_turn", "vars": "{request: Which spokes are there?}"}
-GOAL = {"mode": "conversation", "vars": "{simulated_user: {goal: Get a spoke, persona: A developer}}"}
+%(extra)s"""
+FIXED = {"mode": "single_turn", "vars": "{request: 'Which spokes are there?'}", "extra": ""}
+GOAL = {"mode": "conversation", "vars": "{simulated_user: {goal: Get a spoke, persona: A developer}}", "extra": ""}
+JUDGED = {**FIXED, "extra": """\
+      - type: python
+        value: file://../../assertions/expected_statements.py
+        metric: statements
+        config: {statements: [The answer names a spoke.]}
+"""}
 
 
 def _suite(tmp_path: Path, fields: dict[str, str]) -> Suite:
     folder = tmp_path / "evals" / "a-suite"
     folder.mkdir(parents=True)
     (folder / "promptfooconfig.yaml").write_text(CONFIG % fields)
-    return Suite("a-suite", folder)
+    suite = Suite("a-suite", folder)
+    assert len(load_suite(suite).tests) == 1  # the suite loads: a broken one would say nothing either
+    return suite
 
 
-@pytest.mark.parametrize(("fields", "judged"), [(FIXED, False), (GOAL, True)])
+@pytest.mark.parametrize(("fields", "judged"), [(FIXED, False), (GOAL, False), (JUDGED, True)])
 def test_not_graded_only_where_a_judge_is_needed_and_missing(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, fields: dict[str, str], judged: bool
 ) -> None:
@@ -49,4 +59,4 @@ def test_not_graded_only_where_a_judge_is_needed_and_missing(
 def test_a_judge_grades_them(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("OPENAI_BASE_URL", "http://127.0.0.1:9/v1")
     monkeypatch.setenv("JUDGE_MODEL", "judge-model")
-    assert "NOT GRADED" not in eval_description(_suite(tmp_path, GOAL), "replay", None)
+    assert "NOT GRADED" not in eval_description(_suite(tmp_path, JUDGED), "replay", None)

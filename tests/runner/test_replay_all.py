@@ -35,9 +35,11 @@ def test_all_suites_replay_offline_and_pass(isolated: Path, monkeypatch: pytest.
         # the viewer's list tells runs apart; rows keep the order of the case files
         description = data["config"]["description"]
         assert description.startswith(f"{suite} · replay · models as recorded · rev ")
-        # not graded, said where people look: the eval list (no judge here), besides each row's entries;
-        # every suite has judged checks (statements, or the informative goal_reached of a simulated user)
-        assert description.endswith("model-graded checks NOT GRADED (no judge)")
+        # not graded, said where people look: the eval list (no judge here), besides each row's entries:
+        # the suites whose judged checks decide rows (the QA statements, the variants' goals)
+        assert description.endswith("model-graded checks NOT GRADED (no judge)") == (
+            suite in ("spoke-qa", "spoke-create-variants")
+        ), description
         ids = [r["testCase"]["metadata"]["id"] for r in sorted(rows, key=lambda r: r["testIdx"])]
         assert ids == sorted(ids), ids
         assert all(row["success"] for row in rows), [r["testCase"]["description"] for r in rows if not r["success"]]

@@ -218,10 +218,17 @@ def needs_judge(tests: list[TestEntry]) -> bool:
         user = test.vars.get("simulated_user")
         if isinstance(user, Mapping) and isinstance(user.get("goal"), str) and user["goal"].strip():
             return True
-        for item in test.asserts:
-            if str(item.get("type", "")).removeprefix("not-") in MODEL_GRADED_TYPES or check_name(item) in JUDGED_CHECKS:
-                return True
-    return False
+    return has_judged_checks(tests)
+
+
+def has_judged_checks(tests: list[TestEntry]) -> bool:
+    """A model-graded assertion or a judged kit check that decides a row (not the informative
+    goal_reached every conversation with a goal gets)."""
+    return any(
+        str(item.get("type", "")).removeprefix("not-") in MODEL_GRADED_TYPES or check_name(item) in JUDGED_CHECKS
+        for test in tests
+        for item in test.asserts
+    )
 
 
 def needs_user_model(tests: list[TestEntry], plans: list[ProviderPlan]) -> bool:

@@ -26,13 +26,14 @@ def eval_description(suite: Suite, mode: str, git_revision: str | None) -> str:
 
 
 def _ungraded(suite: Suite) -> bool:
-    """The suite has model-graded assertions and no judge model will grade them."""
+    """The suite has model-graded checks that decide rows, and no judge model will grade them
+    (the informative goal_reached of a conversation decides nothing: it is not named here)."""
     from agent_evals.judge import judge_configured
-    from agent_evals.preflight.suite_checks import needs_judge
+    from agent_evals.preflight.suite_checks import has_judged_checks
     from agent_evals.runner.suite_files import load_suite
 
     try:
-        return not judge_configured() and needs_judge(load_suite(suite).tests)
+        return not judge_configured() and has_judged_checks(load_suite(suite).tests)
     except KitError:
         return False
 
