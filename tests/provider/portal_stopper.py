@@ -8,6 +8,7 @@ import time
 from collections.abc import Sequence
 
 from agent_evals.conversation.users import BaseUserSimulator, Turn, UserMessage
+from agent_evals.portal.serving import pid_alive
 from agent_evals.testing.conversations import CONFIRM
 
 
@@ -22,10 +23,6 @@ class StopsThePortal(BaseUserSimulator):
         pid = int(self.params["portal_pid"])
         os.kill(pid, signal.SIGTERM)
         deadline = time.monotonic() + 10
-        while time.monotonic() < deadline:
-            try:
-                os.kill(pid, 0)
-            except ProcessLookupError:
-                break
+        while time.monotonic() < deadline and pid_alive(pid):
             time.sleep(0.05)
         return UserMessage.stop("done")

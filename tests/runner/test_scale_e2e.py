@@ -32,7 +32,7 @@ import pytest
 
 from agent_evals.golden.record import build_scripts
 from agent_evals.portal.process import PortalProcess
-from agent_evals.portal.serving import read_serving
+from agent_evals.portal.serving import pid_alive, read_serving
 from agent_evals.portal_api import PortalAPI
 from agent_evals.report.command import gate_command, load_report
 from agent_evals.report.format_json import report_to_json
@@ -198,9 +198,7 @@ def _env_of() -> dict[str, str]:
 
 def _wait_gone(pid: int) -> None:
     for _ in range(100):
-        try:
-            os.kill(pid, 0)
-        except ProcessLookupError:
+        if not pid_alive(pid):
             return
         time.sleep(0.05)
 

@@ -66,13 +66,18 @@ def read_serving(data_dir: Path, *, alive_only: bool = True) -> Serving | None:
 
 
 def pid_alive(pid: int) -> bool:
+    """The process runs: it exists and is not a zombie (dead, not yet reaped by its parent)."""
     try:
         os.kill(pid, 0)
     except ProcessLookupError:
         return False
     except PermissionError:
         return True
-    return True
+    try:
+        with open(f"/proc/{pid}/stat", encoding="ascii", errors="replace") as stat:
+            return stat.read().rsplit(")", 1)[1].split()[0] != "Z"
+    except (OSError, IndexError):  # no /proc (not Linux), or it went meanwhile
+        return True
 
 
 def watch_owner(owner_pid: int, on_gone: Callable[[], None], *, poll_s: float = OWNER_POLL_S) -> threading.Thread:
