@@ -17,8 +17,8 @@ from agent_evals.testing.scripted_openai import ScriptedOpenAIServer
 
 PROJECT_ROOT = Path(__file__).resolve().parents[1]
 
-# Variables a developer's shell may carry that would point the kit somewhere else.
-_FOREIGN_ENV = (
+# The model endpoint and the model of each role (what a CI job's secrets and variables hold).
+LLM_ENV = (
     "AZURE_OPENAI_ENDPOINT",
     "AZURE_OPENAI_API_KEY",
     "AZURE_OPENAI_AD_TOKEN",
@@ -27,6 +27,10 @@ _FOREIGN_ENV = (
     "AGENT_MODEL",
     "USER_MODEL",
     "JUDGE_MODEL",
+)
+# Variables a developer's shell may carry that would point the kit somewhere else.
+_FOREIGN_ENV = (
+    *LLM_ENV,
     "PORTAL_URL",
     "PORTAL_TOKEN",
     "AGENT_EVALS_RECORD_DIR",
@@ -78,3 +82,14 @@ def kit_env(
 def clean_env() -> dict[str, str]:
     """``os.environ`` without the variables of ``_FOREIGN_ENV`` (for subprocesses)."""
     return {k: v for k, v in os.environ.items() if k not in _FOREIGN_ENV}
+
+
+@pytest.fixture
+def isolated(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """A run with its own data dir and Promptfoo database; no inherited endpoints."""
+    for key in list(os.environ):
+        if key not in clean_env():
+            monkeypatch.delenv(key)
+    monkeypatch.setenv("AGENT_EVALS_DATA_DIR", str(tmp_path / "data" / "portal"))
+    monkeypatch.setenv("PROMPTFOO_CONFIG_DIR", str(tmp_path / "promptfoo"))
+    return tmp_path

@@ -30,22 +30,13 @@ from agent_evals.runner.suites import discover
 from agent_evals.testing.conversations import ScriptedConversations
 from agent_evals.testing.scripted_openai import ScriptedOpenAIServer
 from agent_evals.testing.scripted_replies import ChatRequest, Reply
-from tests.conftest import PROJECT_ROOT, clean_env
+from tests.conftest import LLM_ENV, PROJECT_ROOT, clean_env
 from tests.report.conftest import needs_promptfoo
 
 WORKFLOW = PROJECT_ROOT / ".github" / "workflows" / "agent-evals.yml"
 AZURE = PROJECT_ROOT / "azure-pipelines.yml"
 INSTALL = "install"
-SECRETS = {
-    "AZURE_OPENAI_ENDPOINT",
-    "AZURE_OPENAI_API_KEY",
-    "AZURE_OPENAI_AD_TOKEN",
-    "OPENAI_API_KEY",
-    "OPENAI_BASE_URL",
-    "AGENT_MODEL",
-    "USER_MODEL",
-    "JUDGE_MODEL",
-}
+SECRETS = set(LLM_ENV)  # the endpoint (secrets) and the models (variables)
 # The conditions the workflow uses, per event: a new one fails this test until it is listed here.
 CONDITIONS = {
     "github.event_name == 'pull_request'": {"push": False, "pull_request": True},

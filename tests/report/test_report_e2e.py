@@ -4,7 +4,6 @@ breaks the gate (a replay of every suite holds it: tests/runner/test_replay_all.
 
 from __future__ import annotations
 
-import os
 import re
 import threading
 from collections.abc import Iterator
@@ -19,22 +18,12 @@ from agent_evals.runner.suites import select
 from agent_evals.testing.conversations import ScriptedConversations
 from agent_evals.testing.scripted_openai import ScriptedOpenAIServer
 from agent_evals.testing.scripted_replies import ChatRequest, Reply
-from tests.conftest import PROJECT_ROOT, clean_env
+from tests.conftest import PROJECT_ROOT
 from tests.report.conftest import needs_promptfoo
 from tests.report.test_ci_recipes import C01_FIRST_MESSAGE, _first_user
 
 pytestmark = needs_promptfoo
 GATE = PROJECT_ROOT / "evals" / "gate.yaml"
-
-
-@pytest.fixture
-def isolated(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    for key in list(os.environ):
-        if key not in clean_env():
-            monkeypatch.delenv(key)
-    monkeypatch.setenv("AGENT_EVALS_DATA_DIR", str(tmp_path / "data" / "portal"))
-    monkeypatch.setenv("PROMPTFOO_CONFIG_DIR", str(tmp_path / "promptfoo"))
-    return tmp_path
 
 
 class EverySecondC01Fails:

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 
 from agent_evals.record import ROLES, Role, Usage
-from agent_evals.report.model import CaseSummary, Pattern, Report, RunLabel
+from agent_evals.report.model import CaseSummary, GroupSummary, Pattern, Report, RunLabel
 
 ROLE_NAMES: dict[Role, str] = {"agent": "agent", "user": "simulated user", "judge": "judge"}
 
@@ -20,6 +20,17 @@ def percent(value: float | None) -> str:
 
 def mean(value: float | None) -> str:
     return "-" if value is None else f"{value:.1f}"
+
+
+GROUP_HEADER = ("cases", "runs", "pass", "fail", "err", "flaky", "pass^k", "pass rate")
+
+
+def group_counts(group: GroupSummary) -> list[str]:
+    """The cells under ``GROUP_HEADER`` for one group or priority (every format shows them)."""
+    return [
+        str(group.cases), str(group.runs), str(group.passed), str(group.failed), str(group.errors), str(group.flaky),
+        rate(group.pass_hat_k), percent(group.pass_rate),
+    ]
 
 
 def tokens(count: int) -> str:

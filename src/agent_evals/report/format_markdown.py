@@ -156,24 +156,7 @@ def _comparison(comparison: Comparison) -> list[str]:
 
 
 def _groups(title: str, groups: Sequence[GroupSummary]) -> list[str]:
-    return _table(
-        [title, "cases", "runs", "pass", "fail", "err", "flaky", "pass^k", "pass rate", "ends"],
-        [
-            [
-                g.name,
-                str(g.cases),
-                str(g.runs),
-                str(g.passed),
-                str(g.failed),
-                str(g.errors),
-                str(g.flaky),
-                f.rate(g.pass_hat_k),
-                f.percent(g.pass_rate),
-                f.ends(g.ends),
-            ]
-            for g in groups
-        ],
-    )
+    return _table([title, *f.GROUP_HEADER, "ends"], [[g.name, *f.group_counts(g), f.ends(g.ends)] for g in groups])
 
 
 def _table(header: Sequence[str], rows: Sequence[Sequence[str]]) -> list[str]:

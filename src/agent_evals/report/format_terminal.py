@@ -97,36 +97,9 @@ def _case_row(case: CaseSummary, providers: bool) -> list[str]:
 
 
 def _groups(title: str, groups: Sequence[GroupSummary]) -> list[str]:
-    header = [
-        title,
-        "cases",
-        "runs",
-        "pass",
-        "fail",
-        "err",
-        "flaky",
-        "pass^k",
-        "pass rate",
-        "turns",
-        "tools",
-        "ends",
-    ]
+    header = [title, *f.GROUP_HEADER, "turns", "tools", "ends"]
     rows = [
-        [
-            g.name,
-            str(g.cases),
-            str(g.runs),
-            str(g.passed),
-            str(g.failed),
-            str(g.errors),
-            str(g.flaky),
-            f.rate(g.pass_hat_k),
-            f.percent(g.pass_rate),
-            f.mean(g.mean_turns),
-            f.mean(g.mean_tool_calls),
-            f.ends(g.ends),
-        ]
-        for g in groups
+        [g.name, *f.group_counts(g), f.mean(g.mean_turns), f.mean(g.mean_tool_calls), f.ends(g.ends)] for g in groups
     ]
     return _table(header, rows, last_flex=True)
 

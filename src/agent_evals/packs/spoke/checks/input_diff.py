@@ -19,7 +19,7 @@ from typing import Any
 from agent_evals.assertions._config import ConfigError, ConfigReader, describe
 from agent_evals.assertions._context import grader
 from agent_evals.assertions._result import GradingResult, fail, make_result
-from agent_evals.assertions._run import Snapshot, read_record, require_snapshot
+from agent_evals.assertions._run import Snapshot, require_snapshot
 from agent_evals.assertions.expected_changes import (
     REMOVED,
     ChangeReport,
@@ -28,7 +28,7 @@ from agent_evals.assertions.expected_changes import (
     check_changes,
 )
 from agent_evals.assertions.json_pointer import PointerError, parse
-from agent_evals.packs.spoke.checks.submission import DEFAULT_ARGUMENT, DEFAULT_TOOL, NoSubmission, select_submission
+from agent_evals.packs.spoke.checks.submission import DEFAULT_ARGUMENT, DEFAULT_TOOL, submitted
 from agent_evals.assertions.values import render
 
 NAME = "input_diff"
@@ -90,11 +90,10 @@ def _expected_change(pointer: Any, value: Any) -> ExpectedChange:
 def grade(config: Any, metadata: Any) -> GradingResult:
     """Grade the submitted configuration in ``metadata`` against its source."""
     cfg = parse_config(config)
-    run = read_record(metadata)
-    try:
-        submission = select_submission(run.tool_calls, cfg.tool, cfg.argument)
-    except NoSubmission as err:
-        return fail(f"{NAME}: {err}")
+    found = submitted(NAME, metadata, cfg.tool, cfg.argument)
+    if not isinstance(found, tuple):
+        return found
+    run, submission = found
     snapshot = require_snapshot(run) if isinstance(cfg.source, str) else None
     source, source_label = _load_source(cfg.source, snapshot)
     if source is None:

@@ -17,9 +17,9 @@ from typing import Any
 from agent_evals.assertions._config import ConfigReader
 from agent_evals.assertions._context import grader
 from agent_evals.assertions._result import GradingResult, fail, make_result
-from agent_evals.assertions._run import Snapshot, read_record, require_snapshot
+from agent_evals.assertions._run import Snapshot, require_snapshot
 from agent_evals.assertions.schema_check import BadSchema, SchemaIssue, schema_issues
-from agent_evals.packs.spoke.checks.submission import DEFAULT_ARGUMENT, DEFAULT_TOOL, NoSubmission, select_submission
+from agent_evals.packs.spoke.checks.submission import DEFAULT_ARGUMENT, DEFAULT_TOOL, submitted
 
 NAME = "spoke_json_valid"
 SCHEMA_RESOURCE = "schema"
@@ -46,11 +46,10 @@ def parse_config(raw: Any) -> SpokeJsonValidConfig:
 def grade(config: Any, metadata: Any) -> GradingResult:
     """Validate the submitted configuration and the PRs' validation status, from the snapshot."""
     cfg = parse_config(config)
-    run = read_record(metadata)
-    try:
-        submission = select_submission(run.tool_calls, cfg.tool, cfg.argument)
-    except NoSubmission as err:
-        return fail(f"{NAME}: {err}")
+    found = submitted(NAME, metadata, cfg.tool, cfg.argument)
+    if not isinstance(found, tuple):
+        return found
+    run, submission = found
     snapshot = require_snapshot(run)
     schema = snapshot.resources.get(SCHEMA_RESOURCE)
     try:

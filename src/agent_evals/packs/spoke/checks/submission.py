@@ -14,7 +14,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from agent_evals.assertions._run import ToolCall
+from agent_evals.assertions._result import GradingResult, fail
+from agent_evals.assertions._run import RunRecord, ToolCall, read_record
 from agent_evals.assertions.names import count_label, name_matches
 
 DEFAULT_TOOL = "create_spoke_pull_request"
@@ -77,6 +78,16 @@ def select_submission(calls: Sequence[ToolCall], tool: str, argument: str) -> Su
     successful = [item for item in usable if not item[0].is_error]
     call, (config, from_string) = (successful or usable)[-1]
     return Submission(call=call, config=config, from_string=from_string, candidates=len(usable))
+
+
+def submitted(check: str, metadata: Any, tool: str, argument: str) -> tuple[RunRecord, Submission] | GradingResult:
+    """The row's record and what it submitted, or the failing result of ``check`` that says why
+    there is nothing to grade."""
+    run = read_record(metadata)
+    try:
+        return run, select_submission(run.tool_calls, tool, argument)
+    except NoSubmission as err:
+        return fail(f"{check}: {err}")
 
 
 def _why_not(call: ToolCall, argument: str) -> str:
