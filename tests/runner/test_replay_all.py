@@ -64,6 +64,8 @@ def test_all_suites_replay_offline_and_pass(isolated: Path, monkeypatch: pytest.
                     "without a judge)"
                 ]
                 assert "statements" not in row["namedScores"]
+    # Promptfoo's response cache (which never hits for these rows) wrote nothing
+    assert not (isolated / "promptfoo" / "cache").exists()
     assert counts == {"spoke-create": 22, "spoke-qa": 4, "spoke-create-overlay": 3, "integration-qa": 13,
                       "spoke-create-variants": 48}
 

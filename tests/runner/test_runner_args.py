@@ -53,3 +53,12 @@ def test_python_workers_never_exceed_the_rows_nor_on_a_replay_the_cpus() -> None
     assert python_workers(4, None, replay=False) == 4
     assert python_workers(8, 22, replay=True) == min(8, os.cpu_count() or 1)
     assert python_workers(1, 0, replay=True) == 1
+
+
+def test_promptfoo_never_caches_a_conversation_under_the_runner() -> None:
+    """Its cache keys a Python provider's answer by the eval id (never a hit) and rewrites its whole
+    file after every row; a suite of the user's own that forgot ``evaluateOptions.cache`` is covered too."""
+    from agent_evals.runner.run import promptfoo_env
+
+    assert promptfoo_env({"PATH": "/bin"})["PROMPTFOO_CACHE_ENABLED"] == "false"
+    assert promptfoo_env({"PATH": "/bin", "PROMPTFOO_CACHE_ENABLED": "true"})["PROMPTFOO_CACHE_ENABLED"] == "false"

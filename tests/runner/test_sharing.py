@@ -114,7 +114,7 @@ def test_reset_lists_active_pull_requests_and_needs_force(env: dict[str, str]) -
 
 def test_plain_npx_promptfoo_eval_runs_a_suite_with_its_own_portal_and_cleanup(env: dict[str, str]) -> None:
     env["AGENT_EVALS_REPLAY_DIR"] = "golden"
-    done = subprocess.run(["npx", "promptfoo", "eval", "-c", "evals/spoke-create/promptfooconfig.yaml",
+    done = subprocess.run(["npx", "promptfoo", "eval", "-c", "evals/spoke-create/promptfooconfig.yaml", "--no-cache",
                            "--filter-pattern", "C0[12]", "--no-table", "-o", str(Path(env["PROMPTFOO_CONFIG_DIR"]) / "o.json")],
                           env=env, cwd=PROJECT_ROOT, capture_output=True, text=True, timeout=180)
     assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-2000:]
@@ -124,6 +124,7 @@ def test_plain_npx_promptfoo_eval_runs_a_suite_with_its_own_portal_and_cleanup(e
     assert pull_requests(Path(env["AGENT_EVALS_DATA_DIR"])) == []
     assert len(pull_requests(Path(env["AGENT_EVALS_DATA_DIR"]), "abandoned")) == 2
     assert not (Path(env["AGENT_EVALS_DATA_DIR"]).parent / ".portal.serving.json").exists()  # its portal stopped
+    assert not (Path(env["PROMPTFOO_CONFIG_DIR"]) / "cache").exists()  # --no-cache, as the README says
 
 
 def test_ctrl_c_in_plain_npx_promptfoo_eval_leaves_no_pull_request(env: dict[str, str]) -> None:

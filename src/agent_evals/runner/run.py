@@ -65,6 +65,9 @@ def promptfoo_env(base: Mapping[str, str] | None = None) -> dict[str, str]:
     env.setdefault("PROMPTFOO_DISABLE_ADAPTIVE_SCHEDULER", "1")
     env.setdefault("NODE_NO_WARNINGS", "1")
     env.setdefault("PROMPTFOO_DISABLE_SHARING", "1")
+    # Promptfoo's response cache keys a Python provider's result by the eval id, so it never
+    # hits; it only rewrites its whole file (~/.promptfoo/cache) after every row, longer each run.
+    env["PROMPTFOO_CACHE_ENABLED"] = "false"
     # Node keeps the compiled modules of Promptfoo between runs: about 0.2 s of CPU less per start
     env.setdefault("NODE_COMPILE_CACHE", str(root / "node_modules" / ".cache" / "node-compile"))
     return env
