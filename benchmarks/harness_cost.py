@@ -22,7 +22,6 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import resource
 import subprocess
 import sys
 import tempfile
@@ -38,30 +37,19 @@ from agent_evals.runner.suites import select  # noqa: E402
 from agent_evals.testing.conversations import ScriptedConversations  # noqa: E402
 from agent_evals.testing.scripted_openai import ScriptedOpenAIServer, fixed_latency  # noqa: E402
 
+from python_starts import children_cpu, counting_python, python_starts  # noqa: E402
+
 KEEP = ("PATH", "HOME", "LANG", "TMPDIR")
-SHIM = """#!/bin/sh
-echo x >> "{counter}"
-exec "{python}" "$@"
-"""
-
-
-def children_cpu() -> float:
-    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
-    return usage.ru_utime + usage.ru_stime
 
 
 def run_form(form: str, jobs: int, server: ScriptedOpenAIServer, portal: PortalProcess, tmp: Path,
              repeat: int = 1) -> dict:
-    counter = tmp / f"{form}.count"
-    counter.write_text("")
-    shim = tmp / f"python-{form}"
-    shim.write_text(SHIM.format(counter=counter, python=sys.executable))
-    shim.chmod(0o755)
+    shim, counter = counting_python(tmp, f"python-{form}-{repeat}")
     env = {k: v for k, v in os.environ.items() if k in KEEP}
     env.update(OPENAI_BASE_URL=server.base_url, AGENT_MODEL="agent-model", USER_MODEL="user-model", JUDGE_MODEL="none",
                LLM_MAX_RETRIES="0", PORTAL_URL=portal.url, PORTAL_TOKEN=portal.token or "",
                PROMPTFOO_CONFIG_DIR=str(tmp / "promptfoo"), PROMPTFOO_PYTHON=str(shim),
-               AGENT_EVALS_DATA_DIR=str(tmp / "data" / "portal"))
+               AGENT_EVALS_DATA_DIR=str(tmp / f"data-{form}-{repeat}" / "portal"))
     if form == "python":
         env["AGENT_EVALS_ASSERTIONS"] = "python"
     out = tmp / f"{form}.json"
@@ -78,7 +66,7 @@ def run_form(form: str, jobs: int, server: ScriptedOpenAIServer, portal: PortalP
     rows = json.loads(out.read_text())["results"]["results"]
     calls = server.request_count - requests_before
     return {"form": form, "wall": wall, "cpu": cpu, "rows": len(rows), "passed": sum(r["success"] for r in rows),
-            "python_processes": len(counter.read_text().split()), "model_calls": calls}
+            "python_processes": sum(python_starts(counter, tmp / f"data-{form}-{repeat}" / "runs")), "model_calls": calls}
 
 
 def main() -> int:

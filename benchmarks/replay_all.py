@@ -2,8 +2,9 @@
 
 Runs ``agent-evals run all --replay -j J`` as a user does (the runner, its portals, Promptfoo and
 its Python workers; no model) and reports the wall time, the CPU of everything the run started,
-the Python processes Promptfoo started (counted through a shim given to it as its interpreter),
-and each suite's own time from the runner's summary lines. ``--suites A B …`` runs only those
+the Python processes Promptfoo started (cold ones counted through a shim given to it as its
+interpreter, warm ones by the run's warm server) and each suite's own time from the runner's
+summary lines. ``--suites A B …`` runs only those
 suites (through a project copy whose evals/ holds only them, everything else linked), e.g. the
 three suites the issue's target was set for:
 
@@ -16,7 +17,6 @@ from __future__ import annotations
 import argparse
 import os
 import re
-import resource
 import subprocess
 import sys
 import tempfile
@@ -25,17 +25,11 @@ from pathlib import Path
 
 from agent_evals.paths import project_root
 
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from python_starts import children_cpu, counting_python, python_starts  # noqa: E402
+
 KEEP = ("PATH", "HOME", "LANG", "TMPDIR")
-SHIM = """#!/bin/sh
-echo x >> "{counter}"
-exec "{python}" "$@"
-"""
 SUITE_LINE = re.compile(r"^([\w-]+): (\d+) passed, (\d+) failed, (\d+) error\(s\).* in (\d+) s; eval ")
-
-
-def children_cpu() -> float:
-    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
-    return usage.ru_utime + usage.ru_stime
 
 
 def project_with(suites: list[str], root: Path) -> Path:
@@ -63,11 +57,7 @@ def main() -> int:
     args = parser.parse_args()
     with tempfile.TemporaryDirectory() as tmp:
         root = Path(tmp)
-        counter = root / "python.count"
-        counter.write_text("")
-        shim = root / "python"
-        shim.write_text(SHIM.format(counter=counter, python=sys.executable))
-        shim.chmod(0o755)
+        shim, counter = counting_python(root)
         env = {k: v for k, v in os.environ.items() if k in KEEP}
         env.update(AGENT_EVALS_DATA_DIR=str(root / "data" / "portal"), PROMPTFOO_CONFIG_DIR=str(root / "promptfoo"),
                    PROMPTFOO_PYTHON=str(shim), PROMPTFOO_DISABLE_TELEMETRY="1", PROMPTFOO_DISABLE_UPDATE="1")
@@ -83,12 +73,13 @@ def main() -> int:
         cpu = children_cpu() - cpu_before
         if done.returncode != 0:
             print(done.stdout[-3000:] + done.stderr[-2000:], file=sys.stderr)
-        processes = len(counter.read_text().split())
+        cold, warm = python_starts(counter, root / "data" / "runs")
     suites = [m.groups() for m in map(SUITE_LINE.match, done.stdout.splitlines()) if m]
     rows = sum(int(p) + int(f) + int(e) for _, p, f, e, _ in suites)
     print(f"{'all' if not args.suites else ' '.join(args.suites)} --replay -j {args.jobs}, {os.cpu_count()} cores: "
           f"{wall:.1f} s wall, {cpu:.1f} s CPU, exit {done.returncode}, {rows} rows")
-    print(f"  Python processes started by Promptfoo: {processes} ({processes / max(rows, 1):.2f} per row)")
+    print(f"  Python processes started by Promptfoo: {cold + warm} ({(cold + warm) / max(rows, 1):.2f} per row; "
+          f"{warm} forked warm, {cold} cold)")
     for name, passed, failed, errors, seconds in suites:
         print(f"  {name:<24} {int(passed) + int(failed) + int(errors):>3} rows  {seconds:>3} s")
     suite_time = sum(int(s[4]) for s in suites)

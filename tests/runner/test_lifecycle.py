@@ -118,7 +118,7 @@ def test_a_second_ctrl_c_forces_the_exit_and_the_portal_still_cleans_up(env: dic
     terminal = Terminal([*RUN, *COPIES], env=env, cwd=PROJECT_ROOT)
     terminal.wait_for(lambda: pull_requests(_data(env)), 120, "a pull request")
     terminal.ctrl_c()
-    time.sleep(1.5)  # a second press (one within a second is the same press, forwarded by npm)
+    time.sleep(1.1)  # a second press (one within a second is the same press, forwarded by npm)
     terminal.ctrl_c()
     code = terminal.wait(timeout=30)
     output = terminal.output

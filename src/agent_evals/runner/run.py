@@ -32,6 +32,7 @@ from agent_evals.record import KitError
 from agent_evals.runner.eval_marks import mark_interrupted, results_db
 from agent_evals.runner.console import PromptfooConsole, suite_summary
 from agent_evals.runner.trace_port import busy_trace_port
+from agent_evals.runner.warm_workers import WarmWorkers
 from agent_evals.runner.describe import eval_description
 from agent_evals.runner.interrupts import ForcedExit, Interrupts
 from agent_evals.runner.manifest import RunManifest, SuiteRun, now, runs_dir
@@ -214,7 +215,8 @@ def _run_suites(suites: list[Suite], manifest: RunManifest, folder: Path, select
     worst = 0
     with Interrupts() as interrupts:
         try:
-            with PortalPool(manifest.run_id, folder) as portals:
+            with (PortalPool(manifest.run_id, folder) as portals,
+                  WarmWorkers(folder / "warm-workers.log", folder / "warm-workers.json") as warm):
                 for item in suites:
                     shard = shards.get(item.name)
                     entry = SuiteRun(item.name, selected=selected.get(item.name), repeat=repeat,
@@ -222,7 +224,7 @@ def _run_suites(suites: list[Suite], manifest: RunManifest, folder: Path, select
                     manifest.suites.append(entry)
                     code = run_suite(item, run_id=manifest.run_id, folder=folder, manifest=manifest, entry=entry,
                                      interrupts=interrupts, portals=portals, shard=shard, budgets=budgets,
-                                     **options)  # type: ignore[arg-type]
+                                     warm=warm, **options)  # type: ignore[arg-type]
                     entry.budget = budgets.state(item.name)
                     worst = max(worst, code)
                     if interrupts.requested:
@@ -253,9 +255,10 @@ def run_suite(
     portals: PortalPool | None = None,
     shard: SuiteShard | None = None,
     budgets: RunBudgets | None = None,
+    warm: WarmWorkers | None = None,
 ) -> int:
     """One suite through Promptfoo with its portal (see the module docstring); ``portals`` shares a
-    portal between the suites of one run."""
+    portal between the suites of one run, ``warm`` starts Promptfoo's Python processes warm."""
     run_id = run_id or f"run-{uuid.uuid4().hex[:12]}"
     folder = folder or runs_dir() / run_id
     interrupts = interrupts or Interrupts()
@@ -281,6 +284,8 @@ def run_suite(
             env["PROMPTFOO_CONFIG_DIR"] = promptfoo_dir
         if budgets is not None:
             env.update(budgets.env(suite.name))
+        if warm is not None:
+            env.update(warm.env(env))
         source_args = shard.args(promptfoo_args) if shard is not None else promptfoo_args
         args = [arg.replace("{suite}", suite.name) for arg in source_args]  # e.g. -o results/{suite}.json
         if shard is not None:

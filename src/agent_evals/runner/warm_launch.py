@@ -1,0 +1,74 @@
+"""The interpreter the runner gives Promptfoo (``PROMPTFOO_PYTHON``): its Python processes start warm.
+
+Promptfoo starts a Python process for each persistent provider worker, each Python assertion
+and each Python hook call, and each one imports the kit (the MCP SDK and the OpenAI SDK alone
+take 0.75 s of CPU). Under the runner this file stands in for ``python``: when it is asked to
+run one of Promptfoo's Python wrappers, it hands its standard streams, arguments, working
+directory and environment to the run's warm server (``warm_workers.py``), which forks a process
+that has the kit imported already; this launcher then stays as that process's stand-in for
+Promptfoo, passing on the signals it gets and exiting with its status. Anything else (``--version``,
+a script of the user's), or no server to reach, runs the real interpreter as if this file were not there.
+
+Standard library only, run as ``python -SI warm_launch.py …``: it has to start in milliseconds.
+"""
+
+import json
+import os
+import signal
+import socket
+import struct
+import sys
+
+SOCKET_ENV = "AGENT_EVALS_WARM_SOCKET"
+PYTHON_ENV = "AGENT_EVALS_COLD_PYTHON"  # the interpreter for everything else (the user's PROMPTFOO_PYTHON)
+WRAPPERS = ("persistent_wrapper.py", "wrapper.py")  # Promptfoo's Python entry points (dist/src/python/)
+FORWARDED = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP, signal.SIGQUIT, signal.SIGUSR1, signal.SIGUSR2)
+
+
+def cold(argv: list[str]) -> None:
+    python = os.environ.get(PYTHON_ENV) or sys.executable
+    os.execv(python, [python, *argv])
+
+
+def warm(connection: socket.socket, argv: list[str]) -> int:
+    """Run ``argv`` in a process forked by the warm server; its exit status (negative: killed by that signal)."""
+    request = json.dumps({"argv": argv, "cwd": os.getcwd(), "env": dict(os.environ)}).encode()
+    socket.send_fds(connection, [struct.pack("!I", len(request)) + request], [0, 1, 2])
+    reader = connection.makefile("r", encoding="utf-8")
+    pid = int(reader.readline())
+
+    def forward(signum: int, _frame: object) -> None:
+        try:
+            os.kill(pid, signum)
+        except ProcessLookupError:
+            pass
+
+    for signum in FORWARDED:
+        signal.signal(signum, forward)
+    line = reader.readline()
+    return int(line) if line.strip() else 1
+
+
+def main() -> None:
+    argv = sys.argv[1:]
+    path = os.environ.get(SOCKET_ENV)
+    if not path or not argv or os.path.basename(argv[0]) not in WRAPPERS:
+        cold(argv)
+    connection = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    try:
+        connection.connect(path)
+    except OSError:
+        cold(argv)  # no server (the run is over, or it failed): start as usual
+    try:
+        status = warm(connection, argv)
+    except (OSError, ValueError) as exc:
+        print(f"agent-evals: the warm start of {argv[0]} failed: {exc}", file=sys.stderr, flush=True)
+        status = 1
+    if status < 0:  # killed by a signal: end the same way, so Promptfoo sees what it would have seen
+        signal.signal(-status, signal.SIG_DFL)
+        os.kill(os.getpid(), -status)
+    sys.exit(status)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,297 @@
+"""Promptfoo's Python processes, forked warm: the kit is imported once per run, not once per process.
+
+The runner starts one server per run (:class:`WarmWorkers`) and gives Promptfoo a launcher as
+its interpreter (``warm_launch.py``, see there). For each of Promptfoo's Python wrappers the
+launcher asks for, the server forks a *keeper*, which forks the *worker*: the worker takes the
+launcher's standard streams, arguments, working directory and environment, and runs the wrapper
+as ``python wrapper.py …`` would, only with the kit, the MCP SDK and the OpenAI SDK already
+imported. The keeper tells the launcher the worker's pid, waits for the worker and sends its
+exit status back; when the launcher goes away first (Promptfoo killed it), the keeper stops the
+worker. Nothing is shared between workers but the imported code: each one is its own process.
+
+The server is single-threaded (forking is safe), binds its socket before it imports, so a
+launcher that comes early waits instead of starting cold, and exits when the runner that
+started it is gone. Without the server (plain ``npx promptfoo eval``, or if it failed to start),
+every process starts cold, as before.
+"""
+
+from __future__ import annotations
+
+import argparse
+import atexit
+import importlib
+import json
+import os
+import select
+import shutil
+import signal
+import socket
+import struct
+import subprocess
+import sys
+import tempfile
+import time
+import traceback
+from collections.abc import Mapping
+from pathlib import Path
+from types import TracebackType
+
+from agent_evals.runner import warm_launch
+
+# What a provider worker and an assertion import on their first call (the kit imports its SDKs lazily).
+PRELOAD = (
+    "agent_evals.provider.run",
+    "agent_evals.agent.portal_tools",
+    "agent_evals.assertions",
+    "mcp.client.client",
+    "mcp.client.streamable_http",
+    "mcp.shared.exceptions",
+    "httpx2",
+    "openai",
+    "openai.types.chat",
+    "jsonschema",
+)
+SHEBANG_LIMIT = 120  # Linux reads at most 127 bytes of a #! line on older kernels
+
+
+def _preload() -> None:
+    for name in PRELOAD:
+        try:
+            importlib.import_module(name)
+        except Exception as exc:  # noqa: BLE001 - a worker imports what it needs itself then
+            print(f"warm workers: cannot preload {name}: {exc}", file=sys.stderr, flush=True)
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True
+
+
+def serve(path: str, owner_pid: int | None, started: dict[str, int]) -> None:
+    """Fork a worker for each launcher that connects, until SIGTERM or the owner is gone;
+    ``started`` counts them by what they run (the wrapper's file name)."""
+    listener = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    listener.bind(path)
+    listener.listen(64)
+    signal.signal(signal.SIGINT, signal.SIG_IGN)  # a terminal's Ctrl-C is the runner's to handle
+    signal.signal(signal.SIGTERM, lambda *_: sys.exit(0))
+    _preload()
+    keepers: set[int] = set()
+    while owner_pid is None or _alive(owner_pid):
+        ready, _, _ = select.select([listener], [], [], 1.0)
+        for pid in list(keepers):  # reaped here, so their CPU counts to the run's
+            if os.waitpid(pid, os.WNOHANG)[0]:
+                keepers.discard(pid)
+        if ready:
+            connection, _ = listener.accept()
+            try:
+                pid, argv = _fork_keeper(listener, connection)
+                keepers.add(pid)
+                name = os.path.basename(argv[0])
+                started[name] = started.get(name, 0) + 1
+            except (OSError, ValueError) as exc:
+                print(f"warm workers: a start failed: {exc}", file=sys.stderr, flush=True)
+            finally:
+                connection.close()
+
+
+def _receive(connection: socket.socket) -> tuple[dict, list[int]]:
+    message, fds, _, _ = socket.recv_fds(connection, 1 << 16, 3)
+    if len(fds) != 3 or len(message) < 4:
+        for fd in fds:
+            os.close(fd)
+        raise ValueError("a launcher sent no standard streams")
+    (length,) = struct.unpack("!I", message[:4])
+    data = message[4:]
+    while len(data) < length:
+        chunk = connection.recv(length - len(data))
+        if not chunk:
+            raise ValueError("a launcher hung up mid-request")
+        data += chunk
+    return json.loads(data), fds
+
+
+def _fork_keeper(listener: socket.socket, connection: socket.socket) -> tuple[int, list[str]]:
+    request, fds = _receive(connection)
+    sys.stdout.flush()
+    sys.stderr.flush()
+    pid = os.fork()
+    if pid == 0:
+        code = 70
+        try:
+            listener.close()
+            code = _keep(connection, fds, request)
+        except BaseException:  # noqa: BLE001 - a keeper never returns into the server's loop
+            traceback.print_exc()
+        finally:
+            os._exit(code)
+    for fd in fds:
+        os.close(fd)
+    return pid, request["argv"]
+
+
+def _keep(connection: socket.socket, fds: list[int], request: dict) -> int:
+    """The keeper: fork the worker, tell the launcher its pid, wait, report its status."""
+    signal.signal(signal.SIGTERM, signal.SIG_DFL)
+    worker = os.fork()
+    if worker == 0:
+        connection.close()
+        _become(fds, request)  # never returns
+    for fd in fds:
+        os.close(fd)
+    connection.sendall(f"{worker}\n".encode())
+    watched = os.pidfd_open(worker)
+    while True:
+        ready, _, _ = select.select([connection, watched], [], [])
+        if watched in ready:
+            break
+        if not connection.recv(1):  # the launcher is gone: so is the worker's reason to run
+            os.kill(worker, signal.SIGTERM)
+            break
+    _, status = os.waitpid(worker, 0)
+    try:
+        connection.sendall(f"{os.waitstatus_to_exitcode(status)}\n".encode())
+    except OSError:
+        pass
+    return 0
+
+
+def _become(fds: list[int], request: dict) -> None:
+    """Turn the forked process into ``python <argv…>`` as the launcher was asked to run it."""
+    code = 1
+    try:
+        for target, fd in enumerate(fds):
+            os.dup2(fd, target)
+        for fd in fds:
+            if fd > 2:
+                os.close(fd)
+        for signum in (signal.SIGTERM, signal.SIGHUP, signal.SIGCHLD, signal.SIGQUIT):
+            signal.signal(signum, signal.SIG_DFL)
+        signal.signal(signal.SIGINT, signal.default_int_handler)
+        env: dict[str, str] = request["env"]
+        os.environ.clear()
+        os.environ.update(env)
+        os.chdir(request["cwd"])
+        argv: list[str] = request["argv"]
+        sys.argv = list(argv)
+        sys.path[0] = os.path.dirname(os.path.abspath(argv[0]))
+        extra = [entry for entry in env.get("PYTHONPATH", "").split(os.pathsep) if entry and entry not in sys.path]
+        sys.path[1:1] = extra
+        _standard_streams(env)
+        import runpy
+
+        try:
+            runpy.run_path(argv[0], run_name="__main__")
+            code = 0
+        except SystemExit as exc:
+            code = _exit_code(exc.code)
+        except KeyboardInterrupt:
+            code = 128 + signal.SIGINT
+        except BaseException:  # noqa: BLE001 - printed as Python prints an uncaught exception
+            traceback.print_exc()
+            code = 1
+        atexit._run_exitfuncs()
+    finally:
+        for stream in (sys.stdout, sys.stderr):
+            try:
+                stream.flush()
+            except (OSError, ValueError):
+                pass
+        os._exit(code)
+
+
+def _exit_code(value: object) -> int:
+    if value is None:
+        return 0
+    if isinstance(value, int):
+        return value
+    print(value, file=sys.stderr)
+    return 1
+
+
+def _standard_streams(env: Mapping[str, str]) -> None:
+    encoding = (env.get("PYTHONIOENCODING") or "").split(":")[0] or "utf-8"
+    unbuffered = bool(env.get("PYTHONUNBUFFERED"))
+    sys.stdin = open(0, encoding=encoding, closefd=False)  # noqa: SIM115 - the process's own streams
+    sys.stdout = open(1, "w", encoding=encoding, closefd=False, buffering=1 if unbuffered else -1)  # noqa: SIM115
+    sys.stderr = open(2, "w", encoding=encoding, errors="backslashreplace", closefd=False, buffering=1)  # noqa: SIM115
+
+
+class WarmWorkers:
+    """The run's warm server and the environment that points Promptfoo at its launcher."""
+
+    def __init__(self, log_path: Path | None = None, stats_path: Path | None = None) -> None:
+        self._log_path = log_path
+        self._stats_path = stats_path
+        self._folder: Path | None = None
+        self._process: subprocess.Popen[bytes] | None = None
+
+    def __enter__(self) -> WarmWorkers:
+        folder = Path(tempfile.mkdtemp(prefix="agent-evals-warm-"))  # short: a socket path has 107 bytes
+        shebang = f"#!{sys.executable} -SI\n"
+        if len(shebang) > SHEBANG_LIMIT:
+            shutil.rmtree(folder, ignore_errors=True)
+            return self  # every process starts cold
+        launcher = folder / "python"
+        launcher.write_text(shebang + Path(warm_launch.__file__).read_text(encoding="utf-8"), encoding="utf-8")
+        launcher.chmod(0o755)
+        log = open(self._log_path, "ab") if self._log_path else subprocess.DEVNULL  # noqa: SIM115
+        try:
+            self._process = subprocess.Popen(
+                [sys.executable, "-m", "agent_evals.runner.warm_workers", str(folder / "socket"),
+                 "--owner-pid", str(os.getpid()), *(["--stats", str(self._stats_path)] if self._stats_path else [])],
+                stdin=subprocess.DEVNULL, stdout=log, stderr=log, start_new_session=True,
+            )
+        finally:
+            if log is not subprocess.DEVNULL:
+                log.close()
+        self._folder = folder
+        return self
+
+    def env(self, base: Mapping[str, str]) -> dict[str, str]:
+        """What to add to Promptfoo's environment (nothing when the server is not running)."""
+        if self._folder is None or self._process is None or self._process.poll() is not None:
+            return {}
+        return {
+            "PROMPTFOO_PYTHON": str(self._folder / "python"),
+            warm_launch.SOCKET_ENV: str(self._folder / "socket"),
+            warm_launch.PYTHON_ENV: base.get("PROMPTFOO_PYTHON") or sys.executable,
+        }
+
+    def __exit__(self, exc_type: type[BaseException] | None, exc: BaseException | None,
+                 tb: TracebackType | None) -> None:
+        if self._process is not None:
+            self._process.terminate()
+            try:
+                self._process.wait(timeout=10)
+            except subprocess.TimeoutExpired:
+                self._process.kill()
+                self._process.wait()
+        if self._folder is not None:
+            shutil.rmtree(self._folder, ignore_errors=True)
+
+
+def main(argv: list[str] | None = None) -> None:
+    parser = argparse.ArgumentParser(description="the run's warm server (started by the runner)")
+    parser.add_argument("socket")
+    parser.add_argument("--owner-pid", type=int)
+    parser.add_argument("--stats", type=Path, help="write how many processes it started (JSON) here at the end")
+    args = parser.parse_args(argv)
+    began = time.monotonic()
+    started: dict[str, int] = {}
+    try:
+        serve(args.socket, args.owner_pid, started)
+    finally:
+        seconds = round(time.monotonic() - began, 1)
+        print(f"warm workers: {sum(started.values())} process(es) in {seconds} s", file=sys.stderr, flush=True)
+        if args.stats is not None:
+            args.stats.write_text(json.dumps({"started": started, "seconds": seconds}) + "\n", encoding="utf-8")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,162 @@
+"""Promptfoo's Python processes forked warm (runner/warm_workers.py, runner/warm_launch.py): a process
+started through the launcher behaves as ``python <wrapper> …`` would, with its streams, arguments,
+working directory, environment, exit status and signals, and has the kit imported already."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from agent_evals.runner.warm_workers import WarmWorkers
+from tests.conftest import PROJECT_ROOT, clean_env
+
+# Named as Promptfoo's wrapper, so the launcher starts it warm.
+PROBE = """
+import json, os, signal, sys, time
+line = sys.stdin.readline().strip()
+if line == "sleep":
+    print(f"sleeping {os.getpid()}", flush=True)
+    time.sleep(60)
+print(json.dumps({"argv": sys.argv, "cwd": os.getcwd(), "probe": os.environ.get("PROBE"), "line": line,
+                  "warm": "mcp.client.client" in sys.modules and "openai" in sys.modules,
+                  "path0": sys.path[0], "ppid": os.getppid()}), flush=True)
+print("to stderr", file=sys.stderr, flush=True)
+sys.exit(int(os.environ.get("PROBE_EXIT", "0")))
+"""
+
+
+@pytest.fixture
+def warm(tmp_path: Path) -> Iterator[tuple[WarmWorkers, dict[str, str]]]:
+    with WarmWorkers(tmp_path / "warm.log", tmp_path / "warm.json") as server:
+        env = {**clean_env(), **server.env(clean_env())}
+        yield server, env
+
+
+def _probe(folder: Path, name: str = "persistent_wrapper.py") -> Path:
+    folder.mkdir(parents=True, exist_ok=True)
+    script = folder / name
+    script.write_text(PROBE)
+    return script
+
+
+def _launch(env: dict[str, str], *args: str, cwd: Path, **kwargs: object) -> subprocess.Popen[str]:
+    return subprocess.Popen([env["PROMPTFOO_PYTHON"], *args], env=env, cwd=cwd, text=True, stdin=subprocess.PIPE,
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, **kwargs)  # type: ignore[call-overload]
+
+
+def _wait_for_server(env: dict[str, str]) -> None:
+    deadline = time.monotonic() + 30
+    while not Path(env["AGENT_EVALS_WARM_SOCKET"]).exists():
+        assert time.monotonic() < deadline, "the warm server never listened"
+        time.sleep(0.05)
+
+
+def test_a_wrapper_runs_warm_with_the_launchers_streams_arguments_cwd_and_environment(
+    warm: tuple[WarmWorkers, dict[str, str]], tmp_path: Path
+) -> None:
+    _, env = warm
+    _wait_for_server(env)
+    script = _probe(tmp_path / "wrappers")
+    work = tmp_path / "work"
+    work.mkdir()
+    env["PROBE"] = "from the launcher"
+    launched = _launch(env, str(script), "providers/agent.py", "call_api", cwd=work)
+    out, err = launched.communicate("hello\n", timeout=60)
+    assert launched.returncode == 0, err
+    seen = json.loads(out)
+    assert seen["argv"] == [str(script), "providers/agent.py", "call_api"]
+    assert seen["cwd"] == str(work) and seen["probe"] == "from the launcher" and seen["line"] == "hello"
+    assert seen["path0"] == str(script.parent)  # as `python script.py` puts it
+    assert seen["warm"] is True  # the SDKs were imported before it started
+    assert seen["ppid"] != launched.pid  # forked by the server's keeper, not by the launcher
+    assert err == "to stderr\n"
+
+
+def test_the_exit_status_comes_back_through_the_launcher(warm: tuple[WarmWorkers, dict[str, str]],
+                                                         tmp_path: Path) -> None:
+    _, env = warm
+    _wait_for_server(env)
+    env["PROBE_EXIT"] = "3"
+    launched = _launch(env, str(_probe(tmp_path)), cwd=tmp_path)
+    launched.communicate("x\n", timeout=60)
+    assert launched.returncode == 3
+
+
+def test_a_signal_to_the_launcher_reaches_the_worker_and_ends_the_launcher_the_same_way(
+    warm: tuple[WarmWorkers, dict[str, str]], tmp_path: Path
+) -> None:
+    _, env = warm
+    _wait_for_server(env)
+    launched = _launch(env, str(_probe(tmp_path)), cwd=tmp_path)
+    assert launched.stdin is not None and launched.stdout is not None
+    launched.stdin.write("sleep\n")
+    launched.stdin.flush()
+    assert launched.stdout.readline().startswith("sleeping ")
+    launched.send_signal(signal.SIGTERM)
+    assert launched.wait(timeout=30) == -signal.SIGTERM  # as Promptfoo sees a worker it terminated
+
+
+def test_a_launcher_killed_outright_takes_its_worker_with_it(warm: tuple[WarmWorkers, dict[str, str]],
+                                                             tmp_path: Path) -> None:
+    _, env = warm
+    _wait_for_server(env)
+    launched = _launch(env, str(_probe(tmp_path)), cwd=tmp_path)
+    assert launched.stdin is not None and launched.stdout is not None
+    launched.stdin.write("sleep\n")
+    launched.stdin.flush()
+    worker = Path("/proc") / launched.stdout.readline().split()[1]
+    assert worker.exists()
+    launched.kill()
+    launched.wait(timeout=30)
+    deadline = time.monotonic() + 30
+    while worker.exists() and ") Z " not in _stat(worker):  # gone, or dead and waiting for its keeper
+        assert time.monotonic() < deadline, "the worker outlived its launcher"
+        time.sleep(0.05)
+
+
+def _stat(proc: Path) -> str:
+    try:
+        return (proc / "stat").read_text()
+    except OSError:
+        return ") Z "
+
+
+def test_anything_else_and_no_server_run_the_real_interpreter(tmp_path: Path) -> None:
+    with WarmWorkers() as server:
+        env = {**clean_env(), **server.env(clean_env())}
+        version = subprocess.run([env["PROMPTFOO_PYTHON"], "--version"], env=env, capture_output=True, text=True)
+        assert version.returncode == 0 and version.stdout.startswith("Python 3")
+    # the run is over: its launcher (if kept) starts everything cold
+    launcher = tmp_path / "python"
+    launcher.write_text(f"#!{sys.executable} -SI\n" + Path(PROJECT_ROOT / "src/agent_evals/runner/warm_launch.py").read_text())
+    launcher.chmod(0o755)
+    env.update(PROMPTFOO_PYTHON=str(launcher), AGENT_EVALS_WARM_SOCKET=str(tmp_path / "gone.sock"))
+    cold = _launch(env, str(_probe(tmp_path / "w")), cwd=tmp_path)
+    out, _ = cold.communicate("x\n", timeout=60)
+    assert cold.returncode == 0 and json.loads(out)["warm"] is False
+
+
+def test_the_runners_promptfoo_workers_start_warm(isolated: Path) -> None:
+    """A replay through the runner: no worker starts cold (a counting interpreter given as
+    PROMPTFOO_PYTHON sees only Promptfoo's version check) and the server counts the ones it forked."""
+    counter = isolated / "cold.count"
+    shim = isolated / "python"
+    shim.write_text(f'#!/bin/sh\necho "$1" >> "{counter}"\nexec "{sys.executable}" "$@"\n')
+    shim.chmod(0o755)
+    env = {**os.environ, "PROMPTFOO_PYTHON": str(shim)}
+    done = subprocess.run([sys.executable, "-m", "agent_evals.cli", "run", "spoke-qa", "--replay", "-j", "2"],
+                          env=env, cwd=PROJECT_ROOT, capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-2000:]
+    cold = counter.read_text().split() if counter.exists() else []
+    assert all(not arg.endswith("wrapper.py") for arg in cold), cold
+    runs = list((isolated / "data" / "runs").glob("run-*/warm-workers.json"))
+    assert len(runs) == 1
+    assert json.loads(runs[0].read_text())["started"] == {"persistent_wrapper.py": 2}
