@@ -84,23 +84,32 @@ class LoadedSuite:
     skipped_files: list[Path] = field(default_factory=list)  # test files of a format the kit does not read
 
 
-class _LineLoader(yaml.SafeLoader):
+class _Lines:
     """A safe loader that remembers the line of every mapping it builds."""
 
     def __init__(self, stream: Any) -> None:
-        super().__init__(stream)
+        super().__init__(stream)  # type: ignore[call-arg]
         self.lines: dict[int, int] = {}
 
     def construct_mapping(self, node: yaml.MappingNode, deep: bool = False) -> dict[Any, Any]:
-        mapping = super().construct_mapping(node, deep=deep)
+        mapping = super().construct_mapping(node, deep=deep)  # type: ignore[misc]
         self.lines[id(mapping)] = node.start_mark.line + 1
         return mapping
 
 
-_LineLoader.add_constructor(
-    yaml.resolver.BaseResolver.DEFAULT_MAPPING_TAG,
-    lambda loader, node: loader.construct_mapping(node, deep=True),  # type: ignore[arg-type]
-)
+class _LineLoader(_Lines, yaml.SafeLoader):
+    """In pure Python: its syntax errors are the clearer ones."""
+
+
+class _FastLineLoader(_Lines, getattr(yaml, "CSafeLoader", yaml.SafeLoader)):  # type: ignore[misc]
+    """On libyaml when PyYAML has it: about 7x faster (spoke-create-variants: 158 ms to 22 ms)."""
+
+
+for _loader in (_LineLoader, _FastLineLoader):
+    _loader.add_constructor(
+        yaml.resolver.BaseResolver.DEFAULT_MAPPING_TAG,
+        lambda loader, node: loader.construct_mapping(node, deep=True),  # type: ignore[arg-type]
+    )
 
 
 def read_yaml(path: Path) -> tuple[Any, dict[int, int]]:
@@ -109,6 +118,13 @@ def read_yaml(path: Path) -> tuple[Any, dict[int, int]]:
         text = path.read_text(encoding="utf-8")
     except OSError as exc:
         raise SuiteFileError(str(Located(path)), f"cannot read the file: {exc.strerror or exc}") from None
+    fast = _FastLineLoader(text)
+    try:
+        return fast.get_single_data(), fast.lines
+    except yaml.YAMLError:
+        pass  # read it again in pure Python, for its message
+    finally:
+        fast.dispose()
     loader = _LineLoader(text)
     try:
         data = loader.get_single_data()

@@ -51,6 +51,7 @@ PRELOAD = (
     "openai.types.chat",
     "jsonschema",
 )
+REAP_WAIT_S = 3.0  # at the end of a run, for the keepers of workers that are still stopping
 SHEBANG_LIMIT = 120  # Linux reads at most 127 bytes of a #! line on older kernels
 
 
@@ -82,11 +83,34 @@ def serve(path: str, owner_pid: int | None, started: dict[str, int]) -> None:
     signal.signal(signal.SIGTERM, lambda *_: sys.exit(0))
     _preload()
     keepers: set[int] = set()
+    try:
+        _accept(listener, owner_pid, keepers, started)
+    finally:
+        signal.signal(signal.SIGTERM, signal.SIG_IGN)
+        _reap(keepers, wait_s=REAP_WAIT_S)
+
+
+def _reap(keepers: set[int], wait_s: float = 0.0) -> None:
+    """Wait for the keepers that are done (up to ``wait_s`` for the rest): a process the server
+    reaped counts its CPU, and its worker's, to the run's."""
+    deadline = time.monotonic() + wait_s
+    while keepers:
+        for pid in list(keepers):
+            try:
+                done = os.waitpid(pid, os.WNOHANG)[0]
+            except ChildProcessError:
+                done = pid
+            if done:
+                keepers.discard(pid)
+        if not keepers or time.monotonic() >= deadline:
+            return
+        time.sleep(0.02)
+
+
+def _accept(listener: socket.socket, owner_pid: int | None, keepers: set[int], started: dict[str, int]) -> None:
     while owner_pid is None or _alive(owner_pid):
         ready, _, _ = select.select([listener], [], [], 1.0)
-        for pid in list(keepers):  # reaped here, so their CPU counts to the run's
-            if os.waitpid(pid, os.WNOHANG)[0]:
-                keepers.discard(pid)
+        _reap(keepers)
         if ready:
             connection, _ = listener.accept()
             try:
