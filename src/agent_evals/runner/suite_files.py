@@ -102,7 +102,7 @@ class _LineLoader(_Lines, yaml.SafeLoader):
 
 
 class _FastLineLoader(_Lines, getattr(yaml, "CSafeLoader", yaml.SafeLoader)):  # type: ignore[misc]
-    """On libyaml when PyYAML has it: about 7x faster (spoke-create-variants: 158 ms to 22 ms)."""
+    """On libyaml when PyYAML has it: about 7x faster (a suite of 48 cases: 158 ms to 22 ms)."""
 
 
 for _loader in (_LineLoader, _FastLineLoader):
