@@ -160,3 +160,9 @@ def test_the_runners_promptfoo_workers_start_warm(isolated: Path) -> None:
     runs = list((isolated / "data" / "runs").glob("run-*/warm-workers.json"))
     assert len(runs) == 1
     assert json.loads(runs[0].read_text())["started"] == {"persistent_wrapper.py": 2}
+
+
+def test_agent_evals_warm_0_starts_everything_cold(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("AGENT_EVALS_WARM", "0")
+    with WarmWorkers() as server:
+        assert server.env(clean_env()) == {}  # Promptfoo keeps PROMPTFOO_PYTHON (or the project's Python)

@@ -12,7 +12,8 @@ worker. Nothing is shared between workers but the imported code: each one is its
 The server is single-threaded (forking is safe), binds its socket before it imports, so a
 launcher that comes early waits instead of starting cold, and exits when the runner that
 started it is gone. Without the server (plain ``npx promptfoo eval``, or if it failed to start),
-every process starts cold, as before.
+every process starts cold, as before; ``AGENT_EVALS_WARM=0`` does the same under the runner,
+and so does a system without ``os.pidfd_open`` (Linux before 5.3, macOS).
 """
 
 from __future__ import annotations
@@ -51,8 +52,14 @@ PRELOAD = (
     "openai.types.chat",
     "jsonschema",
 )
+ENABLED_ENV = "AGENT_EVALS_WARM"  # 0: every Python process of Promptfoo starts cold, from PROMPTFOO_PYTHON
 REAP_WAIT_S = 3.0  # at the end of a run, for the keepers of workers that are still stopping
 SHEBANG_LIMIT = 120  # Linux reads at most 127 bytes of a #! line on older kernels
+
+
+def supported() -> bool:
+    """Fork, file descriptors over Unix sockets and process file descriptors (Linux 5.3 and later)."""
+    return hasattr(os, "fork") and hasattr(os, "pidfd_open") and hasattr(socket, "send_fds")
 
 
 def _preload() -> None:
@@ -256,6 +263,8 @@ class WarmWorkers:
         self._process: subprocess.Popen[bytes] | None = None
 
     def __enter__(self) -> WarmWorkers:
+        if os.environ.get(ENABLED_ENV) == "0" or not supported():
+            return self  # every process starts cold
         folder = Path(tempfile.mkdtemp(prefix="agent-evals-warm-"))  # short: a socket path has 107 bytes
         shebang = f"#!{sys.executable} -SI\n"
         if len(shebang) > SHEBANG_LIMIT:
