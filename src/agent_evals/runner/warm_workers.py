@@ -59,7 +59,13 @@ SHEBANG_LIMIT = 120  # Linux reads at most 127 bytes of a #! line on older kerne
 
 def supported() -> bool:
     """Fork, file descriptors over Unix sockets and process file descriptors (Linux 5.3 and later)."""
-    return hasattr(os, "fork") and hasattr(os, "pidfd_open") and hasattr(socket, "send_fds")
+    if not (hasattr(os, "fork") and hasattr(os, "pidfd_open") and hasattr(socket, "send_fds")):
+        return False
+    try:
+        os.close(os.pidfd_open(os.getpid()))  # the call exists in Python, but the kernel may lack it
+    except OSError:
+        return False
+    return True
 
 
 def _preload() -> None:
@@ -175,15 +181,19 @@ def _keep(connection: socket.socket, fds: list[int], request: dict) -> int:
         _become(fds, request)  # never returns
     for fd in fds:
         os.close(fd)
-    connection.sendall(f"{worker}\n".encode())
-    watched = os.pidfd_open(worker)
-    while True:
-        ready, _, _ = select.select([connection, watched], [], [])
-        if watched in ready:
-            break
-        if not connection.recv(1):  # the launcher is gone: so is the worker's reason to run
-            os.kill(worker, signal.SIGTERM)
-            break
+    try:
+        connection.sendall(f"{worker}\n".encode())
+        watched = os.pidfd_open(worker)
+        while True:
+            ready, _, _ = select.select([connection, watched], [], [])
+            if watched in ready:
+                break
+            if not connection.recv(1):  # the launcher is gone: so is the worker's reason to run
+                os.kill(worker, signal.SIGTERM)
+                break
+    except BaseException:
+        os.kill(worker, signal.SIGKILL)  # no worker without a launcher to answer for it
+        raise
     _, status = os.waitpid(worker, 0)
     try:
         connection.sendall(f"{os.waitstatus_to_exitcode(status)}\n".encode())
