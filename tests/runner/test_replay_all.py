@@ -7,6 +7,7 @@ from __future__ import annotations
 import json
 import os
 import re
+import sqlite3
 import subprocess
 from pathlib import Path
 
@@ -64,6 +65,8 @@ def test_all_suites_replay_offline_and_pass(isolated: Path, monkeypatch: pytest.
                     "without a judge)"
                 ]
                 assert "statements" not in row["namedScores"]
+    # a replay runs two suites at once (one's Promptfoo start-up beside the other's rows)
+    assert _side_by_side(isolated / "promptfoo" / "promptfoo.db"), "the suites ran one after the other"
     # Promptfoo's response cache (which never hits for these rows) wrote nothing
     assert not (isolated / "promptfoo" / "cache").exists()
     assert counts == {"spoke-create": 22, "spoke-qa": 4, "spoke-create-overlay": 3, "integration-qa": 13,
@@ -120,3 +123,22 @@ def _every_line_is_the_kits(printed: str) -> None:
     assert len(cases) == len(set(cases)) == 42 + 48
     assert sum(1 for line in lines if LINES[4].fullmatch(line)) == 5
     assert lines[-1] == "Results are in the Promptfoo viewer: npm run eval:view"
+    # two suites ran side by side, yet each one's lines come together, in the suites' order
+    headers = [line.split()[2] for line in lines if LINES[1].fullmatch(line)]
+    assert headers == SUITES
+    for suite, header in zip(SUITES, [i for i, line in enumerate(lines) if LINES[1].fullmatch(line)]):
+        end = next(i for i in range(header, len(lines)) if lines[i].startswith(f"{suite}: "))
+        assert all(LINES[2].fullmatch(line) or LINES[3].fullmatch(line) for line in lines[header + 1:end])
+
+
+SUITES = ["spoke-create", "spoke-qa", "spoke-create-overlay", "integration-qa", "spoke-create-variants"]
+
+
+def _side_by_side(db: Path) -> list[tuple[str, str]]:
+    """Pairs of suites whose evals overlapped in time: one created before the other had finished
+    (Promptfoo's ``created_at`` and ``durationMs`` of each eval)."""
+    with sqlite3.connect(f"file:{db}?mode=ro", uri=True) as con:
+        evals = [(description.split(" · ")[0], created, created + json.loads(results)["durationMs"])
+                 for description, created, results in con.execute(
+                     "SELECT description, created_at, results FROM evals ORDER BY created_at")]
+    return [(a, b) for i, (a, _, a_end) in enumerate(evals) for b, b_start, _ in evals[i + 1:] if b_start < a_end]

@@ -90,29 +90,30 @@ def test_the_exit_status_comes_back_through_the_launcher(warm: tuple[WarmWorkers
     assert launched.returncode == 3
 
 
-def test_a_signal_to_the_launcher_reaches_the_worker_and_ends_the_launcher_the_same_way(
-    warm: tuple[WarmWorkers, dict[str, str]], tmp_path: Path
-) -> None:
+def _sleeping(warm: tuple[WarmWorkers, dict[str, str]], tmp_path: Path) -> tuple[subprocess.Popen[str], Path]:
+    """A warm worker asleep: its launcher, and the worker's /proc entry."""
     _, env = warm
     _wait_for_server(env)
     launched = _launch(env, str(_probe(tmp_path)), cwd=tmp_path)
     assert launched.stdin is not None and launched.stdout is not None
     launched.stdin.write("sleep\n")
     launched.stdin.flush()
-    assert launched.stdout.readline().startswith("sleeping ")
+    line = launched.stdout.readline()
+    assert line.startswith("sleeping "), line
+    return launched, Path("/proc") / line.split()[1]
+
+
+def test_a_signal_to_the_launcher_reaches_the_worker_and_ends_the_launcher_the_same_way(
+    warm: tuple[WarmWorkers, dict[str, str]], tmp_path: Path
+) -> None:
+    launched, _ = _sleeping(warm, tmp_path)
     launched.send_signal(signal.SIGTERM)
     assert launched.wait(timeout=30) == -signal.SIGTERM  # as Promptfoo sees a worker it terminated
 
 
 def test_a_launcher_killed_outright_takes_its_worker_with_it(warm: tuple[WarmWorkers, dict[str, str]],
                                                              tmp_path: Path) -> None:
-    _, env = warm
-    _wait_for_server(env)
-    launched = _launch(env, str(_probe(tmp_path)), cwd=tmp_path)
-    assert launched.stdin is not None and launched.stdout is not None
-    launched.stdin.write("sleep\n")
-    launched.stdin.flush()
-    worker = Path("/proc") / launched.stdout.readline().split()[1]
+    launched, worker = _sleeping(warm, tmp_path)
     assert worker.exists()
     launched.kill()
     launched.wait(timeout=30)

@@ -39,8 +39,8 @@ class Interrupts:
     def __init__(self) -> None:
         self.signum: int | None = None
         self.count = 0
-        self.child: subprocess.Popen[bytes] | None = None
-        self.on_first: Callable[[], None] | None = None  # e.g. quiet Promptfoo's shutdown noise
+        self.children: set[subprocess.Popen[bytes]] = set()  # the Promptfoo processes running (one per suite)
+        self.on_first: list[Callable[[], None]] = []  # e.g. quiet Promptfoo's shutdown noise
         self._previous: dict[int, object] = {}
         self._first_at = 0.0
 
@@ -75,13 +75,31 @@ class Interrupts:
         name = "Ctrl-C" if signum == signal.SIGINT else signal.Signals(signum).name
         print(f"\n{name}: stopping Promptfoo, then abandoning this run's pull requests "
               "(press Ctrl-C again to force the exit)", file=sys.stderr, flush=True)
-        if self.on_first is not None:
-            self.on_first()
-        self.stop_child()
+        for quiet in list(self.on_first):
+            quiet()
+        self.stop_children()
 
-    def stop_child(self) -> None:
-        child = self.child
-        if child is not None and child.poll() is None:
+    def started(self, child: subprocess.Popen[bytes]) -> None:
+        """A Promptfoo process began (a suite's thread); one that starts after the first Ctrl-C stops at once."""
+        self.children.add(child)
+        if self.requested:
+            self._stop(child)
+
+    def ended(self, child: subprocess.Popen[bytes]) -> None:
+        self.children.discard(child)
+
+    def stop_children(self) -> None:
+        for child in list(self.children):
+            self._stop(child)
+
+    def kill_children(self) -> None:
+        """A forced exit: no Promptfoo process outlives the runner."""
+        for child in list(self.children):
+            _kill(child)
+
+    @staticmethod
+    def _stop(child: subprocess.Popen[bytes]) -> None:
+        if child.poll() is None:
             child.send_signal(signal.SIGINT)  # Promptfoo pauses: finished rows stay saved, workers stop
             timer = threading.Timer(GRACE_S, _kill, (child,))
             timer.daemon = True

@@ -24,12 +24,14 @@ from __future__ import annotations
 
 import json
 import os
+import threading
 from dataclasses import asdict, dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, Literal
 
 FORMAT = "agent-evals/run@1"
+_SAVING = threading.Lock()
 MANIFEST_NAME = "run.json"
 Mode = Literal["live", "replay", "record"]
 
@@ -86,13 +88,20 @@ class RunManifest:
         return cls(**data)
 
     def save(self, folder: Path) -> Path:
-        """Write ``folder/run.json`` (``folder`` is the run's folder)."""
-        folder.mkdir(parents=True, exist_ok=True)
-        path = folder / MANIFEST_NAME
-        tmp = path.with_suffix(".json.tmp")
-        tmp.write_text(json.dumps(self.to_dict(), indent=2) + "\n", encoding="utf-8")
-        tmp.replace(path)
-        return path
+        """Write ``folder/run.json`` (``folder`` is the run's folder); suites that run at once share it."""
+        with _SAVING:
+            folder.mkdir(parents=True, exist_ok=True)
+            path = folder / MANIFEST_NAME
+            tmp = path.with_suffix(".json.tmp")
+            tmp.write_text(json.dumps(self.to_dict(), indent=2) + "\n", encoding="utf-8")
+            tmp.replace(path)
+            return path
+
+
+def suite_eval_id(run_id: str, suite: str) -> str:
+    """The eval id a suite's pull requests and fixtures carry (``X-Eval-Id``): the run's id and the
+    suite's name, so the cleanup of one suite never touches those of another running at once."""
+    return f"{run_id}.{suite}"
 
 
 def load_manifests(folder: Path) -> list[RunManifest]:

@@ -14,7 +14,8 @@ import logging
 import os
 import secrets
 import socket
-from collections.abc import Iterator
+import threading
+from collections.abc import Iterable, Iterator
 from contextlib import ExitStack, contextmanager
 from dataclasses import dataclass
 from pathlib import Path
@@ -22,6 +23,7 @@ from pathlib import Path
 from agent_evals.paths import default_data_dir
 from agent_evals.record import KitError
 from agent_evals.runner.interrupts import ForcedExit
+from agent_evals.runner.manifest import suite_eval_id
 from agent_evals.runner.suites import Suite, discover, select
 
 log = logging.getLogger(__name__)
@@ -78,10 +80,12 @@ def _free(port: int) -> bool:
 
 @contextmanager
 def portal_for(
-    suite: Suite, *, run_id: str, log_folder: Path, data_dir: Path | None = None, port: int | None = None
+    suite: Suite, *, run_id: str, log_folder: Path, data_dir: Path | None = None, port: int | None = None,
+    sweep_ids: tuple[str, ...] = (),
 ) -> Iterator[Portal]:
     """The portal for one suite's run (see the module docstring); raises PortalSetupError.
-    ``data_dir`` and ``port`` replace the suite's own (a shard's: ``agent_evals.runner.sharding``)."""
+    ``data_dir`` and ``port`` replace the suite's own (a shard's: ``agent_evals.runner.sharding``);
+    a portal it starts abandons the PRs of ``run_id`` and of ``sweep_ids`` if the runner dies."""
     url = os.environ.get("PORTAL_URL", "").strip()
     if url:
         if suite.portal_settings:
@@ -102,7 +106,8 @@ def portal_for(
     def new_process(port: int) -> PortalProcess:
         return PortalProcess(
             data_dir=data_dir, token=secrets.token_urlsafe(32), settings_file=suite.portal_settings,
-            port=port, log_file=log_file, owner_pid=os.getpid(), sweep_eval_ids=(run_id,),
+            port=port, log_file=log_file, owner_pid=os.getpid(),
+            sweep_eval_ids=(run_id, suite_eval_id(run_id, suite.name), *sweep_ids),
         )
 
     process = new_process(port if port and _free(port) else 0)
@@ -155,10 +160,13 @@ class PortalPool:
     """The portals of one run, each started once and shared by the suites that need it (the same
     data dir, hence the same settings); all stop when the pool closes (a forced exit detaches them)."""
 
-    def __init__(self, run_id: str, log_folder: Path) -> None:
+    def __init__(self, run_id: str, log_folder: Path, suites: Iterable[Suite] = ()) -> None:
         self.run_id, self.log_folder = run_id, log_folder
+        self._sweep_ids = tuple(suite_eval_id(run_id, item.name) for item in suites)  # every suite may share it
         self._stack = ExitStack()
         self._open: dict[Path, Portal] = {}
+        self._by_suite: dict[str, Portal] = {}
+        self._lock = threading.Lock()  # suites that run at once ask for the same portal
 
     def __enter__(self) -> PortalPool:
         return self
@@ -166,15 +174,26 @@ class PortalPool:
     def __exit__(self, *exc: object) -> bool | None:
         return self._stack.__exit__(*exc)  # type: ignore[arg-type]
 
+    def opened(self, suite: str) -> Portal | None:
+        """The portal a suite (by name) got from the pool, or None: nothing is started."""
+        with self._lock:
+            return self._by_suite.get(suite)
+
     def get(self, suite: Suite, *, data_dir: Path | None = None, port: int | None = None) -> Portal:
         """The portal of the suite's data dir (``data_dir`` and ``port``: a shard's, see ``portal_for``)."""
         own = (data_dir or data_dir_of(suite)).resolve()
         key = own if not os.environ.get("PORTAL_URL", "").strip() else Path("<external>")
-        portal = self._open.get(key)
-        if portal is None:
-            portal = self._stack.enter_context(portal_for(suite, run_id=self.run_id, log_folder=self.log_folder,
-                                                          data_dir=data_dir, port=port))
-            self._open[key] = portal
-        elif portal.data_dir is not None:
+        with self._lock:
+            portal = self._open.get(key)
+            if portal is None:
+                portal = self._stack.enter_context(portal_for(
+                    suite, run_id=self.run_id, log_folder=self.log_folder, data_dir=data_dir, port=port,
+                    sweep_ids=self._sweep_ids,
+                ))
+                self._open[key] = portal
+                self._by_suite[suite.name] = portal
+                return portal
+            self._by_suite[suite.name] = portal
+        if portal.data_dir is not None:
             print(f"portal: {portal.url} (data: {portal.data_dir})", flush=True)
         return portal

@@ -43,7 +43,7 @@ def run_promptfoo(
         command, env=env, cwd=project_root(), stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
         stdin=subprocess.DEVNULL, preexec_fn=_die_with_parent,  # noqa: PLW1509 - setsid + pdeathsig only
     )
-    interrupts.child = process
+    interrupts.started(process)
     eval_id: str | None = None
     try:
         assert process.stdout is not None
@@ -61,5 +61,5 @@ def run_promptfoo(
             process.wait()
         raise
     finally:
-        interrupts.child = None
+        interrupts.ended(process)
     return PromptfooResult(code, eval_id)

@@ -1,14 +1,15 @@
 """``agent-evals run <suite|all> [--replay [DIR]] [--record DIR] [promptfoo eval flags]``.
 
 First the preflight check (``agent-evals check``). Then, with one run id for the whole run,
-for each suite: the suite's portal (an external one, the one already serving its data dir,
-or one started with a fresh random token on the data dir's stable port), a sweep of the pull
-requests of runs that died, ``promptfoo eval`` on the suite's config with URL, token and run
-id passed through the environment only, a cleanup of whatever the run left active (also after
-Ctrl-C or SIGTERM), and the portal stopped. The run's manifest and portal logs live in its
-folder (``data/runs/<run id>/``); the logs are removed after a clean run. The exit status is
-Promptfoo's (100 when a case failed or errored), 130 after Ctrl-C, 143 after SIGTERM, 2 when
-the run could not start.
+for each suite, in order and up to ``--suites-at-once`` side by side (see :class:`Lanes`):
+the suite's portal (an external one, the one already serving its data dir, or one started
+with a fresh random token on the data dir's stable port), a sweep of the pull requests of
+runs that died, ``promptfoo eval`` on the suite's config with URL, token and the suite's
+eval id passed through the environment only, a cleanup of whatever the suite left active
+(also after Ctrl-C or SIGTERM), and the portals stopped at the end. The run's manifest and
+logs live in its folder (``data/runs/<run id>/``); the logs are removed after a clean run.
+The exit status is Promptfoo's (100 when a case failed or errored), 130 after Ctrl-C, 143
+after SIGTERM, 2 when the run could not start.
 """
 
 from __future__ import annotations
@@ -17,6 +18,7 @@ import logging
 import os
 import subprocess
 import sys
+import threading
 import time
 import uuid
 from collections.abc import Callable, Mapping
@@ -29,13 +31,14 @@ from agent_evals.portal_api import PortalAPI, PortalError
 from agent_evals.provider.config import ALLOW_STALE_ENV, GOLDEN, RECORD_ENV, REPLAY_ENV
 from agent_evals.provider.deadline import configured_deadline_s, runner_request_timeout_ms
 from agent_evals.record import KitError
-from agent_evals.runner.eval_marks import mark_interrupted, results_db
+from agent_evals.runner.eval_marks import database_ready, mark_interrupted, results_db
 from agent_evals.runner.console import PromptfooConsole, suite_summary
-from agent_evals.runner.trace_port import busy_trace_port
+from agent_evals.runner.suite_output import ordered_output
+from agent_evals.runner.trace_port import busy_trace_port, trace_receiver
 from agent_evals.runner.warm_workers import WarmWorkers
 from agent_evals.runner.describe import eval_description
 from agent_evals.runner.interrupts import ForcedExit, Interrupts
-from agent_evals.runner.manifest import RunManifest, SuiteRun, now, runs_dir
+from agent_evals.runner.manifest import RunManifest, SuiteRun, now, runs_dir, suite_eval_id
 from agent_evals.runner.portals import Portal, PortalPool, portal_for
 from agent_evals.runner.promptfoo_args import DEFAULT_CONCURRENCY, FlagError, Flags, read_flags
 from agent_evals.runner.promptfoo_process import PromptfooResult, run_promptfoo
@@ -107,7 +110,11 @@ def run(
     shard: str | None = None,
     shard_durations: str | None = None,
     budget_usd: str | None = None,
+    suites_at_once: int | None = None,
 ) -> int:
+    if suites_at_once is not None and suites_at_once < 1:
+        log.error("--suites-at-once must be 1 or more")
+        return 2
     try:
         suites = select(suite)
         flags = read_flags(promptfoo_args)
@@ -166,9 +173,10 @@ def run(
     except OSError as exc:
         log.error("cannot write the run's folder %s: %s", folder, exc.strerror or exc)
         return 2
+    at_once = suites_at_once or default_suites_at_once(replay=bool(replay))
     code = _run_suites(suites, manifest, folder, selected, replay=replay, record=record,
                        promptfoo_args=promptfoo_args, workers=flags.concurrency, repeat=flags.repeat,
-                       allow_stale=allow_stale, shards=shards, budgets=budgets)
+                       allow_stale=allow_stale, shards=shards, budgets=budgets, at_once=at_once)
     manifest.budget = budgets.state("run")
     _finish(manifest, folder, code)
     _print_summary(manifest)
@@ -210,33 +218,113 @@ def _print_summary(manifest: RunManifest) -> None:
     print("", *summary_lines(manifest), sep="\n", flush=True)
 
 
+def default_suites_at_once(*, replay: bool) -> int:
+    """Two suites side by side on a replay (no model to pace it: Promptfoo's start-up of one overlaps
+    the other's rows), one at a time against a model (``-j`` then means what it says)."""
+    return min(2, os.cpu_count() or 1) if replay else 1
+
+
 def _run_suites(suites: list[Suite], manifest: RunManifest, folder: Path, selected: dict[str, list[str] | None],
-                *, repeat: int, shards: dict[str, SuiteShard], budgets: RunBudgets, **options: object) -> int:
-    worst = 0
+                *, repeat: int, shards: dict[str, SuiteShard], budgets: RunBudgets, at_once: int = 1,
+                **options: object) -> int:
+    """The suites in order, up to ``at_once`` side by side (each in a thread of its own, its lines
+    together in the suites' order), never two with the same trace receiver at once."""
     with Interrupts() as interrupts:
+        lanes = Lanes(at_once)
         try:
-            with (PortalPool(manifest.run_id, folder) as portals,
-                  WarmWorkers(folder / "warm-workers.log", folder / "warm-workers.json") as warm):
+            with (PortalPool(manifest.run_id, folder, suites) as portals,
+                  WarmWorkers(folder / "warm-workers.log", folder / "warm-workers.json") as warm,
+                  ordered_output([item.name for item in suites]) as output):
                 for item in suites:
+                    receiver = trace_receiver(item.config)
+                    lanes.wait_for_room(receiver)
+                    if interrupts.requested or lanes.failure is not None:
+                        break
                     shard = shards.get(item.name)
                     entry = SuiteRun(item.name, selected=selected.get(item.name), repeat=repeat,
                                      shard=str(shard.shard) if shard else None)
                     manifest.suites.append(entry)
-                    code = run_suite(item, run_id=manifest.run_id, folder=folder, manifest=manifest, entry=entry,
-                                     interrupts=interrupts, portals=portals, shard=shard, budgets=budgets,
-                                     warm=warm, **options)  # type: ignore[arg-type]
-                    entry.budget = budgets.state(item.name)
-                    worst = max(worst, code)
-                    if interrupts.requested:
-                        manifest.interrupted = True
-                        return interrupts.exit_code
+
+                    begun = threading.Event()
+
+                    def one(item: Suite = item, entry: SuiteRun = entry, shard: SuiteShard | None = shard,
+                            begun: threading.Event = begun) -> int:
+                        with output.suite(item.name):
+                            code = run_suite(item, run_id=manifest.run_id, folder=folder, manifest=manifest,
+                                             entry=entry, interrupts=interrupts, portals=portals, shard=shard,
+                                             budgets=budgets, warm=warm, on_first_row=begun.set,
+                                             **options)  # type: ignore[arg-type]
+                            entry.budget = budgets.state(item.name)
+                            return code
+
+                    lanes.start(item.name, receiver, one, begun)
+                lanes.wait_all()
         except ForcedExit as forced:
             manifest.interrupted = True
+            interrupts.kill_children()
+            for name in lanes.started():
+                _forced(manifest.run_id, name, portals)
             return 128 + forced.signum
-        except KitError as exc:
-            print(f"run: [{exc.kind}] {exc}", flush=True)
+        if isinstance(lanes.failure, KitError):
+            print(f"run: [{lanes.failure.kind}] {lanes.failure}", flush=True)
             return 2
-    return worst
+        if lanes.failure is not None:
+            raise lanes.failure
+        if interrupts.requested:
+            manifest.interrupted = True
+            return interrupts.exit_code
+    return max(lanes.codes.values(), default=0)
+
+
+class Lanes:
+    """Suites running side by side, each in a daemon thread (a forced exit leaves without them)."""
+
+    def __init__(self, at_once: int) -> None:
+        self.at_once = at_once
+        self.codes: dict[str, int] = {}
+        self.failure: BaseException | None = None  # the first suite that raised: no further suite starts
+        self._threads: dict[str, tuple[threading.Thread, tuple[str, int] | None, threading.Event]] = {}
+        self._lock = threading.Lock()
+
+    def started(self) -> list[str]:
+        return list(self._threads)
+
+    def start(self, name: str, receiver: tuple[str, int] | None, work: Callable[[], int],
+              begun: threading.Event) -> None:
+        def body() -> None:
+            try:
+                code = work()
+            except BaseException as exc:  # noqa: BLE001 - handed to the main thread
+                with self._lock:
+                    self.failure = self.failure or exc
+                return
+            finally:
+                begun.set()
+            with self._lock:
+                self.codes[name] = code
+
+        thread = threading.Thread(target=body, name=f"suite {name}", daemon=True)
+        self._threads[name] = (thread, receiver, begun)
+        thread.start()
+
+    def wait_for_room(self, receiver: tuple[str, int] | None) -> None:
+        """Until fewer than ``at_once`` run and none has the same trace receiver, and the results
+        database is ready for one more Promptfoo process (migrated, or every suite running has
+        finished a row: two that create or migrate it at once fail). Signals still arrive meanwhile."""
+        while True:
+            busy = [lane for lane in self._threads.values() if lane[0].is_alive()]
+            clash = receiver is not None and any(their == receiver for _, their, _ in busy)
+            if len(busy) < self.at_once and not clash and (
+                not busy or all(begun.is_set() for _, _, begun in busy)
+                or database_ready(results_db(promptfoo_config_dir()))
+            ):
+                return
+            time.sleep(0.05)
+
+    def wait_all(self) -> None:
+        for thread, _, _ in list(self._threads.values()):
+            while thread.is_alive():
+                thread.join(timeout=0.1)
 
 
 def run_suite(
@@ -256,10 +344,12 @@ def run_suite(
     shard: SuiteShard | None = None,
     budgets: RunBudgets | None = None,
     warm: WarmWorkers | None = None,
+    on_first_row: Callable[[], None] | None = None,
 ) -> int:
     """One suite through Promptfoo with its portal (see the module docstring); ``portals`` shares a
     portal between the suites of one run, ``warm`` starts Promptfoo's Python processes warm."""
     run_id = run_id or f"run-{uuid.uuid4().hex[:12]}"
+    eval_id = suite_eval_id(run_id, suite.name)  # what this suite's pull requests and fixtures carry
     folder = folder or runs_dir() / run_id
     interrupts = interrupts or Interrupts()
     print(f"\n=== suite {suite.name} ({run_id}{f', shard {shard.shard}' if shard else ''}) ===", flush=True)
@@ -279,7 +369,7 @@ def run_suite(
         if portal.data_dir is not None:
             _sweep_stale(portal, api)
         workers = python_workers(workers, _case_count(suite, entry), replay=bool(replay))
-        env = _suite_env(suite, portal, run_id, workers, replay=replay, record=record, allow_stale=allow_stale)
+        env = _suite_env(suite, portal, eval_id, workers, replay=replay, record=record, allow_stale=allow_stale)
         if promptfoo_dir is not None:  # the shard's eval stays in the run's folder until `agent-evals merge`
             env["PROMPTFOO_CONFIG_DIR"] = promptfoo_dir
         if budgets is not None:
@@ -300,28 +390,24 @@ def run_suite(
         started = time.monotonic()
         with open(folder / f"promptfoo-{suite.name}.log", "a", encoding="utf-8") as promptfoo_log:
             console = PromptfooConsole(promptfoo_log, table=bool(flags.table), show_provider=_providers(suite) > 1)
-            interrupts.on_first = lambda: setattr(console, "quiet", True)
+            interrupts.on_first.append(lambda: setattr(console, "quiet", True))
             if interrupts.requested:  # stopped while the portal started: nothing ran
                 result = PromptfooResult(interrupts.exit_code, None)
             else:
-                try:
-                    result = run_promptfoo(command, env, interrupts, console.feed,
-                                           on_eval_id=_remember(entry, manifest, folder))
-                except ForcedExit:
-                    _forced(api, run_id, portal)
-                    raise
+                def feed(line: str) -> None:
+                    console.feed(line)
+                    if on_first_row is not None and console.counts.total:
+                        on_first_row()
+
+                result = run_promptfoo(command, env, interrupts, feed, on_eval_id=_remember(entry, manifest, folder))
         if not interrupts.requested:
             print(suite_summary(suite.name, console.counts, time.monotonic() - started, result.eval_id), flush=True)
             if shard is not None:
                 for path in shard.stamp_outputs(args, project_root()):
                     print(f"shard {shard.shard} of {suite.name}: {path}", flush=True)
-        try:
-            report = _cleanup(run_id, api, settle=interrupts.requested)
-        except ForcedExit:
-            _forced(api, run_id, portal)
-            raise
+        report = _cleanup(eval_id, api, settle=interrupts.requested)
         if report.abandoned or report.failed or report.error:
-            print(f"cleanup of {run_id}: {report.summary()}", flush=True)
+            print(f"cleanup of {eval_id}: {report.summary()}", flush=True)
         if interrupts.requested and result.eval_id:
             mark_interrupted(results_db(promptfoo_config_dir(env)), result.eval_id)
             print(f"eval {result.eval_id} is marked [INTERRUPTED] in the viewer", flush=True)
@@ -423,16 +509,21 @@ def _cleanup(run_id: str, api: PortalAPI, *, settle: bool) -> CleanupReport:
     return report
 
 
-def _forced(api: PortalAPI, run_id: str, portal: Portal) -> None:
-    """A second Ctrl-C: say what is still active and how to clean it, quickly."""
-    try:
-        active = [pr["id"] for pr in PortalAPI(api.base_url, token=portal.token, timeout=2.0).list_pull_requests(
-            status="active", eval_id=run_id)]
-    except PortalError:
-        active = []
-    how = "the portal abandons them as it stops" if portal.started else "clean them with: npm run cleanup"
+def _forced(run_id: str, suite: str, portals: PortalPool) -> None:
+    """A second Ctrl-C: say what a suite still running left active and how to clean it, quickly."""
+    eval_id = suite_eval_id(run_id, suite)
+    portal = portals.opened(suite)
+    active: list[int] = []
+    if portal is not None:
+        try:
+            active = [pr["id"] for pr in PortalAPI(portal.url, token=portal.token, timeout=2.0).list_pull_requests(
+                status="active", eval_id=eval_id)]
+        except PortalError:
+            pass
+    how = ("the portal abandons them as it stops" if portal is not None and portal.started
+           else "clean them with: npm run cleanup")
     shown = ", ".join(f"#{i}" for i in active) or "none found"
-    print(f"\nforced exit: pull requests of {run_id} still active: {shown}; {how} "
+    print(f"\nforced exit: pull requests of {eval_id} still active: {shown}; {how} "
           "(or later: npm run cleanup)", file=sys.stderr, flush=True)
 
 

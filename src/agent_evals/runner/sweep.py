@@ -13,7 +13,7 @@ from pathlib import Path
 from agent_evals.cleanup import cleanup_run
 from agent_evals.portal.serving import pid_alive
 from agent_evals.portal_api import PortalAPI
-from agent_evals.runner.manifest import RunManifest, load_manifests, now
+from agent_evals.runner.manifest import RunManifest, load_manifests, now, suite_eval_id
 
 
 def stale_runs(runs_root: Path, *, data_dir: Path) -> list[RunManifest]:
@@ -44,7 +44,11 @@ def sweep_stale(runs_root: Path, data_dir: Path, api: PortalAPI) -> tuple[int, i
     """Abandon the active PRs of the stale runs of ``data_dir``; returns (runs, PRs)."""
     runs = prs = 0
     for manifest in stale_runs(runs_root, data_dir=data_dir):
-        report = cleanup_run(manifest.run_id, api)
+        report = cleanup_run(manifest.run_id, api)  # a run from before the suites had ids of their own
+        for entry in manifest.suites:
+            more = cleanup_run(suite_eval_id(manifest.run_id, entry.suite), api)
+            report.abandoned += more.abandoned
+            report.error = report.error or more.error
         if report.error:
             continue  # the portal could not be asked; a later run tries again
         runs += 1

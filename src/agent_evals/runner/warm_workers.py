@@ -37,6 +37,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from types import TracebackType
 
+from agent_evals.portal.serving import pid_alive
 from agent_evals.runner import warm_launch
 
 # What a provider worker and an assertion import on their first call (the kit imports its SDKs lazily).
@@ -76,16 +77,6 @@ def _preload() -> None:
             print(f"warm workers: cannot preload {name}: {exc}", file=sys.stderr, flush=True)
 
 
-def _alive(pid: int) -> bool:
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:
-        return True
-    return True
-
-
 def serve(path: str, owner_pid: int | None, started: dict[str, int]) -> None:
     """Fork a worker for each launcher that connects, until SIGTERM or the owner is gone;
     ``started`` counts them by what they run (the wrapper's file name)."""
@@ -121,7 +112,7 @@ def _reap(keepers: set[int], wait_s: float = 0.0) -> None:
 
 
 def _accept(listener: socket.socket, owner_pid: int | None, keepers: set[int], started: dict[str, int]) -> None:
-    while owner_pid is None or _alive(owner_pid):
+    while owner_pid is None or pid_alive(owner_pid):
         ready, _, _ = select.select([listener], [], [], 1.0)
         _reap(keepers)
         if ready:

@@ -1,0 +1,137 @@
+"""Suites side by side (``--suites-at-once``): each suite's lines together in the suites' order,
+never more at once than asked, never two with the same trace receiver, and a run's Ctrl-C still
+stops them all and leaves no pull request."""
+
+from __future__ import annotations
+
+import io
+import threading
+import time
+from pathlib import Path
+
+import pytest
+
+from agent_evals.runner.run import Lanes, default_suites_at_once, run
+from agent_evals.runner.suite_output import OrderedOutput
+
+
+def test_a_later_suite_waits_its_turn_to_print_then_catches_up() -> None:
+    terminal = io.StringIO()
+    output = OrderedOutput(terminal, ["a", "b", "c"])
+    b_wrote, a_may_finish = threading.Event(), threading.Event()
+
+    def suite(name: str, lines: list[str], before_end: threading.Event | None = None,
+              after: threading.Event | None = None) -> None:
+        with output.suite(name):
+            for line in lines:
+                output.write(line)
+            if after is not None:
+                after.set()
+            if before_end is not None:
+                before_end.wait(10)
+
+    a = threading.Thread(target=suite, args=("a", ["a1\n"], a_may_finish))
+    b = threading.Thread(target=suite, args=("b", ["b1\n", "b2\n"], None, b_wrote))
+    a.start()
+    b.start()
+    assert b_wrote.wait(10)
+    b.join(10)
+    assert terminal.getvalue() == "a1\n"  # b is done, but a is still the head: b's lines wait
+    output.write("from the main thread\n")  # not a suite's: at once
+    a_may_finish.set()
+    a.join(10)
+    assert terminal.getvalue() == "a1\nfrom the main thread\nb1\nb2\n"
+    with output.suite("c"):  # the head now: live
+        output.write("c1\n")
+        assert terminal.getvalue().endswith("c1\n")
+
+
+def _hold(release: threading.Event, began: threading.Event) -> int:
+    began.set()
+    release.wait(10)
+    return 0
+
+
+def test_lanes_run_up_to_at_once_and_never_two_with_the_same_trace_receiver() -> None:
+    lanes = Lanes(2)
+    release = {name: threading.Event() for name in "abc"}
+    began = {name: threading.Event() for name in "abc"}
+    receiver = ("127.0.0.1", 4318)
+    lanes.wait_for_room(receiver)
+    lanes.start("a", receiver, lambda: _hold(release["a"], began["a"]), began["a"])
+    lanes.wait_for_room(None)  # room for a second one without a receiver
+    lanes.start("b", None, lambda: _hold(release["b"], began["b"]), began["b"])
+    waited = threading.Event()
+
+    def third() -> None:
+        lanes.wait_for_room(receiver)  # two run, and a holds the receiver
+        waited.set()
+
+    waiter = threading.Thread(target=third)
+    waiter.start()
+    release["b"].set()  # room again, but a still has the receiver
+    time.sleep(0.3)
+    assert not waited.is_set()
+    release["a"].set()
+    waiter.join(10)
+    assert waited.is_set()
+    lanes.wait_all()
+    assert lanes.codes == {"a": 0, "b": 0} and lanes.failure is None
+
+
+def test_a_suite_that_raises_is_handed_to_the_run() -> None:
+    lanes = Lanes(2)
+    began = threading.Event()
+
+    def broken() -> int:
+        raise RuntimeError("boom")
+
+    lanes.start("a", None, broken, began)
+    lanes.wait_all()
+    assert isinstance(lanes.failure, RuntimeError) and began.is_set()
+
+
+def test_two_at_once_on_a_replay_one_against_a_model(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr("os.cpu_count", lambda: 2)
+    assert default_suites_at_once(replay=True) == 2
+    assert default_suites_at_once(replay=False) == 1
+    monkeypatch.setattr("os.cpu_count", lambda: 1)
+    assert default_suites_at_once(replay=True) == 1
+
+
+def test_suites_at_once_below_one_is_refused(isolated: Path, caplog: pytest.LogCaptureFixture) -> None:
+    assert run("all", "golden", None, [], suites_at_once=0) == 2
+    assert "--suites-at-once must be 1 or more" in caplog.text
+
+
+def test_ctrl_c_with_two_suites_running_stops_both_and_leaves_no_pull_request(tmp_path: Path) -> None:
+    import os
+    import subprocess
+    import sys
+
+    from tests.conftest import PROJECT_ROOT, clean_env
+    from tests.runner.terminal import Terminal, pull_requests
+
+    env = clean_env()
+    data = tmp_path / "data" / "portal"
+    env.update(AGENT_EVALS_DATA_DIR=str(data), PROMPTFOO_CONFIG_DIR=str(tmp_path / "promptfoo"),
+               PATH=f"{PROJECT_ROOT / 'node_modules' / '.bin'}{os.pathsep}{os.environ['PATH']}")
+
+    def evals_running() -> int:
+        found = subprocess.run(["pgrep", "-f", f"promptfoo eval -c {PROJECT_ROOT}/evals/"], capture_output=True,
+                               text=True, env=env)
+        return len([line for line in found.stdout.split() if line.strip()])
+
+    terminal = Terminal([sys.executable, "-m", "agent_evals.cli", "run", "all", "--replay", "--suites-at-once", "2"],
+                        env=env, cwd=PROJECT_ROOT)
+    terminal.wait_for(lambda: evals_running() == 2 and pull_requests(data), 120, "two suites running, and a PR")
+    terminal.ctrl_c()
+    code = terminal.wait(timeout=60)
+    output = terminal.output
+    assert code == 130, output[-3000:]
+    assert "Traceback" not in output, output[-3000:]
+    assert "=== suite spoke-create-variants" not in output  # nothing starts after Ctrl-C
+    assert pull_requests(data) == [] and pull_requests(data.parent / "portal-spoke-create-overlay") == []
+    assert evals_running() == 0
+    gone = subprocess.run(["pgrep", "-f", f"portal serve .*--data-dir {data}"], capture_output=True, text=True)
+    assert gone.stdout.strip() == ""
