@@ -83,7 +83,7 @@ def main() -> int:
     for name, passed, failed, errors, seconds in suites:
         print(f"  {name:<24} {int(passed) + int(failed) + int(errors):>3} rows  {seconds:>3} s")
     suite_time = sum(int(s[4]) for s in suites)
-    print(f"  the suites' own times add up to {suite_time} s in a run of {wall:.1f} s (up to two side by side, "
+    print(f"  the suites' own times add up to {suite_time} s in a run of {wall:.1f} s (suites side by side, "
           "plus the check, the portals and the report)")
     return done.returncode
 

@@ -165,7 +165,7 @@ def build_parser() -> argparse.ArgumentParser:
     run.add_argument("--shard-durations", default=None, metavar="REPORT.json",
                      help="balance the shards by the case times of a stored report (--format json)")
     run.add_argument("--suites-at-once", type=int, default=None, metavar="N",
-                     help="run up to N suites side by side (default: 2 on a replay with 2 CPUs or more, else 1)")
+                     help="run up to N suites side by side (default: 3 on a replay with 2 CPUs or more, else 1)")
     run.set_defaults(handler=_run, passthrough=True)
 
     check = sub.add_parser(

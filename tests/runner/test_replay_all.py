@@ -65,7 +65,7 @@ def test_all_suites_replay_offline_and_pass(isolated: Path, monkeypatch: pytest.
                     "without a judge)"
                 ]
                 assert "statements" not in row["namedScores"]
-    # a replay runs two suites at once (one's Promptfoo start-up beside the other's rows)
+    # a replay runs suites side by side (one's Promptfoo start-up beside the others' rows)
     assert _side_by_side(isolated / "promptfoo" / "promptfoo.db"), "the suites ran one after the other"
     # Promptfoo's response cache (which never hits for these rows) wrote nothing
     assert not (isolated / "promptfoo" / "cache").exists()
@@ -123,7 +123,7 @@ def _every_line_is_the_kits(printed: str) -> None:
     assert len(cases) == len(set(cases)) == 42 + 48
     assert sum(1 for line in lines if LINES[4].fullmatch(line)) == 5
     assert lines[-1] == "Results are in the Promptfoo viewer: npm run eval:view"
-    # two suites ran side by side, yet each one's lines come together, in the suites' order
+    # suites ran side by side, yet each one's lines come together, in the suites' order
     headers = [line.split()[2] for line in lines if LINES[1].fullmatch(line)]
     assert headers == SUITES
     for suite, header in zip(SUITES, [i for i, line in enumerate(lines) if LINES[1].fullmatch(line)]):

@@ -91,9 +91,9 @@ def test_a_suite_that_raises_is_handed_to_the_run() -> None:
     assert isinstance(lanes.failure, RuntimeError) and began.is_set()
 
 
-def test_two_at_once_on_a_replay_one_against_a_model(monkeypatch: pytest.MonkeyPatch) -> None:
+def test_three_at_once_on_a_replay_one_against_a_model(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr("os.cpu_count", lambda: 2)
-    assert default_suites_at_once(replay=True) == 2
+    assert default_suites_at_once(replay=True) == 3
     assert default_suites_at_once(replay=False) == 1
     monkeypatch.setattr("os.cpu_count", lambda: 1)
     assert default_suites_at_once(replay=True) == 1
