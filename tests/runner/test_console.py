@@ -74,3 +74,15 @@ def test_a_broken_marker_is_ignored_not_fatal() -> None:
     console = PromptfooConsole(None, show=shown)
     console.feed(MARKER + "{not json")
     assert shown.getvalue() == "" and console.counts.total == 0
+
+
+def test_a_busy_wal_checkpoint_of_suites_side_by_side_is_left_out_with_its_context() -> None:
+    """Promptfoo warns when it closes the results database while another suite's Promptfoo holds it
+    (the other checkpoints it later): the warning and its JSON block are logged, not shown."""
+    shown, log = io.StringIO(), io.StringIO()
+    console = PromptfooConsole(log, show=shown)
+    for line in ["WAL checkpoint incomplete before closing database", "{", '  "busy": 1,', '  "log": -1,',
+                 '  "checkpointed": -1', "}", "Error: something else", "{", "}"]:
+        console.feed(line)
+    assert shown.getvalue().splitlines() == ["Error: something else", "{", "}"]  # only the warning's own block
+    assert "WAL checkpoint incomplete" in log.getvalue()

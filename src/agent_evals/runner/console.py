@@ -31,6 +31,10 @@ _DROP = (
     re.compile(r"^\[(OtlpReceiver|EvaluatorTracing|OtelSdk|TraceStore)\]"),  # Promptfoo's tracing chatter
     re.compile(r"^\[(Evaluation|CI Progress)\] "),  # Promptfoo's progress when CI is set: the kit prints its own
 )
+# Promptfoo's warnings that are printed with their context as a JSON block on the next lines: left
+# out with it. Suites side by side share the results database, so the one that closes first may find
+# its WAL checkpoint busy; the other checkpoints it later, nothing is lost.
+_DROP_WITH_CONTEXT = re.compile(r"^(WAL checkpoint incomplete before closing database|Could not checkpoint WAL file)")
 _EVAL_LINE = re.compile(r"^(✓ Eval complete|⏸ Evaluation paused)")
 
 
@@ -60,6 +64,7 @@ class PromptfooConsole:
         self.counts = SuiteCounts()
         self.quiet = False  # after an interrupt: Promptfoo's shutdown noise is only logged
         self._show = show
+        self._context: str | None = None  # a dropped warning's JSON context: "next" line, then "inside"
 
     def feed(self, line: str) -> None:
         if self.log is not None:
@@ -68,9 +73,23 @@ class PromptfooConsole:
         if line.startswith(MARKER):
             self._case(line[len(MARKER):])
             return
-        if self.quiet or self._dropped(line):
+        if self.quiet or self._dropped(line) or self._dropped_context(line):
             return
         self._print(line)
+
+    def _dropped_context(self, line: str) -> bool:
+        if _DROP_WITH_CONTEXT.search(line):
+            self._context = "next"
+            return True
+        if self._context == "next" and line.strip() in ("{", "{}"):
+            self._context = "inside" if line.strip() == "{" else None
+            return True
+        if self._context == "inside":
+            if line.rstrip() == "}":
+                self._context = None
+            return True
+        self._context = None
+        return False
 
     def _dropped(self, line: str) -> bool:
         if self.table and re.match(r"^\s*[┌├└│]", line):
