@@ -13,6 +13,7 @@ from __future__ import annotations
 import logging
 import os
 import secrets
+import signal
 import socket
 import threading
 from collections.abc import Iterable, Iterator
@@ -173,6 +174,17 @@ class PortalPool:
 
     def __exit__(self, *exc: object) -> bool | None:
         return self._stack.__exit__(*exc)  # type: ignore[arg-type]
+
+    def begin_stop(self) -> None:
+        """Ask every portal this runner started to stop (the suites are done), so they stop side by
+        side; closing the pool waits for each."""
+        with self._lock:
+            started = [portal for portal in self._open.values() if portal.started and portal.pid]
+        for portal in started:
+            try:
+                os.kill(portal.pid, signal.SIGTERM)  # type: ignore[arg-type]
+            except ProcessLookupError:
+                pass
 
     def opened(self, suite: str) -> Portal | None:
         """The portal a suite (by name) got from the pool, or None: nothing is started."""

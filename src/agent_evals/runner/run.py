@@ -261,6 +261,8 @@ def _run_suites(suites: list[Suite], manifest: RunManifest, folder: Path, select
 
                     lanes.start(item.name, receiver, one, begun)
                 lanes.wait_all()
+                warm.begin_stop()  # every suite is done and cleaned up: the servers stop side by side
+                portals.begin_stop()
         except ForcedExit as forced:
             manifest.interrupted = True
             interrupts.kill_children()

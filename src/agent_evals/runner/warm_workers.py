@@ -297,10 +297,15 @@ class WarmWorkers:
             warm_launch.PYTHON_ENV: base.get("PROMPTFOO_PYTHON") or sys.executable,
         }
 
+    def begin_stop(self) -> None:
+        """Ask the server to stop (the run is over); ``__exit__`` waits for it."""
+        if self._process is not None and self._process.poll() is None:
+            self._process.terminate()
+
     def __exit__(self, exc_type: type[BaseException] | None, exc: BaseException | None,
                  tb: TracebackType | None) -> None:
         if self._process is not None:
-            self._process.terminate()
+            self.begin_stop()
             try:
                 self._process.wait(timeout=10)
             except subprocess.TimeoutExpired:
