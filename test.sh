@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Install whatever is missing, then run the whole test suite (offline; about 5 minutes on 2 cores).
+# Install whatever is missing, then run the whole test suite (offline; about 7 minutes on 2 cores).
 set -euo pipefail
 cd "$(dirname "$0")"
 scripts/setup.sh
