@@ -254,9 +254,13 @@ def main(argv: list[str] | None = None) -> int:
     if not args.verbose:  # one line per request is the libraries' INFO, not the user's business
         for name in ("httpx", "httpx2", "httpcore", "httpcore2", "mcp", "openai"):
             logging.getLogger(name).setLevel(logging.WARNING)
-    if getattr(args, "passthrough", False):
-        return args.handler(args, extra)
-    return args.handler(args)
+    try:
+        if getattr(args, "passthrough", False):
+            return args.handler(args, extra)
+        return args.handler(args)
+    except KeyboardInterrupt:  # Ctrl-C outside a run's own handling (the preflight, cleanup, report…)
+        print(f"\nagent-evals {args.command}: interrupted", file=sys.stderr, flush=True)
+        return 130
 
 
 if __name__ == "__main__":

@@ -147,8 +147,21 @@ def test_a_killed_portal_restarts_with_its_data(tmp_path: Path) -> None:
         assert again.log_file.read_text().count("agent-evals portal listening on") == 2
 
 
-def test_a_temporary_log_is_removed_after_a_clean_stop(tmp_path: Path) -> None:
+def test_the_default_log_lives_beside_the_data_dir_and_a_clean_stop_takes_it_back(tmp_path: Path) -> None:
     with PortalProcess(data_dir=tmp_path / "data") as portal:
         log = portal.log_file
-        assert log.is_file()
-    assert not log.exists()
+        assert log == tmp_path / ".data.portal.log" and "listening on" in log.read_text()
+    assert not log.exists()  # a clean stop: nothing left, and nothing ever in the temporary directory
+
+
+def test_a_portal_that_crashed_leaves_its_lines_as_evidence(tmp_path: Path) -> None:
+    log = tmp_path / ".data.portal.log"
+    log.write_text("an earlier portal's lines\n")
+    with PortalProcess(data_dir=tmp_path / "data") as portal:
+        pass
+    assert log.read_text() == "an earlier portal's lines\n"  # a clean stop takes back only its own lines
+    portal = PortalProcess(data_dir=tmp_path / "data").start()
+    assert portal.pid is not None
+    os.kill(portal.pid, signal.SIGKILL)
+    assert portal.stop() == -signal.SIGKILL
+    assert "listening on" in log.read_text()  # killed: its lines stay

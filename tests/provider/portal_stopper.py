@@ -8,7 +8,7 @@ import time
 from collections.abc import Sequence
 
 from agent_evals.conversation.users import BaseUserSimulator, Turn, UserMessage
-from agent_evals.portal.serving import pid_alive
+from agent_evals.processes import pid_alive
 from agent_evals.testing.conversations import CONFIRM
 
 

@@ -12,7 +12,10 @@ its own (so a terminal's Ctrl-C reaches the runner, not the portal); it logs the
 (``READY_MESSAGE``) and the helper then waits for ``/api/health``. With ``owner_pid`` the
 portal sweeps ``sweep_eval_ids`` and stops when the owner dies.
 The token reaches the child only through its environment (``PORTAL_TOKEN``), never
-its command line, and the child never logs it. Output goes to ``log_file``.
+its command line, and the child never logs it. Output goes to ``log_file``; by default to
+``.<data dir name>.portal.log`` beside the data dir (beside its lock and serving file, never in
+the temporary directory): a clean stop takes this start's lines out again, a portal that failed
+leaves them there as evidence (the error names the file).
 """
 
 from __future__ import annotations
@@ -24,7 +27,6 @@ import secrets
 import signal
 import subprocess
 import sys
-import tempfile
 import time
 import urllib.error
 import urllib.request
@@ -33,9 +35,11 @@ from types import TracebackType
 from typing import Self
 
 from agent_evals.paths import default_data_dir
+from agent_evals.processes import start_detached
 
 log = logging.getLogger(__name__)
 READY_MESSAGE = "agent-evals portal listening on"
+LOG_LIMIT_BYTES = 1 << 20
 _READY = re.compile(re.escape(READY_MESSAGE) + r" (http://\S+)")
 
 
@@ -68,8 +72,8 @@ class PortalProcess:
         self.extra_env = dict(extra_env or {})
         self.owner_pid = owner_pid
         self.sweep_eval_ids = tuple(sweep_eval_ids)
-        self._temporary_log = log_file is None  # removed after a clean stop
-        self.log_file = Path(log_file) if log_file else _temp_log()
+        self._own_log = log_file is None  # this start's lines are taken out again after a clean stop
+        self.log_file = Path(log_file) if log_file else default_log_file(self.data_dir)
         self.url = ""
         self.startup_seconds: float | None = None
         self._proc: subprocess.Popen[bytes] | None = None
@@ -124,17 +128,14 @@ class PortalProcess:
             raise RuntimeError("this PortalProcess was already started")
         started = time.monotonic()
         self.log_file.parent.mkdir(parents=True, exist_ok=True)
+        if self._own_log:
+            _trim(self.log_file)
         with open(self.log_file, "ab") as out:
             self._log_start = out.tell()  # a reused log file: only this run's lines count
-            self._proc = subprocess.Popen(
-                self.command(),
-                stdout=out,
-                stderr=subprocess.STDOUT,
-                stdin=subprocess.DEVNULL,
-                env=self._env(),
-                # Its own session: a terminal's Ctrl-C (sent to the whole foreground group) must not
-                # stop the portal before the runner has cleaned up through it.
-                start_new_session=True,
+            # Its own session from its first instruction: a terminal's Ctrl-C (sent to the whole
+            # foreground group) must not stop the portal before the runner has cleaned up through it.
+            self._proc = start_detached(
+                self.command(), stdout=out, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL, env=self._env()
             )
         try:
             self.url = self._wait_for_url(started + self.startup_timeout)
@@ -200,15 +201,25 @@ class PortalProcess:
                 log.warning("portal pid %s ignored SIGTERM for %.0fs; killing it", proc.pid, timeout)
                 proc.kill()
                 proc.wait()
-        if self._temporary_log and proc.returncode == 0 and self.startup_seconds is not None:
-            self.log_file.unlink(missing_ok=True)
+        if self._own_log and proc.returncode in (0, -signal.SIGTERM):  # stopped here, not crashed
+            self._take_back_log()
         return proc.returncode
+
+    def _take_back_log(self) -> None:
+        """Remove this start's lines from the log (the file too, when nothing else is in it)."""
+        try:
+            if self._log_start == 0:
+                self.log_file.unlink(missing_ok=True)
+            else:
+                os.truncate(self.log_file, self._log_start)
+        except OSError as exc:
+            log.debug("could not trim %s: %s", self.log_file, exc)
 
     def detach(self) -> None:
         """Let the portal run on without this helper (``stop`` then does nothing); with
         ``owner_pid`` it stops by itself once the owner is gone."""
         self._proc = None
-        self._temporary_log = False
+        self._own_log = False
 
     def log_tail(self, lines: int = 40) -> str:
         try:
@@ -232,7 +243,16 @@ class PortalProcess:
         self.stop()
 
 
-def _temp_log() -> Path:
-    handle, name = tempfile.mkstemp(prefix="agent-evals-portal-", suffix=".log")
-    os.close(handle)
-    return Path(name)
+def default_log_file(data_dir: Path) -> Path:
+    """``.<data dir name>.portal.log`` beside the data dir."""
+    data_dir = Path(data_dir).expanduser().resolve()
+    return data_dir.with_name(f".{data_dir.name}.portal.log")
+
+
+def _trim(path: Path) -> None:
+    """Start a log left by portals that failed (or were left to run on) afresh once it is large."""
+    try:
+        if path.stat().st_size > LOG_LIMIT_BYTES:
+            path.unlink()
+    except OSError:
+        pass

@@ -30,6 +30,7 @@ from agent_evals.portal.errors import DataDirError, GitError, SettingsError
 from agent_evals.portal.process import READY_MESSAGE
 from agent_evals.portal.serving import Serving, clear_serving, read_serving, sweep, watch_owner, write_serving
 from agent_evals.portal.settings import load_settings
+from agent_evals.processes import ProcessRef
 
 log = logging.getLogger(__name__)
 EXIT_CONFIG = 2
@@ -133,8 +134,9 @@ def serve(
                 "on (PORTAL_TOKEN)" if token else "off",
                 config.public_url,
             )
-            write_serving(data_dir, Serving(config.public_url, os.getpid(), token is not None,
-                                            str(settings_file) if settings_file else None))
+            me = ProcessRef.current()
+            write_serving(data_dir, Serving(config.public_url, me.pid, token is not None,
+                                            str(settings_file) if settings_file else None, me.started))
             if owner_pid is not None:
                 watch_owner(owner_pid, lambda: _owner_gone(app, server, sweep_eval_ids))
             log.info("%s %s", READY_MESSAGE, bound)

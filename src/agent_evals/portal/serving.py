@@ -21,6 +21,8 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
+from agent_evals.processes import ProcessRef, pid_alive
+
 log = logging.getLogger(__name__)
 OWNER_POLL_S = 0.5
 
@@ -31,6 +33,11 @@ class Serving:
     pid: int
     token_required: bool
     settings_file: str | None
+    started: str | None = None  # the process's start time: a pid reused since is not this portal
+
+    @property
+    def process(self) -> ProcessRef:
+        return ProcessRef(self.pid, self.started)
 
 
 def serving_file(data_dir: Path) -> Path:
@@ -54,30 +61,17 @@ def clear_serving(data_dir: Path) -> None:
 
 
 def read_serving(data_dir: Path, *, alive_only: bool = True) -> Serving | None:
-    """The portal serving ``data_dir``, or None (no file, unreadable, or its process is gone)."""
+    """The portal serving ``data_dir``, or None (no file, unreadable, or its process is gone, even if
+    its pid now belongs to another process)."""
     try:
         raw = json.loads(serving_file(data_dir).read_text(encoding="utf-8"))
-        serving = Serving(str(raw["url"]), int(raw["pid"]), bool(raw["token_required"]), raw.get("settings_file"))
+        serving = Serving(str(raw["url"]), int(raw["pid"]), bool(raw["token_required"]), raw.get("settings_file"),
+                          str(raw["started"]) if raw.get("started") else None)
     except (OSError, ValueError, KeyError, TypeError):
         return None
-    if alive_only and not pid_alive(serving.pid):
+    if alive_only and not serving.process.alive():
         return None
     return serving
-
-
-def pid_alive(pid: int) -> bool:
-    """The process runs: it exists and is not a zombie (dead, not yet reaped by its parent)."""
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:
-        return True
-    try:
-        with open(f"/proc/{pid}/stat", encoding="ascii", errors="replace") as stat:
-            return stat.read().rsplit(")", 1)[1].split()[0] != "Z"
-    except (OSError, IndexError):  # no /proc (not Linux), or it went meanwhile
-        return True
 
 
 def watch_owner(owner_pid: int, on_gone: Callable[[], None], *, poll_s: float = OWNER_POLL_S) -> threading.Thread:

@@ -155,17 +155,7 @@ def _run_info(run: RunManifest) -> RunInfo:
         git_revision=run.git_revision,
         finished=finished,
         interrupted=run.interrupted,
-        alive=not finished and _alive(run.pid),
+        alive=not finished and run.runner_alive(),
         suites_not_run=tuple(s.suite for s in run.suites if not s.eval_id),
         budget=run.budget,
     )
-
-
-def _alive(pid: int) -> bool:
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:
-        return True
-    return True

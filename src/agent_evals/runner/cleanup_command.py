@@ -38,7 +38,7 @@ def cleanup_command(portal_url: str | None, data_dir: Path | None, eval_id: str 
         if not (folder / "portal.json").is_file():
             continue  # never used: nothing to clean
         try:
-            with _portal(folder, suite) as api:
+            with portal_on(folder, suite) as api:
                 stale = len(stale_runs(runs_dir(), data_dir=folder))
                 report = _clean(api, eval_id)
                 sweep_stale(runs_dir(), folder, api)  # marks the dead runs swept here
@@ -59,7 +59,7 @@ def sweep_dead_runs() -> list[tuple[Path, int, int]]:
         if not (folder / "portal.json").is_file():
             continue
         try:
-            with _portal(folder, suite_of_data_dir(folder)) as api:
+            with portal_on(folder, suite_of_data_dir(folder)) as api:
                 runs, prs = sweep_stale(runs_dir(), folder, api)
         except PortalSetupError as exc:
             log.warning("sweep of %s: %s", folder, exc)
@@ -93,7 +93,8 @@ def _targets(data_dir: Path | None) -> list[tuple[Path, Suite | None]]:
 
 
 @contextmanager
-def _portal(folder: Path, suite: Suite | None) -> Iterator[PortalAPI]:
+def portal_on(folder: Path, suite: Suite | None) -> Iterator[PortalAPI]:
+    """A client of the portal serving ``folder``, or of one started on it for the purpose."""
     if suite is not None:
         shared = _shared(suite, folder)
         if shared is not None:

@@ -3,21 +3,25 @@ how it ended. One JSON file per run, written by ``agent-evals run`` as the run g
 run's folder (beside the portal data dirs; the run's portal logs live there too):
 
     <data>/runs/<run id>/run.json          (<data> = the parent of AGENT_EVALS_DATA_DIR, default data/)
-    {"format": "agent-evals/run@1", "run_id": "run-…", "pid": 1234, "started_at": "…Z",
+    <data>/runs/<run id>/tmp/              the run's temporary directory (gone once the run ends)
+    {"format": "agent-evals/run@1", "run_id": "run-…", "pid": 1234, "pid_started": "8812345", "started_at": "…Z",
      "finished_at": "…Z" | null, "mode": "live" | "replay" | "record", "git_revision": "abc1234" | null,
-     "interrupted": false, "exit_code": 0 | null, "swept": [data dirs swept after it died],
+     "interrupted": false, "exit_code": 0 | null, "swept": [places swept after it died],
+     "unclean": [places its own cleanup could not reach],
      "suites": [{"suite": "tickets-create", "eval_id": "eval-…" | null, "selected": ["C01", …] | null,
                  "repeat": 1, "providers": 1, "exit_code": 0 | null, "interrupted": false,
                  "data_dir": "…/data/portal" | null, "shard": "2/4" | null,
                  "promptfoo_dir": "…/data/runs/<run id>/promptfoo" | null,
+                 "portal_url": "http://…" | null (an external portal), "portal_died": false,
                  "budget": {the suite's own budget_usd ledger} | null}],
      "budget": {"limit_usd": 5.0, "spent_usd": 4.93, …} | null}
 
 ``selected`` is the case ids the filters left (None when the kit could not tell ahead), so a
-report can say whether every selected case ran. ``finished_at`` null with a dead ``pid`` is a
-run that was killed (a stale run: its PRs are swept by the next run). ``shard`` is the part of
+report can say whether every selected case ran. ``finished_at`` null with a dead ``pid`` (or
+one that now belongs to a process started at another time than ``pid_started``) is a run that was killed (a stale run: its PRs are swept by the next run). ``shard`` is the part of
 the suite a sharded run took (``--shard``); its eval then lives in ``promptfoo_dir``, not in
 the viewer's database. ``budget`` is the run's spend ledger at its end (``--budget-usd``).
+A *place* is where a suite's PRs live: its data dir, or ``portal <url>`` for an external portal.
 """
 
 from __future__ import annotations
@@ -29,6 +33,8 @@ from dataclasses import asdict, dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, Literal
+
+from agent_evals.processes import ProcessRef, start_time
 
 FORMAT = "agent-evals/run@1"
 _SAVING = threading.Lock()
@@ -60,6 +66,15 @@ class SuiteRun:
     shard: str | None = None
     promptfoo_dir: str | None = None
     budget: dict[str, Any] | None = None
+    portal_url: str | None = None  # an external portal's (PORTAL_URL): its PRs are swept through it
+    portal_died: bool = False  # the portal the runner started for it was gone before the cleanup
+
+    @property
+    def place(self) -> str | None:
+        """Where its PRs live: the data dir, else ``portal <url>`` (see ``runner.sweep.place``)."""
+        if self.data_dir:
+            return self.data_dir
+        return f"portal {self.portal_url.rstrip('/')}" if self.portal_url else None
 
 
 @dataclass
@@ -67,6 +82,7 @@ class RunManifest:
     run_id: str
     mode: Mode
     pid: int = field(default_factory=os.getpid)
+    pid_started: str | None = field(default_factory=lambda: start_time(os.getpid()))  # tells a reused pid
     started_at: str = field(default_factory=now)
     finished_at: str | None = None
     git_revision: str | None = None
@@ -74,10 +90,15 @@ class RunManifest:
     exit_code: int | None = None
     suites: list[SuiteRun] = field(default_factory=list)
     swept: list[str] = field(default_factory=list)
+    unclean: list[str] = field(default_factory=list)  # places its own cleanup could not reach
     budget: dict[str, Any] | None = None
 
     def to_dict(self) -> dict[str, Any]:
         return {"format": FORMAT, **asdict(self)}
+
+    def runner_alive(self) -> bool:
+        """The run's process still runs (not another that got its pid since)."""
+        return ProcessRef(self.pid, self.pid_started).alive()
 
     @classmethod
     def from_dict(cls, raw: dict[str, Any]) -> RunManifest:
@@ -96,6 +117,13 @@ class RunManifest:
             tmp.write_text(json.dumps(self.to_dict(), indent=2) + "\n", encoding="utf-8")
             tmp.replace(path)
             return path
+
+
+def temp_dir(folder: Path) -> Path:
+    """The temporary directory of the run in ``folder`` (``TMPDIR`` of its Promptfoo processes and
+    their workers: Promptfoo's ``promptfoo-worker-*`` request files land here, not in the system's),
+    removed at the end of the run, or by the sweep after a run that died."""
+    return folder / "tmp"
 
 
 def suite_eval_id(run_id: str, suite: str) -> str:

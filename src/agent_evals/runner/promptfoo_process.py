@@ -4,14 +4,12 @@ line by line (the eval id is taken from it) and handed to ``echo``."""
 
 from __future__ import annotations
 
-import os
 import re
-import signal
 import subprocess
-import sys
 from collections.abc import Callable
 from dataclasses import dataclass
 
+from agent_evals.processes import start_detached
 from agent_evals.paths import project_root
 from agent_evals.runner.interrupts import Interrupts
 
@@ -24,14 +22,6 @@ class PromptfooResult:
     eval_id: str | None
 
 
-def _die_with_parent() -> None:  # pragma: no cover - runs in the child
-    os.setsid()
-    if sys.platform.startswith("linux"):
-        import ctypes
-
-        ctypes.CDLL("libc.so.6", use_errno=True).prctl(1, signal.SIGTERM)  # PR_SET_PDEATHSIG
-
-
 def run_promptfoo(
     command: list[str],
     env: dict[str, str],
@@ -39,9 +29,9 @@ def run_promptfoo(
     echo: Callable[[str], None],
     on_eval_id: Callable[[str], None] | None = None,
 ) -> PromptfooResult:
-    process = subprocess.Popen(
-        command, env=env, cwd=project_root(), stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
-        stdin=subprocess.DEVNULL, preexec_fn=_die_with_parent,  # noqa: PLW1509 - setsid + pdeathsig only
+    process = start_detached(
+        command, die_with_parent=True, env=env, cwd=project_root(), stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
     )
     interrupts.started(process)
     eval_id: str | None = None

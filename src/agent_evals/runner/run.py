@@ -16,6 +16,8 @@ from __future__ import annotations
 
 import logging
 import os
+import shutil
+import signal
 import subprocess
 import sys
 import threading
@@ -26,27 +28,29 @@ from contextlib import nullcontext
 from pathlib import Path
 
 from agent_evals.cleanup import RUN_ID_ENV, CleanupReport, cleanup_run
+from agent_evals.llm.budget import LEDGER_ENV
 from agent_evals.paths import project_root
 from agent_evals.portal_api import PortalAPI, PortalError
+from agent_evals.processes import pid_alive
 from agent_evals.provider.config import ALLOW_STALE_ENV, GOLDEN, RECORD_ENV, REPLAY_ENV
 from agent_evals.provider.deadline import configured_deadline_s, runner_request_timeout_ms
 from agent_evals.record import KitError
-from agent_evals.runner.eval_marks import database_ready, mark_interrupted, results_db
+from agent_evals.runner.budget import BudgetSetupError, RunBudgets, parse_budget, run_budgets
 from agent_evals.runner.console import PromptfooConsole, suite_summary
-from agent_evals.runner.suite_output import ordered_output
-from agent_evals.runner.trace_port import busy_trace_port, trace_receiver
-from agent_evals.runner.warm_workers import WarmWorkers
 from agent_evals.runner.describe import eval_description
+from agent_evals.runner.eval_marks import database_ready, mark_interrupted, results_db
 from agent_evals.runner.interrupts import ForcedExit, Interrupts
-from agent_evals.runner.manifest import RunManifest, SuiteRun, now, runs_dir, suite_eval_id
+from agent_evals.runner.manifest import RunManifest, SuiteRun, now, runs_dir, suite_eval_id, temp_dir
 from agent_evals.runner.portals import Portal, PortalPool, portal_for
 from agent_evals.runner.promptfoo_args import DEFAULT_CONCURRENCY, FlagError, Flags, read_flags
 from agent_evals.runner.promptfoo_process import PromptfooResult, run_promptfoo
-from agent_evals.runner.suites import Suite, select
-from agent_evals.llm.budget import LEDGER_ENV
-from agent_evals.runner.budget import BudgetSetupError, RunBudgets, parse_budget, run_budgets
 from agent_evals.runner.sharding import SuiteShard, plan_suite_shard
-from agent_evals.runner.sweep import sweep_stale
+from agent_evals.runner.suite_output import ordered_output
+from agent_evals.runner.suites import Suite, select
+from agent_evals.runner.sweep import place as sweep_place
+from agent_evals.runner.sweep import sweep_leftovers, sweep_stale
+from agent_evals.runner.trace_port import busy_trace_port, trace_receiver
+from agent_evals.runner.warm_workers import WarmWorkers
 from agent_evals.shards.durations import read_durations
 from agent_evals.shards.spec import Shard, ShardError, parse_shard
 
@@ -168,8 +172,10 @@ def run(
             print(f"shard {shard_spec}: no case of the selection falls to this shard; nothing to run", flush=True)
             return 0
         selected = {name: [case.id for case in planned.stamp.cases] for name, planned in shards.items()}
+    sweep_leftovers(runs_dir())
     try:
         manifest.save(folder)
+        temp_dir(folder).mkdir(exist_ok=True)
     except OSError as exc:
         log.error("cannot write the run's folder %s: %s", folder, exc.strerror or exc)
         return 2
@@ -269,14 +275,16 @@ def _run_suites(suites: list[Suite], manifest: RunManifest, folder: Path, select
             for name in lanes.started():
                 _forced(manifest.run_id, name, portals)
             return 128 + forced.signum
+        if interrupts.requested:  # whatever failed after a Ctrl-C or SIGTERM, the run was interrupted
+            if lanes.failure is not None:
+                log.debug("after the interrupt: %r", lanes.failure)
+            manifest.interrupted = True
+            return interrupts.exit_code
         if isinstance(lanes.failure, KitError):
             print(f"run: [{lanes.failure.kind}] {lanes.failure}", flush=True)
             return 2
         if lanes.failure is not None:
             raise lanes.failure
-        if interrupts.requested:
-            manifest.interrupted = True
-            return interrupts.exit_code
     return max(lanes.codes.values(), default=0)
 
 
@@ -368,16 +376,19 @@ def run_suite(
         promptfoo_dir = str(shard.promptfoo_dir(folder)) if shard is not None else None
         if entry is not None and manifest is not None:
             entry.data_dir = str(portal.data_dir.resolve()) if portal.data_dir else None
+            entry.portal_url = portal.url if portal.data_dir is None else None
             entry.promptfoo_dir = promptfoo_dir
             manifest.save(folder)
-        if portal.data_dir is not None:
-            _sweep_stale(portal, api)
+        _sweep_stale(portal, api)
         workers = python_workers(workers, _case_count(suite, entry), replay=bool(replay))
         env = _suite_env(suite, portal, eval_id, workers, replay=replay, record=record, allow_stale=allow_stale)
         if promptfoo_dir is not None:  # the shard's eval stays in the run's folder until `agent-evals merge`
             env["PROMPTFOO_CONFIG_DIR"] = promptfoo_dir
         if budgets is not None:
             env.update(budgets.env(suite.name))
+        temp = temp_dir(folder)  # Promptfoo's and its workers' temporary files: the run's
+        temp.mkdir(parents=True, exist_ok=True)
+        env["TMPDIR"] = str(temp)
         if warm is not None:
             env.update(warm.env(env))
         source_args = shard.args(promptfoo_args) if shard is not None else promptfoo_args
@@ -410,15 +421,47 @@ def run_suite(
                 for path in shard.stamp_outputs(args, project_root()):
                     print(f"shard {shard.shard} of {suite.name}: {path}", flush=True)
         report = _cleanup(eval_id, api, settle=interrupts.requested)
+        if report.error and portal.started and portal.pid is not None and not pid_alive(portal.pid):
+            if entry is not None:
+                entry.portal_died = True
+            report = _cleanup_after_portal_died(suite, portal, eval_id)
         if report.abandoned or report.failed or report.error:
             print(f"cleanup of {eval_id}: {report.summary()}", flush=True)
-        if interrupts.requested and result.eval_id:
+        if report.error:
+            where = str(portal.data_dir) if portal.data_dir is not None else portal.url
+            print(f"the pull requests of {eval_id} may still be active in {where}: `npm run cleanup` abandons "
+                  "them (the next run sweeps them too)", flush=True)
+            if manifest is not None:
+                manifest.unclean.append(sweep_place(portal.data_dir, portal.url))
+        complete = _complete(console.counts.total, _case_count(suite, entry))
+        cut_short = interrupts.requested and not complete  # a Ctrl-C after the last row leaves the eval whole
+        if cut_short and result.eval_id:
             mark_interrupted(results_db(promptfoo_config_dir(env)), result.eval_id)
             print(f"eval {result.eval_id} is marked [INTERRUPTED] in the viewer", flush=True)
-        code = interrupts.exit_code if interrupts.requested else result.code
+        code = interrupts.exit_code if interrupts.requested else _promptfoo_code(suite, result, console.counts.total)
+        if manifest is None:  # a suite run on its own: no run's end removes its temporary directory
+            shutil.rmtree(temp, ignore_errors=True)
         if entry is not None:
-            entry.exit_code, entry.interrupted, entry.eval_id = code, interrupts.requested, result.eval_id
+            entry.exit_code, entry.interrupted, entry.eval_id = code, cut_short, result.eval_id
     return code
+
+
+def _complete(rows: int, expected: int | None) -> bool:
+    return expected is not None and rows >= expected
+
+
+def _promptfoo_code(suite: Suite, result: PromptfooResult, rows: int) -> int:
+    """Promptfoo's exit status; one killed by a signal (the out-of-memory killer, a stray kill) is a
+    run that could not complete (2), said in one line."""
+    if result.code >= 0:
+        return result.code
+    try:
+        name = signal.Signals(-result.code).name
+    except ValueError:
+        name = f"signal {-result.code}"
+    print(f"suite {suite.name}: Promptfoo was killed by {name} after {rows} row(s); the run is incomplete "
+          "(was the machine out of memory?). Its log is kept in the run's folder.", flush=True)
+    return 2
 
 
 def _suite_env(suite: Suite, portal: Portal, run_id: str, workers: int, *, replay: str | None, record: str | None,
@@ -495,9 +538,23 @@ def _remember(entry: SuiteRun | None, manifest: RunManifest | None, folder: Path
     return remember
 
 
-def _sweep_stale(portal: Portal, api: PortalAPI) -> None:
+def _cleanup_after_portal_died(suite: Suite, portal: Portal, eval_id: str) -> CleanupReport:
+    """The portal this runner started is gone (killed, crashed): say so, then clean up through a
+    new one on the same data dir (the PRs are on disk, not in the dead process)."""
+    from agent_evals.runner.cleanup_command import portal_on
+
+    print(f"suite {suite.name}: its portal (pid {portal.pid}) died during the run; its log: {portal.log_file}",
+          flush=True)
     assert portal.data_dir is not None
-    runs, prs = sweep_stale(runs_dir(), portal.data_dir, api)
+    try:
+        with portal_on(portal.data_dir, suite) as api:
+            return _cleanup(eval_id, api, settle=False)
+    except KitError as exc:
+        return CleanupReport(error=f"no portal could be started to clean up: {exc}")
+
+
+def _sweep_stale(portal: Portal, api: PortalAPI) -> None:
+    runs, prs = sweep_stale(runs_dir(), portal.data_dir, api, url=portal.url)
     if runs:
         print(f"swept {prs} pull request(s) left active by {runs} run(s) that died", flush=True)
 
@@ -538,8 +595,10 @@ def _finish(manifest: RunManifest, folder: Path, code: int) -> None:
         manifest.save(folder)
     except OSError as exc:
         log.warning("could not update %s: %s", folder / "run.json", exc)
+    shutil.rmtree(temp_dir(folder), ignore_errors=True)
     logs = sorted(folder.glob("*.log"))
-    if code in (0, 100) and not manifest.interrupted:  # a clean run (cases may fail): logs are not needed
+    troubled = manifest.interrupted or manifest.unclean or any(entry.portal_died for entry in manifest.suites)
+    if code in (0, 100) and not troubled:  # a clean run (cases may fail): logs are not needed
         for path in logs:
             path.unlink(missing_ok=True)
     elif logs:

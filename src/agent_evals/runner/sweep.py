@@ -1,49 +1,69 @@
 """Runs that died (their process is gone, their manifest never finished) and their pull requests.
 
 Every run keeps a manifest under ``data/runs/<run id>/run.json`` (``agent_evals.runner.manifest``).
-The next run, and ``agent-evals cleanup``, abandon the active PRs of stale runs in each data
-dir they reach, and mark the manifest swept there; once every data dir of a stale run was
-swept, it is marked finished (interrupted).
+A run's PRs live where its suites ran: a portal data dir, or an external portal (``PORTAL_URL``)
+the runner knows only by its URL. The next run, and ``agent-evals cleanup``, abandon the active
+PRs of stale runs in each place they reach (a data dir, or the external portal they use), and
+mark the manifest swept there; once every place of a stale run was swept, it is marked finished
+(interrupted). A run that finished but could not clean up after itself (its portal died and no
+other could be started) lists the places in ``unclean``: they are swept the same way.
+:func:`sweep_leftovers` removes what runs that are over left on disk: their temporary
+directories and the folders of warm servers killed with them.
 """
 
 from __future__ import annotations
 
+import shutil
 from pathlib import Path
 
 from agent_evals.cleanup import cleanup_run
-from agent_evals.portal.serving import pid_alive
 from agent_evals.portal_api import PortalAPI
-from agent_evals.runner.manifest import RunManifest, load_manifests, now, suite_eval_id
+from agent_evals.runner.manifest import RunManifest, load_manifests, now, suite_eval_id, temp_dir
+from agent_evals.runner.warm_workers import sweep_folders
 
 
-def stale_runs(runs_root: Path, *, data_dir: Path) -> list[RunManifest]:
-    """Dead, unfinished runs that used ``data_dir`` and were not swept there yet."""
-    target = str(Path(data_dir).resolve())
-    out = []
-    for manifest in load_manifests(runs_root):
-        if manifest.finished_at is not None or pid_alive(manifest.pid):
-            continue
-        dirs = {s.data_dir for s in manifest.suites if s.data_dir}
-        if target in dirs and target not in manifest.swept:
-            out.append(manifest)
-    return out
+def place(data_dir: Path | None, url: str | None = None) -> str:
+    """Where a suite's PRs live, as manifests record it: the data dir, else ``portal <url>``."""
+    if data_dir is not None:
+        return str(Path(data_dir).resolve())
+    return f"portal {(url or '').rstrip('/')}"
+
+
+def _places(manifest: RunManifest) -> set[str]:
+    return {p for s in manifest.suites if (p := s.place)}
+
+
+def _pending(manifest: RunManifest) -> set[str]:
+    """The places of a run that still need a sweep: every place of a dead run, the unclean ones of
+    a run that is over; none of a run still going."""
+    if manifest.finished_at is None:
+        return set() if manifest.runner_alive() else _places(manifest) - set(manifest.swept)
+    return set(manifest.unclean) - set(manifest.swept)
+
+
+def stale_runs(runs_root: Path, *, data_dir: Path | None = None, url: str | None = None) -> list[RunManifest]:
+    """Runs that died (or could not clean up) with PRs in ``data_dir`` (or the portal at ``url``)
+    not swept there yet."""
+    target = place(data_dir, url)
+    return [manifest for manifest in load_manifests(runs_root) if target in _pending(manifest)]
 
 
 def stale_data_dirs(runs_root: Path) -> list[Path]:
-    """Every data dir a dead, unfinished run used and was not swept in yet (e.g. a killed shard's)."""
+    """Every data dir a run that died (or could not clean up) used and was not swept in yet."""
     found: dict[str, None] = {}
     for manifest in load_manifests(runs_root):
-        if manifest.finished_at is None and not pid_alive(manifest.pid):
-            for suite in manifest.suites:
-                if suite.data_dir and suite.data_dir not in manifest.swept:
-                    found.setdefault(suite.data_dir)
+        for item in sorted(_pending(manifest)):
+            if not item.startswith("portal "):
+                found.setdefault(item)
     return [Path(folder) for folder in found]
 
 
-def sweep_stale(runs_root: Path, data_dir: Path, api: PortalAPI) -> tuple[int, int]:
-    """Abandon the active PRs of the stale runs of ``data_dir``; returns (runs, PRs)."""
+def sweep_stale(runs_root: Path, data_dir: Path | None, api: PortalAPI, *, url: str | None = None) -> tuple[int, int]:
+    """Abandon the active PRs of the stale runs of ``data_dir`` (or of the external portal ``url``,
+    reached through ``api``); returns (runs, PRs)."""
+    target = place(data_dir, url)
     runs = prs = 0
-    for manifest in stale_runs(runs_root, data_dir=data_dir):
+    for manifest in stale_runs(runs_root, data_dir=data_dir, url=url):
         report = cleanup_run(manifest.run_id, api)  # a run from before the suites had ids of their own
         for entry in manifest.suites:
             more = cleanup_run(suite_eval_id(manifest.run_id, entry.suite), api)
@@ -53,9 +73,19 @@ def sweep_stale(runs_root: Path, data_dir: Path, api: PortalAPI) -> tuple[int, i
             continue  # the portal could not be asked; a later run tries again
         runs += 1
         prs += len(report.abandoned)
-        manifest.swept.append(str(Path(data_dir).resolve()))
-        if {s.data_dir for s in manifest.suites if s.data_dir} <= set(manifest.swept):
+        manifest.swept.append(target)
+        if manifest.finished_at is None and _places(manifest) <= set(manifest.swept):
             manifest.finished_at = now()
             manifest.interrupted = True
         manifest.save(runs_root / manifest.run_id)
     return runs, prs
+
+
+def sweep_leftovers(runs_root: Path) -> None:
+    """The temporary directories of runs that are over (finished, or dead) and the folders of warm
+    servers whose runner is gone (a ``kill -9`` of a whole run leaves both)."""
+    for manifest in load_manifests(runs_root):
+        folder = temp_dir(runs_root / manifest.run_id)
+        if folder.is_dir() and (manifest.finished_at is not None or not manifest.runner_alive()):
+            shutil.rmtree(folder, ignore_errors=True)
+    sweep_folders()

@@ -37,7 +37,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from types import TracebackType
 
-from agent_evals.portal.serving import pid_alive
+from agent_evals.processes import pid_alive, start_detached
 from agent_evals.runner import warm_launch
 
 # What a provider worker and an assertion import on their first call (the kit imports its SDKs lazily).
@@ -55,6 +55,7 @@ PRELOAD = (
 )
 ENABLED_ENV = "AGENT_EVALS_WARM"  # 0: every Python process of Promptfoo starts cold, from PROMPTFOO_PYTHON
 REAP_WAIT_S = 3.0  # at the end of a run, for the keepers of workers that are still stopping
+FOLDER_PREFIX = "agent-evals-warm-"  # + the runner's pid: agent-evals-warm-<pid>-<random>
 SHEBANG_LIMIT = 120  # Linux reads at most 127 bytes of a #! line on older kernels
 
 
@@ -266,7 +267,9 @@ class WarmWorkers:
     def __enter__(self) -> WarmWorkers:
         if os.environ.get(ENABLED_ENV) == "0" or not supported():
             return self  # every process starts cold
-        folder = Path(tempfile.mkdtemp(prefix="agent-evals-warm-"))  # short: a socket path has 107 bytes
+        # Short (a socket path has 107 bytes), named after the runner: a sweep removes it once the
+        # runner is gone, should the server have been killed with it (the server removes it itself otherwise)
+        folder = Path(tempfile.mkdtemp(prefix=f"{FOLDER_PREFIX}{os.getpid()}-"))
         shebang = f"#!{sys.executable} -SI\n"
         if len(shebang) > SHEBANG_LIMIT:
             shutil.rmtree(folder, ignore_errors=True)
@@ -276,10 +279,10 @@ class WarmWorkers:
         launcher.chmod(0o755)
         log = open(self._log_path, "ab") if self._log_path else subprocess.DEVNULL  # noqa: SIM115
         try:
-            self._process = subprocess.Popen(
-                [sys.executable, "-m", "agent_evals.runner.warm_workers", str(folder / "socket"),
+            self._process = start_detached(
+                [sys.executable, "-m", "agent_evals.runner.warm_workers", str(folder / "socket"), "--own-folder",
                  "--owner-pid", str(os.getpid()), *(["--stats", str(self._stats_path)] if self._stats_path else [])],
-                stdin=subprocess.DEVNULL, stdout=log, stderr=log, start_new_session=True,
+                stdin=subprocess.DEVNULL, stdout=log, stderr=log,
             )
         finally:
             if log is not subprocess.DEVNULL:
@@ -315,11 +318,25 @@ class WarmWorkers:
             shutil.rmtree(self._folder, ignore_errors=True)
 
 
+def sweep_folders(temp_dir: Path | None = None) -> int:
+    """Remove the folders of warm servers whose runner is gone (a server killed with its runner
+    cannot remove its own); returns how many."""
+    removed = 0
+    for folder in Path(temp_dir or tempfile.gettempdir()).glob(f"{FOLDER_PREFIX}*-*"):
+        pid = folder.name[len(FOLDER_PREFIX):].split("-", 1)[0]
+        if pid.isdigit() and not pid_alive(int(pid)) and folder.is_dir():
+            shutil.rmtree(folder, ignore_errors=True)
+            removed += 1
+    return removed
+
+
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description="the run's warm server (started by the runner)")
     parser.add_argument("socket")
     parser.add_argument("--owner-pid", type=int)
     parser.add_argument("--stats", type=Path, help="write how many processes it started (JSON) here at the end")
+    parser.add_argument("--own-folder", action="store_true",
+                        help="the socket's folder is the server's: remove it on the way out (the owner may be gone)")
     args = parser.parse_args(argv)
     began = time.monotonic()
     started: dict[str, int] = {}
@@ -330,7 +347,10 @@ def main(argv: list[str] | None = None) -> None:
         print(f"warm workers: {sum(started.values())} process(es) in {seconds} s", file=sys.stderr, flush=True)
         if args.stats is not None:
             args.stats.write_text(json.dumps({"started": started, "seconds": seconds}) + "\n", encoding="utf-8")
+        if args.own_folder:
+            shutil.rmtree(Path(args.socket).parent, ignore_errors=True)
 
 
 if __name__ == "__main__":
     main()
+

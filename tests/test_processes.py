@@ -1,0 +1,139 @@
+"""start_detached: a helper process that no Ctrl-C of the caller's terminal reaches, from its
+first instruction, while a SIGINT sent to it on purpose still works."""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import threading
+import time
+from collections.abc import Iterator
+
+import pytest
+
+from agent_evals.processes import ProcessRef, pid_alive, start_detached, start_time
+
+# The child says whether it leads its own session and how SIGINT stands, then waits to be told.
+REPORT = (
+    "import os, signal, sys\n"
+    "blocked = signal.SIGINT in signal.pthread_sigmask(signal.SIG_BLOCK, [])\n"
+    "print(os.getsid(0) == os.getpid(), blocked, signal.getsignal(signal.SIGINT) is signal.default_int_handler,"
+    " flush=True)\n"
+    "sys.stdin.read()\n"
+)
+
+
+@pytest.fixture
+def interrupts_seen() -> Iterator[list[int]]:
+    """SIGINTs the test process gets (it is in the same group as the child until its setsid)."""
+    seen: list[int] = []
+    previous = signal.signal(signal.SIGINT, lambda signum, _: seen.append(signum))
+    yield seen
+    signal.signal(signal.SIGINT, previous)
+
+
+def _start(**options: object) -> subprocess.Popen[bytes]:
+    return start_detached([sys.executable, "-c", REPORT], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                          **options)  # type: ignore[arg-type]
+
+
+def _report(child: subprocess.Popen[bytes]) -> list[str]:
+    assert child.stdout is not None
+    return child.stdout.readline().decode().split()
+
+
+def _finish(child: subprocess.Popen[bytes]) -> int:
+    assert child.stdin is not None
+    child.stdin.close()
+    return child.wait(timeout=30)
+
+
+def _ctrl_c_to_the_group() -> None:  # runs in the child, before it leaves the caller's group
+    os.killpg(os.getpgid(0), signal.SIGINT)
+
+
+def test_a_ctrl_c_between_fork_and_setsid_does_not_kill_the_child(interrupts_seen: list[int]) -> None:
+    """The window that killed the portal mid-start: a SIGINT to the whole group while the child is
+    still in it. The caller gets the Ctrl-C; the child starts as if nothing happened."""
+    child = _start(_before_session=_ctrl_c_to_the_group)
+    assert _report(child) == ["True", "False", "True"]  # own session, SIGINT unblocked, default handler
+    assert _finish(child) == 0
+    assert interrupts_seen == [signal.SIGINT]  # the caller's Ctrl-C was not lost
+
+
+def test_the_same_window_from_a_thread(interrupts_seen: list[int]) -> None:
+    """Suites start their processes from threads of their own."""
+    children: list[subprocess.Popen[bytes]] = []
+    thread = threading.Thread(target=lambda: children.append(_start(_before_session=_ctrl_c_to_the_group)))
+    thread.start()
+    thread.join()
+    assert _report(children[0]) == ["True", "False", "True"]
+    assert _finish(children[0]) == 0
+    signal.pthread_sigmask(signal.SIG_SETMASK, signal.pthread_sigmask(signal.SIG_BLOCK, []))  # deliver pending
+    assert interrupts_seen == [signal.SIGINT]
+
+
+def test_a_sigint_sent_to_the_child_on_purpose_still_stops_it() -> None:
+    child = _start()
+    assert _report(child)[0] == "True"
+    child.send_signal(signal.SIGINT)
+    assert child.wait(timeout=30) == -signal.SIGINT  # stopped by it (Python re-raises it), not ignoring it
+    assert child.stdin is not None
+    child.stdin.close()
+
+
+def test_the_caller_keeps_its_signal_mask() -> None:
+    before = signal.pthread_sigmask(signal.SIG_BLOCK, [])
+    _finish(_start())
+    assert signal.pthread_sigmask(signal.SIG_BLOCK, []) == before
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="PR_SET_PDEATHSIG is Linux's")
+def test_die_with_parent_stops_the_child_when_its_starting_thread_ends() -> None:
+    """What keeps Promptfoo from outliving a runner killed outright."""
+    children: list[subprocess.Popen[bytes]] = []
+    thread = threading.Thread(target=lambda: children.append(_start(die_with_parent=True)))
+    thread.start()
+    thread.join()
+    child = children[0]
+    assert child.wait(timeout=30) == -signal.SIGTERM
+
+
+def test_it_refuses_options_it_sets_itself() -> None:
+    with pytest.raises(TypeError, match="start_new_session"):
+        start_detached([sys.executable, "-c", ""], start_new_session=True)
+
+
+def test_a_process_is_known_again_by_its_pid_and_start_time() -> None:
+    me = ProcessRef.current()
+    assert me.alive()
+    assert me.started is not None and me.started == start_time(os.getpid())
+    assert not ProcessRef(os.getpid(), "1").alive()  # the pid came back for another process
+    assert ProcessRef(os.getpid(), None).alive()  # recorded where the system gave no start time
+
+
+def test_a_dead_process_is_not_alive_whatever_its_start_time() -> None:
+    child = subprocess.Popen([sys.executable, "-c", ""])
+    ref = ProcessRef.of(child.pid)
+    child.wait()
+    assert not ref.alive()
+    assert not pid_alive(child.pid)
+
+
+def test_a_running_process_is_alive_and_a_dead_unreaped_one_is_not() -> None:
+    child = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(30)"])
+    try:
+        assert pid_alive(child.pid)
+        child.kill()
+        deadline = time.monotonic() + 10
+        while pid_alive(child.pid) and time.monotonic() < deadline:  # a zombie until reaped below
+            time.sleep(0.02)
+        assert not pid_alive(child.pid)
+        with open(f"/proc/{child.pid}/stat", encoding="ascii") as stat:
+            assert stat.read().rsplit(")", 1)[1].split()[0] == "Z"  # not reaped yet: still listed
+    finally:
+        child.kill()
+        child.wait()
+    assert not pid_alive(child.pid)
