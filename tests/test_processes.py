@@ -1,5 +1,6 @@
-"""start_detached: a helper process that no Ctrl-C of the caller's terminal reaches, from its
-first instruction, while a SIGINT sent to it on purpose still works."""
+"""Helper processes: start_detached (no Ctrl-C of the caller's terminal reaches the child, from its
+first instruction, while a SIGINT sent to it on purpose still works) and ProcessRef (a pid known
+again by its start time)."""
 
 from __future__ import annotations
 
@@ -9,7 +10,6 @@ import subprocess
 import sys
 import threading
 import time
-from collections.abc import Iterator
 
 import pytest
 
@@ -25,13 +25,43 @@ REPORT = (
 )
 
 
-@pytest.fixture
-def interrupts_seen() -> Iterator[list[int]]:
-    """SIGINTs the test process gets (it is in the same group as the child until its setsid)."""
-    seen: list[int] = []
-    previous = signal.signal(signal.SIGINT, lambda signum, _: seen.append(signum))
-    yield seen
-    signal.signal(signal.SIGINT, previous)
+# A caller that leads a process group of its own (so the group's SIGINT reaches nobody else: not
+# pytest, not its other workers) starts a child whose setup sends that group a SIGINT just before
+# the child leaves it (the worst moment), from the main thread or from another thread, then
+# prints the child's report and the SIGINTs it got itself.
+CALLER = """
+import os, signal, subprocess, sys, threading
+from agent_evals.processes import start_detached
+seen = []
+signal.signal(signal.SIGINT, lambda signum, _: seen.append(signum))
+def start():
+    return start_detached([sys.executable, "-c", sys.argv[2]], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                          _before_session=lambda: os.killpg(os.getpgid(0), signal.SIGINT))
+children = []
+if sys.argv[1] == "thread":
+    worker = threading.Thread(target=lambda: children.append(start()))
+    worker.start()
+    worker.join()
+else:
+    children.append(start())
+child = children[0]
+report = child.stdout.readline().decode().split()
+child.stdin.close()
+code = child.wait(timeout=30)
+signal.pthread_sigmask(signal.SIG_SETMASK, signal.pthread_sigmask(signal.SIG_BLOCK, []))  # runs a pending handler
+print(*report, code, len(seen))
+"""
+
+
+@pytest.mark.parametrize("where", ["main", "thread"])
+def test_a_ctrl_c_between_fork_and_setsid_does_not_kill_the_child(where: str) -> None:
+    """The window that killed the portal mid-start: a SIGINT to the whole group while the child is
+    still in it. The child starts as if nothing happened (own session, SIGINT unblocked, default
+    handler, exit 0); the caller got the Ctrl-C once (it was not lost). Suites start their
+    processes from threads of their own: the same holds there."""
+    done = subprocess.run([sys.executable, "-c", CALLER, where, REPORT], capture_output=True, text=True,
+                          timeout=60, start_new_session=True)
+    assert done.stdout.split() == ["True", "False", "True", "0", "1"], done.stdout + done.stderr
 
 
 def _start(**options: object) -> subprocess.Popen[bytes]:
@@ -48,31 +78,6 @@ def _finish(child: subprocess.Popen[bytes]) -> int:
     assert child.stdin is not None
     child.stdin.close()
     return child.wait(timeout=30)
-
-
-def _ctrl_c_to_the_group() -> None:  # runs in the child, before it leaves the caller's group
-    os.killpg(os.getpgid(0), signal.SIGINT)
-
-
-def test_a_ctrl_c_between_fork_and_setsid_does_not_kill_the_child(interrupts_seen: list[int]) -> None:
-    """The window that killed the portal mid-start: a SIGINT to the whole group while the child is
-    still in it. The caller gets the Ctrl-C; the child starts as if nothing happened."""
-    child = _start(_before_session=_ctrl_c_to_the_group)
-    assert _report(child) == ["True", "False", "True"]  # own session, SIGINT unblocked, default handler
-    assert _finish(child) == 0
-    assert interrupts_seen == [signal.SIGINT]  # the caller's Ctrl-C was not lost
-
-
-def test_the_same_window_from_a_thread(interrupts_seen: list[int]) -> None:
-    """Suites start their processes from threads of their own."""
-    children: list[subprocess.Popen[bytes]] = []
-    thread = threading.Thread(target=lambda: children.append(_start(_before_session=_ctrl_c_to_the_group)))
-    thread.start()
-    thread.join()
-    assert _report(children[0]) == ["True", "False", "True"]
-    assert _finish(children[0]) == 0
-    signal.pthread_sigmask(signal.SIG_SETMASK, signal.pthread_sigmask(signal.SIG_BLOCK, []))  # deliver pending
-    assert interrupts_seen == [signal.SIGINT]
 
 
 def test_a_sigint_sent_to_the_child_on_purpose_still_stops_it() -> None:

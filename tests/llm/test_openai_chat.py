@@ -5,7 +5,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import sys
-import time
+import threading
 import types
 from collections.abc import Callable
 from typing import Any
@@ -348,22 +348,27 @@ def test_aclose_closes_the_client(server: ScriptedOpenAIServer) -> None:
 
 
 def test_concurrent_calls_overlap(server: ScriptedOpenAIServer) -> None:
-    server.responder = lambda r: Reply.text("ok", delay_s=0.3)
+    together = threading.Barrier(8)  # each reply waits for all 8 requests: only calls in flight at once get here
+
+    def reply(_: object) -> Reply:
+        together.wait(timeout=60)
+        return Reply.text("ok")
+
+    server.responder = lambda r: Reply.text("warm")
     model = compatible(server)
 
-    async def many() -> tuple[list[ChatResponse], float]:
+    async def many() -> list[ChatResponse]:
         await model.complete(HELLO)  # warm up: import the SDK and connect
-        started = time.perf_counter()
-        responses = await asyncio.gather(*(model.complete(HELLO) for _ in range(8)))
-        return responses, time.perf_counter() - started
+        server.responder = reply
+        return await asyncio.gather(*(model.complete(HELLO) for _ in range(8)))
 
-    async def many_then_close() -> tuple[list[ChatResponse], float]:
+    async def many_then_close() -> list[ChatResponse]:
         async with model:
             return await many()
 
-    responses, elapsed = asyncio.run(many_then_close())
+    responses = asyncio.run(many_then_close())
     assert [r.content for r in responses] == ["ok"] * 8
-    assert elapsed < 1.2  # 8 x 0.3 s overlapping, not 2.4 s in a row
+    assert server.max_in_flight == 8
 
 
 # --- caps, finish reasons, repairs -------------------------------------------------------

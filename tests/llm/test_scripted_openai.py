@@ -200,18 +200,23 @@ def test_recorded_requests_are_bounded() -> None:
 
 
 def test_delays_run_concurrently() -> None:
-    # 8 requests with 300 ms each must overlap (benchmarks run 8 conversations at once)
-    with ScriptedOpenAIServer(fixed_latency(lambda r: Reply.text("ok"), 0.3)) as server:
+    # 8 requests must be answered side by side (benchmarks run 8 conversations at once): each reply
+    # waits until all 8 requests are in, which only a server answering them at once lets happen
+    together = threading.Barrier(8)
+
+    def reply(_: ChatRequest) -> Reply:
+        together.wait(timeout=60)
+        return Reply.text("ok", delay_s=0.05)
+
+    with ScriptedOpenAIServer(reply) as server:
         statuses: list[int] = []
         threads = [threading.Thread(target=lambda: statuses.append(chat(server)[0])) for _ in range(8)]
-        started = time.perf_counter()
         for thread in threads:
             thread.start()
         for thread in threads:
             thread.join()
-        elapsed = time.perf_counter() - started
+        assert server.max_in_flight == 8
     assert statuses == [200] * 8
-    assert 0.3 <= elapsed < 1.2
 
 
 def test_fixed_latency_adds_to_the_reply_delay() -> None:
@@ -221,13 +226,15 @@ def test_fixed_latency_adds_to_the_reply_delay() -> None:
 
 
 def test_stop_does_not_wait_for_pending_delays() -> None:
-    server = ScriptedOpenAIServer(lambda r: Reply.text("late", delay_s=30)).start()
+    server = ScriptedOpenAIServer(lambda r: Reply.text("late", delay_s=600)).start()
     thread = threading.Thread(target=lambda: chat(server), daemon=True)
     thread.start()
-    time.sleep(0.1)
-    started = time.perf_counter()
-    server.stop()
-    thread.join(timeout=5)
-    assert time.perf_counter() - started < 2
+    deadline = time.monotonic() + 60
+    while server.in_flight == 0 and time.monotonic() < deadline:  # the request is being delayed
+        time.sleep(0.01)
+    stopping = threading.Thread(target=server.stop, daemon=True)
+    stopping.start()
+    stopping.join(timeout=60)  # a guard: a stop that waited for the delay would take 600 s
+    assert not stopping.is_alive()
     with pytest.raises(RuntimeError, match="not running"):
         _ = server.url

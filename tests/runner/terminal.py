@@ -69,6 +69,18 @@ class Terminal:
         return code
 
 
+def is_stopped(pid: int) -> bool:
+    """The process is stopped (SIGSTOP): e.g. the runner at a pause point (``AGENT_EVALS_PAUSE_AT``)."""
+    with open(f"/proc/{pid}/stat", encoding="ascii") as stat:
+        return stat.read().rsplit(")", 1)[1].split()[0] == "T"
+
+
+def temp_is_empty(env: dict[str, str]) -> bool:
+    """Nothing is left in the run's ``TMPDIR``, nor in the temporary directory of any run folder."""
+    runs = Path(env["AGENT_EVALS_DATA_DIR"]).parent / "runs"
+    return not os.listdir(env["TMPDIR"]) and not (runs.is_dir() and list(runs.glob("*/tmp")))
+
+
 def pull_requests(data_dir: Path, status: str = "active") -> list[int]:
     """PR ids with ``status`` in a portal data dir, read from its database (no portal needed)."""
     db = data_dir / "pull_requests.sqlite3"

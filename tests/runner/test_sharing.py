@@ -38,19 +38,16 @@ def test_a_model_that_answers_429_forever_gives_one_conversation_and_one_error_r
         env.update(OPENAI_BASE_URL=server.base_url, AGENT_MODEL="agent-model", USER_MODEL="user-model",
                    LLM_MAX_RETRIES="2", JUDGE_MODEL="none")
         out = tmp_path / "r.json"
-        started = time.monotonic()
         done = subprocess.run(
             [sys.executable, "-m", "agent_evals.cli", "run", "spoke-create", "--no-check", "--filter-pattern", "C01",
              "-o", str(out)], env=env, cwd=PROJECT_ROOT, capture_output=True, text=True, timeout=300,
         )
-        elapsed = time.monotonic() - started
         requests = len(server.requests)
     (row,) = json.loads(out.read_text())["results"]["results"]
     assert done.returncode == 100, done.stdout[-2000:]
     assert row["failureReason"] == 2 and row["response"]["metadata"]["error_kind"] == "user_simulator"
     assert "429" in row["error"]  # the kit says what the server answered; Promptfoo does not act on it
     assert requests == 3  # one conversation: the first call and 2 retries, never a re-run of the row
-    assert elapsed < 60, elapsed
 
 
 def _serve(env: dict[str, str]) -> subprocess.Popen[bytes]:

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import signal
 import subprocess
 import sys
@@ -52,9 +53,15 @@ def _launch(env: dict[str, str], *args: str, cwd: Path, **kwargs: object) -> sub
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, **kwargs)  # type: ignore[call-overload]
 
 
+def _listening(name: str) -> bool:
+    """The abstract socket ``@name`` is bound (the kernel's list of Unix sockets shows it)."""
+    return any(line.split()[-1] == name for line in Path("/proc/net/unix").read_text().splitlines()[1:]
+               if len(line.split()) > 7)
+
+
 def _wait_for_server(env: dict[str, str]) -> None:
     deadline = time.monotonic() + 30
-    while not Path(env["AGENT_EVALS_WARM_SOCKET"]).exists():
+    while not _listening(env["AGENT_EVALS_WARM_SOCKET"]):
         assert time.monotonic() < deadline, "the warm server never listened"
         time.sleep(0.05)
 
@@ -167,3 +174,25 @@ def test_agent_evals_warm_0_starts_everything_cold(monkeypatch: pytest.MonkeyPat
     monkeypatch.setenv("AGENT_EVALS_WARM", "0")
     with WarmWorkers() as server:
         assert server.env(clean_env()) == {}  # Promptfoo keeps PROMPTFOO_PYTHON (or the project's Python)
+
+
+SYSTEM_PYTHON = shutil.which("python3", path="/usr/bin:/bin")  # one another user may run (the venv's may not be)
+
+
+@pytest.mark.skipif(os.geteuid() != 0 or shutil.which("runuser") is None or SYSTEM_PYTHON is None,
+                    reason="needs root to act as another user, and a system python3")
+def test_another_user_is_refused(warm: tuple[WarmWorkers, dict[str, str]], tmp_path: Path) -> None:
+    """The socket has no file permissions (abstract namespace): the kernel's peer credentials decide."""
+    _, env = warm
+    _wait_for_server(env)
+    knock = ("import socket, sys\ns = socket.socket(socket.AF_UNIX)\ns.connect('\\0' + sys.argv[1][1:])\n"
+             "try:\n    s.sendall(b'x')\n    print('answered' if s.recv(10) else 'closed')\n"
+             "except ConnectionResetError:\n    print('closed')\n")
+    done = subprocess.run(["runuser", "-u", "nobody", "--", str(SYSTEM_PYTHON), "-c", knock, env["AGENT_EVALS_WARM_SOCKET"]],
+                          capture_output=True, text=True, timeout=60)
+    assert done.stdout.strip() == "closed", done.stdout + done.stderr  # closed unanswered
+    log = tmp_path / "warm.log"
+    deadline = time.monotonic() + 30
+    while "refused a connection from user" not in log.read_text():
+        assert time.monotonic() < deadline, log.read_text()
+        time.sleep(0.05)

@@ -4,7 +4,8 @@ Promptfoo's ``-j 16`` starts 16 Python workers, each with its own conversation; 
 they all call the model at once and a provider's rate limit answers with a storm of 429s.
 :class:`InFlightLimit` is a semaphore shared through the file system: N lock files per endpoint
 (``<LLM_IN_FLIGHT_DIR>/<hash of the endpoint URL>/slot-<i>.lock``, default folder
-``$TMPDIR/agent-evals-in-flight``); a request holds one slot (``fcntl.flock``, non-blocking)
+``$XDG_RUNTIME_DIR/agent-evals-in-flight``, else ``~/.cache/agent-evals/in-flight``: one per user,
+shared by every run and shard, never in a run's own temporary directory); a request holds one slot (``fcntl.flock``, non-blocking)
 while it is sent and answered, and waits, polling, while all N are held. The kernel releases
 a slot when its process dies, so a killed worker never keeps one. The retries' waits are spent
 outside a slot (:mod:`agent_evals.llm.retry` honours ``Retry-After``).
@@ -16,7 +17,6 @@ import asyncio
 import hashlib
 import os
 import random
-import tempfile
 from collections.abc import AsyncIterator, Mapping
 from contextlib import asynccontextmanager
 from pathlib import Path
@@ -78,7 +78,10 @@ def _release(fd: int) -> None:
 
 
 def default_folder() -> Path:
-    return Path(tempfile.gettempdir()) / "agent-evals-in-flight"
+    runtime = os.environ.get("XDG_RUNTIME_DIR")
+    if runtime and Path(runtime).is_dir():
+        return Path(runtime) / "agent-evals-in-flight"
+    return Path.home() / ".cache" / "agent-evals" / "in-flight"
 
 
 def in_flight_from_env(env: Mapping[str, str], key: str, problems: list[str]) -> InFlightLimit | None:

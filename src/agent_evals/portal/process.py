@@ -36,10 +36,12 @@ from typing import Self
 
 from agent_evals.paths import default_data_dir
 from agent_evals.processes import start_detached
+from agent_evals.testing.pause_points import pause_point
 
 log = logging.getLogger(__name__)
 READY_MESSAGE = "agent-evals portal listening on"
 LOG_LIMIT_BYTES = 1 << 20
+_LOG_PREFIX = re.compile(r"^(?:ERROR|CRITICAL|WARNING|INFO|DEBUG) [\w.]+: ")  # the CLI's log format
 _READY = re.compile(re.escape(READY_MESSAGE) + r" (http://\S+)")
 
 
@@ -137,6 +139,7 @@ class PortalProcess:
             self._proc = start_detached(
                 self.command(), stdout=out, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL, env=self._env()
             )
+        pause_point("portal-starting")
         try:
             self.url = self._wait_for_url(started + self.startup_timeout)
             self._wait_for_health(started + self.startup_timeout)
@@ -158,8 +161,19 @@ class PortalProcess:
         code = self._proc.poll()
         if code is not None:
             raise PortalStartError(
-                f"the portal exited with code {code} during startup; log {self.log_file}:\n{self.log_tail()}"
+                f"the portal exited with code {code} during startup: {self._reason()}; "
+                f"log {self.log_file}:\n{self.log_tail()}"
             )
+
+    def _reason(self) -> str:
+        """Why the portal would not start, in its own words: its last error line."""
+        try:
+            lines = [line.strip() for line in self._run_log().splitlines() if line.strip()]
+        except OSError:
+            return "no log"
+        errors = [line for line in lines if line.startswith(("ERROR", "CRITICAL"))]
+        last = (errors or lines or ["it wrote nothing"])[-1]
+        return _LOG_PREFIX.sub("", last)
 
     def _wait_for_url(self, deadline: float) -> str:
         while time.monotonic() < deadline:
@@ -201,7 +215,7 @@ class PortalProcess:
                 log.warning("portal pid %s ignored SIGTERM for %.0fs; killing it", proc.pid, timeout)
                 proc.kill()
                 proc.wait()
-        if self._own_log and proc.returncode in (0, -signal.SIGTERM):  # stopped here, not crashed
+        if self._own_log and proc.returncode in (0, -signal.SIGTERM, 128 + signal.SIGTERM):  # stopped, not crashed
             self._take_back_log()
         return proc.returncode
 

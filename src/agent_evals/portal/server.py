@@ -136,7 +136,7 @@ def serve(
             )
             me = ProcessRef.current()
             write_serving(data_dir, Serving(config.public_url, me.pid, token is not None,
-                                            str(settings_file) if settings_file else None, me.started))
+                                            str(settings_file) if settings_file else None, me.started, owner_pid))
             if owner_pid is not None:
                 watch_owner(owner_pid, lambda: _owner_gone(app, server, sweep_eval_ids))
             log.info("%s %s", READY_MESSAGE, bound)

@@ -1,7 +1,8 @@
 """Which portal serves a data dir, and a portal that does not outlive its owner.
 
 ``serve`` writes ``<parent>/.<data dir name>.serving.json`` (beside the data dir's lock)
-with its URL, pid, whether it needs a token and its settings file; it removes it when it
+with its URL, pid and the pid's start time (a reused pid is not taken for the portal), whether it
+needs a token, its settings file and the run that owns it, if any; it removes it when it
 stops. ``agent-evals run`` and ``cleanup`` read it to use a portal that already serves the
 data dir (``npm run portal``) instead of starting one. The token is never written.
 
@@ -34,6 +35,7 @@ class Serving:
     token_required: bool
     settings_file: str | None
     started: str | None = None  # the process's start time: a pid reused since is not this portal
+    owner_pid: int | None = None  # the run (runner, or Promptfoo) that started it and that it serves
 
     @property
     def process(self) -> ProcessRef:
@@ -65,8 +67,9 @@ def read_serving(data_dir: Path, *, alive_only: bool = True) -> Serving | None:
     its pid now belongs to another process)."""
     try:
         raw = json.loads(serving_file(data_dir).read_text(encoding="utf-8"))
+        owner = raw.get("owner_pid")
         serving = Serving(str(raw["url"]), int(raw["pid"]), bool(raw["token_required"]), raw.get("settings_file"),
-                          str(raw["started"]) if raw.get("started") else None)
+                          str(raw["started"]) if raw.get("started") else None, int(owner) if owner else None)
     except (OSError, ValueError, KeyError, TypeError):
         return None
     if alive_only and not serving.process.alive():

@@ -29,6 +29,7 @@ from agent_evals.runner.suites import Suite, discover, select
 
 log = logging.getLogger(__name__)
 DEFAULT_PORT = 8400
+IN_USE = "is in use by another running portal"  # the portal's words when the data dir's lock is held
 
 
 class PortalSetupError(KitError):
@@ -121,7 +122,7 @@ def portal_for(
             process = new_process(0)  # the stable port was taken meanwhile: any free one will do
             process.start()
     except PortalStartError as exc:
-        raise PortalSetupError(f"the portal for {suite.name} did not start: {str(exc).splitlines()[0]}") from None
+        raise PortalSetupError(_start_failure(suite, data_dir, exc)) from None
     try:
         print(f"portal: {process.url} (data: {data_dir})", flush=True)
         yield Portal(process.url, process.token, data_dir, True, log_file, process.pid)
@@ -130,6 +131,16 @@ def portal_for(
         raise
     finally:
         process.stop()
+
+
+def _start_failure(suite: Suite, data_dir: Path, exc: Exception) -> str:
+    """One line on why the suite's portal did not start, in the terms of what to do next."""
+    first = str(exc).splitlines()[0]
+    if IN_USE in first:  # a portal that was still starting when this run looked (another run's, say)
+        return (f"the portal for {suite.name} did not start: its data dir {data_dir} is in use by another portal "
+                "(another run, or `npm run portal` started meanwhile): wait for it to end, or give this run a "
+                f"data dir of its own (AGENT_EVALS_DATA_DIR); the portal's log: {first.rsplit('; log ', 1)[-1].rstrip(':')}")
+    return f"the portal for {suite.name} did not start: {first}"
 
 
 def _shared(suite: Suite, data_dir: Path) -> Portal | None:
@@ -146,6 +157,12 @@ def _shared(suite: Suite, data_dir: Path) -> Portal | None:
             f"start it with `agent-evals portal serve --suite {suite.name}`"
         )
     token = os.environ.get("PORTAL_TOKEN") or None
+    if serving.owner_pid is not None and serving.owner_pid != os.getpid() and token is None:
+        raise PortalSetupError(
+            f"the data dir {data_dir} is in use by the portal of another run (pid {serving.pid}, started by pid "
+            f"{serving.owner_pid}): wait for that run to end, or give this run a data dir of its own "
+            "(AGENT_EVALS_DATA_DIR)"
+        )
     if serving.token_required and token is None:
         raise PortalSetupError(
             f"the portal serving {data_dir} ({serving.url}) needs a token: set PORTAL_TOKEN to the one it was started with"

@@ -12,6 +12,7 @@ from dataclasses import dataclass
 from agent_evals.processes import start_detached
 from agent_evals.paths import project_root
 from agent_evals.runner.interrupts import Interrupts
+from agent_evals.testing.pause_points import pause_point
 
 EVAL_ID = re.compile(r"\b(eval-[A-Za-z0-9]+-\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d)\b")
 
@@ -33,6 +34,7 @@ def run_promptfoo(
         command, die_with_parent=True, env=env, cwd=project_root(), stdout=subprocess.PIPE,
         stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
     )
+    pause_point("promptfoo-starting")
     interrupts.started(process)
     eval_id: str | None = None
     try:

@@ -53,6 +53,7 @@ from agent_evals.runner.trace_port import busy_trace_port, trace_receiver
 from agent_evals.runner.warm_workers import WarmWorkers
 from agent_evals.shards.durations import read_durations
 from agent_evals.shards.spec import Shard, ShardError, parse_shard
+from agent_evals.testing.pause_points import pause_point
 
 log = logging.getLogger(__name__)
 
@@ -151,6 +152,7 @@ def run(
         from agent_evals.preflight import preflight
         from agent_evals.preflight.command import report
 
+        pause_point("preflight")
         result = preflight(suites, flags, replay=replay, allow_stale=allow_stale, budget=budgets.any)
         if not result.ok:
             print(report(result, suites), flush=True)
@@ -241,7 +243,7 @@ def _run_suites(suites: list[Suite], manifest: RunManifest, folder: Path, select
         lanes = Lanes(at_once)
         try:
             with (PortalPool(manifest.run_id, folder, suites) as portals,
-                  WarmWorkers(folder / "warm-workers.log", folder / "warm-workers.json") as warm,
+                  WarmWorkers(folder / "warm-workers.log", folder / "warm-workers.json", folder=temp_dir(folder)) as warm,
                   ordered_output([item.name for item in suites]) as output):
                 for item in suites:
                     receiver = trace_receiver(item.config)
@@ -380,6 +382,7 @@ def run_suite(
             entry.promptfoo_dir = promptfoo_dir
             manifest.save(folder)
         _sweep_stale(portal, api)
+        pause_point("portal-ready")
         workers = python_workers(workers, _case_count(suite, entry), replay=bool(replay))
         env = _suite_env(suite, portal, eval_id, workers, replay=replay, record=record, allow_stale=allow_stale)
         if promptfoo_dir is not None:  # the shard's eval stays in the run's folder until `agent-evals merge`
@@ -420,6 +423,7 @@ def run_suite(
             if shard is not None:
                 for path in shard.stamp_outputs(args, project_root()):
                     print(f"shard {shard.shard} of {suite.name}: {path}", flush=True)
+        pause_point("cleanup")
         report = _cleanup(eval_id, api, settle=interrupts.requested)
         if report.error and portal.started and portal.pid is not None and not pid_alive(portal.pid):
             if entry is not None:

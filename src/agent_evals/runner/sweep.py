@@ -8,7 +8,7 @@ mark the manifest swept there; once every place of a stale run was swept, it is 
 (interrupted). A run that finished but could not clean up after itself (its portal died and no
 other could be started) lists the places in ``unclean``: they are swept the same way.
 :func:`sweep_leftovers` removes what runs that are over left on disk: their temporary
-directories and the folders of warm servers killed with them.
+directories.
 """
 
 from __future__ import annotations
@@ -19,7 +19,6 @@ from pathlib import Path
 from agent_evals.cleanup import cleanup_run
 from agent_evals.portal_api import PortalAPI
 from agent_evals.runner.manifest import RunManifest, load_manifests, now, suite_eval_id, temp_dir
-from agent_evals.runner.warm_workers import sweep_folders
 
 
 def place(data_dir: Path | None, url: str | None = None) -> str:
@@ -82,10 +81,9 @@ def sweep_stale(runs_root: Path, data_dir: Path | None, api: PortalAPI, *, url: 
 
 
 def sweep_leftovers(runs_root: Path) -> None:
-    """The temporary directories of runs that are over (finished, or dead) and the folders of warm
-    servers whose runner is gone (a ``kill -9`` of a whole run leaves both)."""
+    """The temporary directories of runs that are over (finished, or dead: a ``kill -9`` of a whole
+    run leaves Promptfoo's request files and the warm launcher there)."""
     for manifest in load_manifests(runs_root):
         folder = temp_dir(runs_root / manifest.run_id)
         if folder.is_dir() and (manifest.finished_at is not None or not manifest.runner_alive()):
             shutil.rmtree(folder, ignore_errors=True)
-    sweep_folders()

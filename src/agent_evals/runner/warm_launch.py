@@ -49,6 +49,11 @@ def warm(connection: socket.socket, argv: list[str]) -> int:
     return int(line) if line.strip() else 1
 
 
+def address(name: str) -> str:
+    """The socket address of ``name``: ``@name`` is Linux's abstract namespace (no file), else a path."""
+    return "\0" + name[1:] if name.startswith("@") else name
+
+
 def main() -> None:
     argv = sys.argv[1:]
     path = os.environ.get(SOCKET_ENV)
@@ -56,7 +61,7 @@ def main() -> None:
         cold(argv)
     connection = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
     try:
-        connection.connect(path)
+        connection.connect(address(path))
     except OSError:
         cold(argv)  # no server (the run is over, or it failed): start as usual
     try:

@@ -11,7 +11,10 @@ worker. Nothing is shared between workers but the imported code: each one is its
 
 The server is single-threaded (forking is safe), binds its socket before it imports, so a
 launcher that comes early waits instead of starting cold, and exits when the runner that
-started it is gone. Without the server (plain ``npx promptfoo eval``, or if it failed to start),
+started it is gone. The socket is in Linux's abstract namespace (no file to leave behind, even
+after a ``kill -9``); since such a socket has no file permissions, the server serves only
+connections whose peer (as the kernel reports it) runs as its own user. The launcher script
+lives in the run's temporary directory. Without the server (plain ``npx promptfoo eval``, or if it failed to start),
 every process starts cold, as before; ``AGENT_EVALS_WARM=0`` does the same under the runner,
 and so does a system without ``os.pidfd_open`` (Linux before 5.3, macOS).
 """
@@ -23,6 +26,7 @@ import atexit
 import importlib
 import json
 import os
+import secrets
 import select
 import shutil
 import signal
@@ -55,7 +59,6 @@ PRELOAD = (
 )
 ENABLED_ENV = "AGENT_EVALS_WARM"  # 0: every Python process of Promptfoo starts cold, from PROMPTFOO_PYTHON
 REAP_WAIT_S = 3.0  # at the end of a run, for the keepers of workers that are still stopping
-FOLDER_PREFIX = "agent-evals-warm-"  # + the runner's pid: agent-evals-warm-<pid>-<random>
 SHEBANG_LIMIT = 120  # Linux reads at most 127 bytes of a #! line on older kernels
 
 
@@ -82,7 +85,7 @@ def serve(path: str, owner_pid: int | None, started: dict[str, int]) -> None:
     """Fork a worker for each launcher that connects, until SIGTERM or the owner is gone;
     ``started`` counts them by what they run (the wrapper's file name)."""
     listener = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
-    listener.bind(path)
+    listener.bind(warm_launch.address(path))
     listener.listen(64)
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # a terminal's Ctrl-C is the runner's to handle
     signal.signal(signal.SIGTERM, lambda *_: sys.exit(0))
@@ -118,6 +121,9 @@ def _accept(listener: socket.socket, owner_pid: int | None, keepers: set[int], s
         _reap(keepers)
         if ready:
             connection, _ = listener.accept()
+            if not _same_user(connection):  # an abstract socket has no file permissions: ask the kernel who it is
+                connection.close()
+                continue
             try:
                 pid, argv = _fork_keeper(listener, connection)
                 keepers.add(pid)
@@ -127,6 +133,15 @@ def _accept(listener: socket.socket, owner_pid: int | None, keepers: set[int], s
                 print(f"warm workers: a start failed: {exc}", file=sys.stderr, flush=True)
             finally:
                 connection.close()
+
+
+def _same_user(connection: socket.socket) -> bool:
+    """The peer runs as this process's user (its credentials, as the kernel gives them)."""
+    _, uid, _ = struct.unpack("3i", connection.getsockopt(socket.SOL_SOCKET, socket.SO_PEERCRED, struct.calcsize("3i")))
+    if uid != os.getuid():
+        print(f"warm workers: refused a connection from user {uid}", file=sys.stderr, flush=True)
+        return False
+    return True
 
 
 def _receive(connection: socket.socket) -> tuple[dict, list[int]]:
@@ -258,29 +273,30 @@ def _standard_streams(env: Mapping[str, str]) -> None:
 class WarmWorkers:
     """The run's warm server and the environment that points Promptfoo at its launcher."""
 
-    def __init__(self, log_path: Path | None = None, stats_path: Path | None = None) -> None:
+    def __init__(self, log_path: Path | None = None, stats_path: Path | None = None, *,
+                 folder: Path | None = None) -> None:
+        """``folder`` holds the launcher (the run's temporary directory; None: one of its own, removed
+        at the end)."""
         self._log_path = log_path
         self._stats_path = stats_path
+        self._given_folder = folder
         self._folder: Path | None = None
+        self._socket = f"@agent-evals-warm-{os.getpid()}-{secrets.token_hex(8)}"  # abstract: nothing on disk
         self._process: subprocess.Popen[bytes] | None = None
 
     def __enter__(self) -> WarmWorkers:
-        if os.environ.get(ENABLED_ENV) == "0" or not supported():
-            return self  # every process starts cold
-        # Short (a socket path has 107 bytes), named after the runner: a sweep removes it once the
-        # runner is gone, should the server have been killed with it (the server removes it itself otherwise)
-        folder = Path(tempfile.mkdtemp(prefix=f"{FOLDER_PREFIX}{os.getpid()}-"))
         shebang = f"#!{sys.executable} -SI\n"
-        if len(shebang) > SHEBANG_LIMIT:
-            shutil.rmtree(folder, ignore_errors=True)
+        if os.environ.get(ENABLED_ENV) == "0" or not supported() or len(shebang) > SHEBANG_LIMIT:
             return self  # every process starts cold
+        folder = self._given_folder or Path(tempfile.mkdtemp(prefix="agent-evals-warm-"))
+        folder.mkdir(parents=True, exist_ok=True)
         launcher = folder / "python"
         launcher.write_text(shebang + Path(warm_launch.__file__).read_text(encoding="utf-8"), encoding="utf-8")
         launcher.chmod(0o755)
         log = open(self._log_path, "ab") if self._log_path else subprocess.DEVNULL  # noqa: SIM115
         try:
             self._process = start_detached(
-                [sys.executable, "-m", "agent_evals.runner.warm_workers", str(folder / "socket"), "--own-folder",
+                [sys.executable, "-m", "agent_evals.runner.warm_workers", self._socket,
                  "--owner-pid", str(os.getpid()), *(["--stats", str(self._stats_path)] if self._stats_path else [])],
                 stdin=subprocess.DEVNULL, stdout=log, stderr=log,
             )
@@ -296,7 +312,7 @@ class WarmWorkers:
             return {}
         return {
             "PROMPTFOO_PYTHON": str(self._folder / "python"),
-            warm_launch.SOCKET_ENV: str(self._folder / "socket"),
+            warm_launch.SOCKET_ENV: self._socket,
             warm_launch.PYTHON_ENV: base.get("PROMPTFOO_PYTHON") or sys.executable,
         }
 
@@ -315,19 +331,9 @@ class WarmWorkers:
                 self._process.kill()
                 self._process.wait()
         if self._folder is not None:
-            shutil.rmtree(self._folder, ignore_errors=True)
-
-
-def sweep_folders(temp_dir: Path | None = None) -> int:
-    """Remove the folders of warm servers whose runner is gone (a server killed with its runner
-    cannot remove its own); returns how many."""
-    removed = 0
-    for folder in Path(temp_dir or tempfile.gettempdir()).glob(f"{FOLDER_PREFIX}*-*"):
-        pid = folder.name[len(FOLDER_PREFIX):].split("-", 1)[0]
-        if pid.isdigit() and not pid_alive(int(pid)) and folder.is_dir():
-            shutil.rmtree(folder, ignore_errors=True)
-            removed += 1
-    return removed
+            (self._folder / "python").unlink(missing_ok=True)
+            if self._given_folder is None:
+                shutil.rmtree(self._folder, ignore_errors=True)
 
 
 def main(argv: list[str] | None = None) -> None:
@@ -335,8 +341,6 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("socket")
     parser.add_argument("--owner-pid", type=int)
     parser.add_argument("--stats", type=Path, help="write how many processes it started (JSON) here at the end")
-    parser.add_argument("--own-folder", action="store_true",
-                        help="the socket's folder is the server's: remove it on the way out (the owner may be gone)")
     args = parser.parse_args(argv)
     began = time.monotonic()
     started: dict[str, int] = {}
@@ -347,8 +351,6 @@ def main(argv: list[str] | None = None) -> None:
         print(f"warm workers: {sum(started.values())} process(es) in {seconds} s", file=sys.stderr, flush=True)
         if args.stats is not None:
             args.stats.write_text(json.dumps({"started": started, "seconds": seconds}) + "\n", encoding="utf-8")
-        if args.own_folder:
-            shutil.rmtree(Path(args.socket).parent, ignore_errors=True)
 
 
 if __name__ == "__main__":

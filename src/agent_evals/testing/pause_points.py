@@ -1,0 +1,36 @@
+"""Named moments of a run where a test can stop the runner, to interrupt it exactly there.
+
+A test that must press Ctrl-C "while the portal starts" cannot hit that moment by timing on a
+busy machine. With ``AGENT_EVALS_PAUSE_AT=portal-starting`` the runner, on reaching that moment,
+prints ``agent-evals paused at portal-starting`` and stops itself (SIGSTOP); the test then sends
+its signal (a Ctrl-C through the terminal, a SIGTERM) and lets it go on (SIGCONT): the signal
+is handled as if it had arrived at that very instant. Unset, a pause point costs one dictionary
+lookup. Names (where they are reached):
+
+- ``preflight``: the run's preflight check is about to start (``runner/run.py``);
+- ``portal-starting``: the portal process was spawned and is starting (``portal/process.py``);
+- ``portal-ready``: the suite's portal answers, Promptfoo is not started yet (``runner/run.py``);
+- ``promptfoo-starting``: Promptfoo was spawned, the runner does not watch it yet
+  (``runner/promptfoo_process.py``);
+- ``cleanup``: Promptfoo is done with the suite, its cleanup is about to start (``runner/run.py``).
+
+Standard library only.
+"""
+
+from __future__ import annotations
+
+import os
+import signal
+import sys
+
+PAUSE_ENV = "AGENT_EVALS_PAUSE_AT"
+POINTS = ("preflight", "portal-starting", "portal-ready", "promptfoo-starting", "cleanup")
+
+
+def pause_point(name: str) -> None:
+    """Stop this process here if ``AGENT_EVALS_PAUSE_AT`` names ``name`` (comma-separated names)."""
+    wanted = os.environ.get(PAUSE_ENV)
+    if not wanted or name not in wanted.split(","):
+        return
+    print(f"agent-evals paused at {name}", file=sys.stderr, flush=True)
+    os.kill(os.getpid(), signal.SIGSTOP)

@@ -1,0 +1,89 @@
+"""The test session leaves the machine as it found it, and says so when it doesn't.
+
+At the start the session gets a temporary directory of its own (``TMPDIR`` for every process
+the tests start, pytest's ``tmp_path`` under it too) and, unless a test sets its own, a portal
+data dir and a Promptfoo folder of its own: no test writes into the developer's ``data/`` or
+``~/.promptfoo``, and parallel workers never share them. At the end, anything a test, a run or
+a process it started left in that temporary directory (outside pytest's own ``tmp_path``
+folders), and any process still running from the session, fails the session with the list.
+A passing session removes the directory; a failing one keeps it and prints where (the logs of
+the failed tests are in their ``tmp_path`` folders there).
+"""
+
+from __future__ import annotations
+
+import getpass
+import os
+import shutil
+import tempfile
+import time
+from pathlib import Path
+
+import pytest
+
+SESSION_ENV = "AGENT_EVALS_TEST_TMPDIR"
+SETTLE_S = 10.0  # processes a test stopped may still be exiting; wait this long for them
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    if os.environ.get(SESSION_ENV):  # a worker of pytest-xdist: the controller made it
+        root = Path(os.environ[SESSION_ENV])
+    else:
+        root = Path(tempfile.mkdtemp(prefix="agent-evals-tests-"))
+        os.environ[SESSION_ENV] = str(root)
+        os.environ["TMPDIR"] = str(root)
+        tempfile.tempdir = None  # asked again: now TMPDIR
+    worker = os.environ.get("PYTEST_XDIST_WORKER", "main")
+    own = root / "pytest-of-session" / worker  # under pytest's tree, so the check leaves it alone
+    os.environ["AGENT_EVALS_DATA_DIR"] = str(own / "data" / "portal")
+    os.environ["PROMPTFOO_CONFIG_DIR"] = str(own / "promptfoo")
+
+
+def left_in(root: Path) -> list[str]:
+    """Entries of the session's folder but pytest's ``tmp_path`` tree and this plugin's own."""
+    ours = {f"pytest-of-{getpass.getuser()}", "pytest-of-session"}
+    return sorted(entry.name for entry in root.iterdir() if entry.name not in ours)
+
+
+def processes_with(name: str, value: str) -> list[str]:
+    """Processes still running with ``name=value`` in their environment (descendants of whoever
+    set it), but for this one and its parent."""
+    marker = f"{name}={value}".encode()
+    mine = {os.getpid(), os.getppid()}
+    found = []
+    for entry in Path("/proc").iterdir() if Path("/proc").is_dir() else []:
+        if not entry.name.isdigit() or int(entry.name) in mine:
+            continue
+        try:
+            if marker in (entry / "environ").read_bytes().split(b"\0"):
+                command = (entry / "cmdline").read_bytes().replace(b"\0", b" ").decode(errors="replace").strip()
+                state = (entry / "stat").read_text().rsplit(")", 1)[1].split()[0]
+                if state != "Z":
+                    found.append(f"pid {entry.name}: {command[:200]}")
+        except OSError:
+            continue
+    return found
+
+
+@pytest.hookimpl(trylast=True)
+def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
+    if hasattr(session.config, "workerinput"):  # a worker: the controller checks once, at the very end
+        return
+    root = Path(os.environ[SESSION_ENV])
+    deadline = time.monotonic() + SETTLE_S
+    while (processes := processes_with(SESSION_ENV, str(root))) and time.monotonic() < deadline:
+        time.sleep(0.1)
+    files = left_in(root) if root.is_dir() else []
+    reporter = session.config.pluginmanager.get_plugin("terminalreporter")
+    write = reporter.write_line if reporter is not None else print
+    if files or processes:
+        write("")
+        write(f"LEFT BEHIND by the tests (in {root}):", red=True)
+        for line in [*files, *processes]:
+            write(f"  {line}", red=True)
+        session.exitstatus = pytest.ExitCode.TESTS_FAILED
+    if session.exitstatus == 0:
+        shutil.rmtree(root, ignore_errors=True)
+    else:
+        write(f"the tests' files are kept in {root} (each failed test's tmp_path, with its logs, is under "
+              f"pytest-of-{getpass.getuser()}/)")

@@ -1,0 +1,117 @@
+"""Ctrl-C (typed in a real terminal: SIGINT to the whole foreground group) and SIGTERM at every
+moment of a run's start: during the preflight, while the portal starts, right after it answers,
+while Promptfoo starts, and during the first row. Each ends the same way: exit 130 (143), the
+line saying what happens, no pull request left active, no process left, nothing left in the
+temporary directory.
+
+The moments are hit exactly, not by timing: the runner stops itself at a named pause point
+(``AGENT_EVALS_PAUSE_AT``, ``agent_evals.testing.pause_points``), the test sends the signal and
+lets it go on; the first row is the first request reaching the scripted model.
+"""
+
+from __future__ import annotations
+
+import os
+import signal
+import sys
+import threading
+import uuid
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from agent_evals.golden.record import build_scripts
+from agent_evals.runner.suites import select
+from agent_evals.testing.conversations import ScriptedConversations
+from agent_evals.testing.pause_points import PAUSE_ENV
+from agent_evals.testing.scripted_openai import ScriptedOpenAIServer
+from agent_evals.testing.scripted_replies import ChatRequest, Reply
+from tests.conftest import PROJECT_ROOT, clean_env
+from tests.leftovers import processes_with
+
+from .terminal import Terminal, is_stopped, pull_requests, temp_is_empty
+
+pytestmark = pytest.mark.skipif(
+    not (PROJECT_ROOT / "node_modules" / ".bin" / "promptfoo").exists(), reason="npm packages not installed"
+)
+MARK = "AGENT_EVALS_TEST_RUN_MARK"  # every process of one run carries it: none may be left
+
+
+class FirstRequest:
+    """The golden plans played live; the first request is held until the test has interrupted."""
+
+    def __init__(self) -> None:
+        self.scripts = ScriptedConversations(build_scripts(select("spoke-create")[0]))
+        self.arrived = threading.Event()
+        self.release = threading.Event()
+
+    def __call__(self, request: ChatRequest) -> Reply:
+        if request.max_tokens == 1:  # the preflight's ping of each model, before any row
+            return self.scripts(request)
+        self.arrived.set()
+        self.release.wait(60)
+        return self.scripts(request)
+
+
+@pytest.fixture
+def models() -> Iterator[FirstRequest]:
+    responder = FirstRequest()
+    with ScriptedOpenAIServer(responder) as server:
+        responder.server = server  # type: ignore[attr-defined]
+        yield responder
+    responder.release.set()
+
+
+@pytest.fixture
+def env(tmp_path: Path, models: FirstRequest) -> dict[str, str]:
+    out = clean_env()
+    (tmp_path / "tmp").mkdir()
+    out.update(
+        AGENT_EVALS_DATA_DIR=str(tmp_path / "data" / "portal"), PROMPTFOO_CONFIG_DIR=str(tmp_path / "promptfoo"),
+        OPENAI_BASE_URL=models.server.base_url, AGENT_MODEL="agent-model", USER_MODEL="user-model",  # type: ignore[attr-defined]
+        LLM_MAX_RETRIES="0", JUDGE_MODEL="none", TMPDIR=str(tmp_path / "tmp"), **{MARK: uuid.uuid4().hex},
+    )
+    return out
+
+
+RUN = [sys.executable, "-m", "agent_evals.cli", "run", "spoke-create", "--filter-pattern", "C01", "-j", "1"]
+PAUSED = ["preflight", "portal-starting", "portal-ready", "promptfoo-starting"]
+
+
+def _interrupt(terminal: Terminal, how: str) -> None:
+    if how == "ctrl-c":
+        terminal.ctrl_c()  # the terminal's SIGINT reaches the whole foreground group
+    else:
+        terminal.process.send_signal(signal.SIGTERM)  # what a CI runner sends the job's process
+
+
+@pytest.mark.parametrize("how", ["ctrl-c", "sigterm"])
+@pytest.mark.parametrize("moment", [*PAUSED, "first-row"])
+def test_an_interrupt_at_each_moment_of_the_start(env: dict[str, str], models: FirstRequest, tmp_path: Path,
+                                                  moment: str, how: str) -> None:
+    if moment in PAUSED:
+        env[PAUSE_ENV] = moment
+    terminal = Terminal(RUN, env=env, cwd=PROJECT_ROOT)
+    if moment in PAUSED:
+        terminal.wait_for(lambda: f"paused at {moment}" in terminal.output and is_stopped(terminal.process.pid), 120,
+                          f"the pause at {moment}")
+        _interrupt(terminal, how)
+        os.kill(terminal.process.pid, signal.SIGCONT)
+    else:
+        terminal.wait_for(models.arrived.is_set, 120, "the first request to the model")
+        _interrupt(terminal, how)
+        models.release.set()
+    code = terminal.wait(timeout=120)
+
+    output = terminal.output
+    assert code == (130 if how == "ctrl-c" else 143), output[-3000:]
+    assert "Traceback" not in output, output[-3000:]
+    said = "Ctrl-C" if how == "ctrl-c" else "SIGTERM"
+    if moment == "preflight":  # nothing started yet: the command just stops
+        assert ("agent-evals run: interrupted" if how == "ctrl-c" else "agent-evals run: terminated (SIGTERM)") in output
+    else:
+        assert f"{said}: stopping Promptfoo, then abandoning this run's pull requests" in output, output[-3000:]
+    assert pull_requests(tmp_path / "data" / "portal") == []
+    assert processes_with(MARK, env[MARK]) == []  # the portal, Promptfoo, its workers, the warm server: all gone
+    assert temp_is_empty(env), os.listdir(env["TMPDIR"])  # nothing in the temporary directory, nor the run's

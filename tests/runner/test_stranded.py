@@ -1,0 +1,160 @@
+"""No pull request is stranded, and no run is misled, when the portal side goes wrong: a portal
+killed mid-run, a run killed outright against an external portal, a serving file whose pid came
+back for another process, and a second run on a data dir another run's portal holds."""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from agent_evals.golden.record import build_scripts
+from agent_evals.portal.process import PortalProcess, PortalStartError
+from agent_evals.portal.serving import Serving, read_serving, write_serving
+from agent_evals.runner.portals import IN_USE, _shared, _start_failure
+from agent_evals.runner.suites import select
+from agent_evals.testing.conversations import ScriptedConversations
+from agent_evals.testing.pause_points import PAUSE_ENV
+from agent_evals.testing.scripted_openai import ScriptedOpenAIServer, fixed_latency
+from tests.conftest import PROJECT_ROOT, clean_env
+
+from .terminal import is_stopped, pull_requests, temp_is_empty
+
+pytestmark = pytest.mark.skipif(
+    not (PROJECT_ROOT / "node_modules" / ".bin" / "promptfoo").exists(), reason="npm packages not installed"
+)
+RUN = [sys.executable, "-m", "agent_evals.cli", "run", "spoke-create"]
+
+
+@pytest.fixture(scope="module")
+def slow_models() -> Iterator[ScriptedOpenAIServer]:
+    scripts = ScriptedConversations(build_scripts(select("spoke-create")[0]))
+    with ScriptedOpenAIServer(fixed_latency(scripts, 0.3)) as server:
+        yield server
+
+
+@pytest.fixture
+def env(tmp_path: Path, slow_models: ScriptedOpenAIServer) -> dict[str, str]:
+    out = clean_env()
+    (tmp_path / "tmp").mkdir()
+    out.update(
+        AGENT_EVALS_DATA_DIR=str(tmp_path / "data" / "portal"), PROMPTFOO_CONFIG_DIR=str(tmp_path / "promptfoo"),
+        OPENAI_BASE_URL=slow_models.base_url, AGENT_MODEL="agent-model", USER_MODEL="user-model",
+        LLM_MAX_RETRIES="0", JUDGE_MODEL="none", TMPDIR=str(tmp_path / "tmp"),
+    )
+    return out
+
+
+def _data(env: dict[str, str]) -> Path:
+    return Path(env["AGENT_EVALS_DATA_DIR"])
+
+
+def _wait(condition, what: str, timeout: float = 120) -> None:  # noqa: ANN001
+    deadline = time.monotonic() + timeout
+    while not condition():
+        assert time.monotonic() < deadline, f"timed out waiting for {what}"
+        time.sleep(0.05)
+
+
+def test_a_portal_killed_mid_run_is_said_its_pull_requests_cleaned_and_its_log_kept(env: dict[str, str]) -> None:
+    runner = subprocess.Popen([*RUN, "--filter-pattern", "C0[1-4]", "-j", "2", "--no-cache"], env=env, cwd=PROJECT_ROOT,
+                              stdout=subprocess.PIPE, stderr=subprocess.STDOUT, start_new_session=True)
+    _wait(lambda: pull_requests(_data(env)), "a pull request")
+    serving = read_serving(_data(env))
+    assert serving is not None
+    os.kill(serving.pid, signal.SIGKILL)  # the portal dies under the run
+    output = runner.communicate(timeout=300)[0].decode()
+
+    assert runner.returncode == 100, output[-3000:]  # rows are errors; the run itself completed
+    assert f"its portal (pid {serving.pid}) died during the run; its log: " in output, output[-3000:]
+    assert "Traceback" not in output
+    assert pull_requests(_data(env)) == []  # cleaned up through a portal started for the purpose
+    kept = [line for line in output.splitlines() if line.startswith("logs of this run")]
+    assert kept and "portal-spoke-create.log" in kept[0], output[-2000:]  # the evidence stays
+    assert Path(kept[0].split(": ", 1)[1].split(", ")[0]).is_file()
+    assert temp_is_empty(env)
+
+
+def test_a_run_killed_outright_against_an_external_portal_is_swept_by_the_next_run(env: dict[str, str]) -> None:
+    with PortalProcess(data_dir=Path(env["TMPDIR"]).parent / "external", token="external-token") as portal:
+        env.update(PORTAL_URL=portal.url, PORTAL_TOKEN="external-token")
+        external = portal.data_dir
+        runner = subprocess.Popen([*RUN, "--filter-pattern", "C0[1-4]", "-j", "2", "--no-cache"], env=env,
+                                  cwd=PROJECT_ROOT, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                                  start_new_session=True)
+        _wait(lambda: pull_requests(external) or runner.poll() is not None, "a pull request")
+        assert runner.poll() is None, runner.communicate()[0].decode()[-3000:]
+        _kill_run(runner)
+        assert pull_requests(external), "the killed run left no PR to sweep"
+
+        again = subprocess.run([*RUN, "--replay", "--filter-pattern", "C09"], env=env, cwd=PROJECT_ROOT,
+                               capture_output=True, text=True, timeout=300)
+        assert again.returncode == 0, again.stdout[-3000:]
+        assert "left active by 1 run(s) that died" in again.stdout, again.stdout[-3000:]
+        assert pull_requests(external) == []
+
+
+def _kill_run(runner: subprocess.Popen[bytes]) -> None:
+    """SIGKILL for the runner and every session it started (Promptfoo and its workers): nothing cleans up."""
+    children = subprocess.run(["pgrep", "-P", str(runner.pid)], capture_output=True, text=True).stdout.split()
+    for child in children:
+        try:
+            os.killpg(os.getpgid(int(child)), signal.SIGKILL)
+        except ProcessLookupError:
+            pass
+    os.killpg(runner.pid, signal.SIGKILL)
+    runner.wait(timeout=30)
+
+
+def test_a_serving_file_whose_pid_now_belongs_to_another_process_is_ignored(tmp_path: Path) -> None:
+    """A portal died without removing its serving file, and its pid came back for another process
+    (here: this one). The file is not taken for a portal: no "needs a token" dead end."""
+    data_dir = tmp_path / "portal"
+    write_serving(data_dir, Serving("http://127.0.0.1:1", os.getpid(), True, None, started="1"))
+    assert read_serving(data_dir) is None
+    assert _shared(select("spoke-create")[0], data_dir) is None  # the run starts a portal of its own
+    write_serving(data_dir, Serving("http://127.0.0.1:1", os.getpid(), True, None))  # written before start times
+    assert read_serving(data_dir) is not None  # an old file still counts while its pid runs
+
+
+def test_a_second_run_on_a_data_dir_another_runs_portal_holds_says_why_in_one_line(env: dict[str, str]) -> None:
+    first = subprocess.Popen([*RUN, "--replay", "--filter-pattern", "C01"], env={**env, PAUSE_ENV: "portal-ready"},
+                             cwd=PROJECT_ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, start_new_session=True)
+    try:
+        _wait(lambda: is_stopped(first.pid), "the first run to hold its portal")
+        second = subprocess.run([*RUN, "--replay", "--filter-pattern", "C02"], env=env, cwd=PROJECT_ROOT,
+                                capture_output=True, text=True, timeout=300)
+        assert second.returncode == 2, second.stdout[-3000:]
+        lines = [line for line in second.stdout.splitlines() if "in use by the portal of another run" in line]
+        assert len(lines) == 1 and "AGENT_EVALS_DATA_DIR" in lines[0] and "token" not in lines[0], second.stdout
+        assert "Traceback" not in second.stdout + second.stderr
+    finally:
+        os.kill(first.pid, signal.SIGCONT)
+    assert first.wait(timeout=300) == 0  # the first run goes on unharmed
+    assert pull_requests(_data(env)) == []
+
+
+def test_a_portal_that_lost_the_race_for_the_data_dir_names_the_reason() -> None:
+    """Two runs started at once: the second's portal finds the data dir taken before the first's
+    portal said it serves it. The one line says so, not just "exited with code 2"."""
+    failure = PortalStartError(f"the portal exited with code 2 during startup: cannot start the portal: data dir "
+                               f"/d {IN_USE}; log /d/.portal.portal.log:\ntail")
+    line = _start_failure(select("spoke-create")[0], Path("/d"), failure)
+    assert "is in use by another portal" in line and "AGENT_EVALS_DATA_DIR" in line and "\n" not in line
+    assert line.endswith("the portal's log: /d/.portal.portal.log")
+
+
+def test_the_in_use_words_are_the_portals_own(tmp_path: Path) -> None:
+    with PortalProcess(data_dir=tmp_path / "data"):
+        with pytest.raises(PortalStartError) as raised:
+            PortalProcess(data_dir=tmp_path / "data").start()
+    first = str(raised.value).splitlines()[0]
+    assert IN_USE in first and first.startswith("the portal exited with code 2 during startup: cannot start")
+    line = _start_failure(select("spoke-create")[0], tmp_path / "data", raised.value)
+    assert "is in use by another portal" in line and line.endswith(str(tmp_path / ".data.portal.log"))
