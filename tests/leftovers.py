@@ -1,4 +1,5 @@
-"""The test session leaves the machine as it found it, and says so when it doesn't.
+"""The test session leaves the machine as it found it, says so when it doesn't, and runs its
+workers side by side safely.
 
 At the start the session gets a temporary directory of its own (``TMPDIR`` for every process
 the tests start, pytest's ``tmp_path`` under it too) and, unless a test sets its own, a portal
@@ -26,14 +27,14 @@ SETTLE_S = 10.0  # processes a test stopped may still be exiting; wait this long
 
 
 def pytest_configure(config: pytest.Config) -> None:
-    if os.environ.get(SESSION_ENV):  # a worker of pytest-xdist: the controller made it
+    if hasattr(config, "workerinput"):  # a worker of pytest-xdist: its controller made the folder
         root = Path(os.environ[SESSION_ENV])
     else:
         root = Path(tempfile.mkdtemp(prefix="agent-evals-tests-"))
         os.environ[SESSION_ENV] = str(root)
         os.environ["TMPDIR"] = str(root)
         tempfile.tempdir = None  # asked again: now TMPDIR
-    worker = os.environ.get("PYTEST_XDIST_WORKER", "main")
+    worker = config.workerinput["workerid"] if hasattr(config, "workerinput") else "main"  # type: ignore[attr-defined]
     own = root / "pytest-of-session" / worker  # under pytest's tree, so the check leaves it alone
     os.environ["AGENT_EVALS_DATA_DIR"] = str(own / "data" / "portal")
     os.environ["PROMPTFOO_CONFIG_DIR"] = str(own / "promptfoo")
@@ -63,6 +64,21 @@ def processes_with(name: str, value: str) -> list[str]:
         except OSError:
             continue
     return found
+
+
+# Test files that run the spoke-create-overlay suite through Promptfoo: its trace receiver has a
+# fixed port (127.0.0.1:4318, the suite's config), so two of them at once would find it busy.
+OTLP_4318 = frozenset({"test_traces.py", "test_replay_all.py", "test_ci_recipes.py", "test_readme.py",
+                       "test_suites_at_once.py"})
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """Workers of pytest-xdist (``--dist loadgroup``) take whole test files, so a file's module
+    fixtures start once; the files that use the overlay suite's fixed port run on one worker."""
+    for item in items:
+        if item.get_closest_marker("xdist_group") is None:
+            name = item.path.name
+            item.add_marker(pytest.mark.xdist_group("otlp-4318" if name in OTLP_4318 else str(item.path)))
 
 
 @pytest.hookimpl(trylast=True)

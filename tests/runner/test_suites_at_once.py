@@ -108,19 +108,20 @@ def test_ctrl_c_with_two_suites_running_stops_both_and_leaves_no_pull_request(tm
     import os
     import subprocess
     import sys
+    import uuid
 
     from tests.conftest import PROJECT_ROOT, clean_env
+    from tests.leftovers import processes_with
     from tests.runner.terminal import Terminal, pull_requests
 
     env = clean_env()
     data = tmp_path / "data" / "portal"
+    mark = uuid.uuid4().hex  # this run's processes, not another test's running beside it
     env.update(AGENT_EVALS_DATA_DIR=str(data), PROMPTFOO_CONFIG_DIR=str(tmp_path / "promptfoo"),
-               PATH=f"{PROJECT_ROOT / 'node_modules' / '.bin'}{os.pathsep}{os.environ['PATH']}")
+               PATH=f"{PROJECT_ROOT / 'node_modules' / '.bin'}{os.pathsep}{os.environ['PATH']}", TEST_RUN_MARK=mark)
 
     def evals_running() -> int:
-        found = subprocess.run(["pgrep", "-f", f"promptfoo eval -c {PROJECT_ROOT}/evals/"], capture_output=True,
-                               text=True, env=env)
-        return len([line for line in found.stdout.split() if line.strip()])
+        return len([line for line in processes_with("TEST_RUN_MARK", mark) if f"promptfoo eval -c {PROJECT_ROOT}/evals/" in line])
 
     terminal = Terminal([sys.executable, "-m", "agent_evals.cli", "run", "all", "--replay", "--suites-at-once", "2"],
                         env=env, cwd=PROJECT_ROOT)
