@@ -38,6 +38,9 @@ def pytest_configure(config: pytest.Config) -> None:
     own = root / "pytest-of-session" / worker  # under pytest's tree, so the check leaves it alone
     os.environ["AGENT_EVALS_DATA_DIR"] = str(own / "data" / "portal")
     os.environ["PROMPTFOO_CONFIG_DIR"] = str(own / "promptfoo")
+    # Node's own compile cache (npm and plain npx promptfoo turn it on, in $TMPDIR unless told): a
+    # cache of Node's, kept where the runner keeps it, so the check below sees only what the kit leaves
+    os.environ["NODE_COMPILE_CACHE"] = str(Path(__file__).resolve().parents[1] / "node_modules" / ".cache" / "node-compile")
 
 
 def left_in(root: Path) -> list[str]:
@@ -72,6 +75,7 @@ OTLP_4318 = frozenset({"test_traces.py", "test_replay_all.py", "test_ci_recipes.
                        "test_suites_at_once.py"})
 
 
+@pytest.hookimpl(tryfirst=True)  # before pytest-xdist reads the groups
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     """Workers of pytest-xdist (``--dist loadgroup``) take whole test files, so a file's module
     fixtures start once; the files that use the overlay suite's fixed port run on one worker."""

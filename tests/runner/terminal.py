@@ -75,10 +75,10 @@ def is_stopped(pid: int) -> bool:
         return stat.read().rsplit(")", 1)[1].split()[0] == "T"
 
 
-def temp_is_empty(env: dict[str, str]) -> bool:
-    """Nothing is left in the run's ``TMPDIR``, nor in the temporary directory of any run folder."""
+def left_in_temp(env: dict[str, str]) -> list[str]:
+    """What is left in the run's ``TMPDIR`` and in the temporary directory of any run folder."""
     runs = Path(env["AGENT_EVALS_DATA_DIR"]).parent / "runs"
-    return not os.listdir(env["TMPDIR"]) and not (runs.is_dir() and list(runs.glob("*/tmp")))
+    return sorted(os.listdir(env["TMPDIR"])) + [str(p) for p in (runs.glob("*/tmp") if runs.is_dir() else [])]
 
 
 def pull_requests(data_dir: Path, status: str = "active") -> list[int]:

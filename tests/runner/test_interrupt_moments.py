@@ -30,7 +30,7 @@ from agent_evals.testing.scripted_replies import ChatRequest, Reply
 from tests.conftest import PROJECT_ROOT, clean_env
 from tests.leftovers import processes_with
 
-from .terminal import Terminal, is_stopped, pull_requests, temp_is_empty
+from .terminal import Terminal, is_stopped, left_in_temp, pull_requests
 
 pytestmark = pytest.mark.skipif(
     not (PROJECT_ROOT / "node_modules" / ".bin" / "promptfoo").exists(), reason="npm packages not installed"
@@ -114,4 +114,4 @@ def test_an_interrupt_at_each_moment_of_the_start(env: dict[str, str], models: F
         assert f"{said}: stopping Promptfoo, then abandoning this run's pull requests" in output, output[-3000:]
     assert pull_requests(tmp_path / "data" / "portal") == []
     assert processes_with(MARK, env[MARK]) == []  # the portal, Promptfoo, its workers, the warm server: all gone
-    assert temp_is_empty(env), os.listdir(env["TMPDIR"])  # nothing in the temporary directory, nor the run's
+    assert left_in_temp(env) == []  # nothing in the temporary directory, nor the run's

@@ -22,7 +22,7 @@ from agent_evals.testing.conversations import ScriptedConversations
 from agent_evals.testing.scripted_openai import ScriptedOpenAIServer, fixed_latency
 from tests.conftest import PROJECT_ROOT, clean_env
 
-from .terminal import Terminal, eval_descriptions, is_stopped, pull_requests, temp_is_empty
+from .terminal import Terminal, eval_descriptions, is_stopped, left_in_temp, pull_requests
 
 pytestmark = pytest.mark.skipif(
     not (PROJECT_ROOT / "node_modules" / ".bin" / "promptfoo").exists(), reason="npm packages not installed"
@@ -90,7 +90,7 @@ def test_ctrl_c_mid_conversation_cleans_up_and_marks_the_eval(env: dict[str, str
     assert "is marked [INTERRUPTED] in the viewer" in output
     assert [d for d in eval_descriptions(Path(env["PROMPTFOO_CONFIG_DIR"])) if d.startswith("[INTERRUPTED] ")]
     assert _settle(lambda: _no_portal_left(env))
-    assert temp_is_empty(env)
+    assert left_in_temp(env) == []
 
 
 def test_ctrl_c_after_the_last_row_cleans_up_and_leaves_the_eval_whole(env: dict[str, str]) -> None:
@@ -111,7 +111,7 @@ def test_ctrl_c_after_the_last_row_cleans_up_and_leaves_the_eval_whole(env: dict
     descriptions = eval_descriptions(Path(env["PROMPTFOO_CONFIG_DIR"]))
     assert descriptions and not any(d.startswith("[INTERRUPTED]") for d in descriptions), descriptions
     assert _settle(lambda: _no_portal_left(env))
-    assert temp_is_empty(env)
+    assert left_in_temp(env) == []
 
 
 def test_a_second_ctrl_c_forces_the_exit_and_the_portal_still_cleans_up(env: dict[str, str]) -> None:
@@ -181,7 +181,7 @@ def test_a_killed_runner_is_swept_by_the_next_run(env: dict[str, str], tmp_path:
         assert again.returncode == 0, again.stdout[-3000:]
         assert "left active by 1 run(s) that died" in again.stdout, again.stdout[-3000:]
         assert pull_requests(_data(env)) == []
-        assert temp_is_empty(env)  # the dead run's temporary directory and its warm server's folder are swept
+        assert left_in_temp(env) == []  # the dead run's temporary directory and its warm server's folder are swept
 
         cleanup = subprocess.run([sys.executable, "-m", "agent_evals.cli", "cleanup"], env=env, cwd=PROJECT_ROOT,
                                  capture_output=True, text=True, timeout=120)

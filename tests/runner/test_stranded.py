@@ -24,7 +24,7 @@ from agent_evals.testing.pause_points import PAUSE_ENV
 from agent_evals.testing.scripted_openai import ScriptedOpenAIServer, fixed_latency
 from tests.conftest import PROJECT_ROOT, clean_env
 
-from .terminal import is_stopped, pull_requests, temp_is_empty
+from .terminal import is_stopped, left_in_temp, pull_requests
 
 pytestmark = pytest.mark.skipif(
     not (PROJECT_ROOT / "node_modules" / ".bin" / "promptfoo").exists(), reason="npm packages not installed"
@@ -78,7 +78,7 @@ def test_a_portal_killed_mid_run_is_said_its_pull_requests_cleaned_and_its_log_k
     kept = [line for line in output.splitlines() if line.startswith("logs of this run")]
     assert kept and "portal-spoke-create.log" in kept[0], output[-2000:]  # the evidence stays
     assert Path(kept[0].split(": ", 1)[1].split(", ")[0]).is_file()
-    assert temp_is_empty(env)
+    assert left_in_temp(env) == []
 
 
 def test_a_run_killed_outright_against_an_external_portal_is_swept_by_the_next_run(env: dict[str, str]) -> None:
