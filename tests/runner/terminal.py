@@ -20,6 +20,7 @@ CTRL_C = b"\x03"
 
 class Terminal:
     def __init__(self, command: Sequence[str], *, env: dict[str, str], cwd: Path) -> None:
+        self.env = env
         master, slave = pty.openpty()
 
         def controlling_terminal() -> None:

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import os
 import signal
+import subprocess
 import sys
 import threading
 import uuid
@@ -115,3 +116,34 @@ def test_an_interrupt_at_each_moment_of_the_start(env: dict[str, str], models: F
     assert pull_requests(tmp_path / "data" / "portal") == []
     assert processes_with(MARK, env[MARK]) == []  # the portal, Promptfoo, its workers, the warm server: all gone
     assert left_in_temp(env) == []  # nothing in the temporary directory, nor the run's
+
+
+def test_ctrl_c_during_npm_run_cleanup_is_one_line_and_leaves_nothing(env: dict[str, str], tmp_path: Path) -> None:
+    """``npm run cleanup`` starts a portal on each data dir a run used; a Ctrl-C while it starts
+    ends the command with one line and exit 130, and the portal and its log go with it."""
+    data = tmp_path / "data" / "portal"
+    replay = subprocess.run([*RUN[:-4], "--replay", "--filter-pattern", "C09"], env=env, cwd=PROJECT_ROOT,
+                            capture_output=True, text=True, timeout=300)
+    assert replay.returncode == 0, replay.stdout[-3000:]  # the data dir now exists: cleanup will start a portal
+    terminal = Terminal(["npm", "run", "--silent", "cleanup"], env={**env, PAUSE_ENV: "portal-starting"},
+                        cwd=PROJECT_ROOT)
+    terminal.wait_for(lambda: "paused at portal-starting" in terminal.output and is_stopped(_runner(terminal)), 120,
+                      "the cleanup's portal to start")
+    terminal.ctrl_c()
+    os.kill(_runner(terminal), signal.SIGCONT)
+    code = terminal.wait(timeout=120)
+    output = terminal.output
+    assert code == 130, output
+    assert "agent-evals cleanup: interrupted" in output and "Traceback" not in output, output
+    assert processes_with(MARK, env[MARK]) == []
+    assert left_in_temp(env) == []
+    assert not (data.parent / ".portal.portal.log").exists()  # the portal stopped cleanly: its lines taken back
+
+
+def _runner(terminal: Terminal) -> int:
+    """The agent-evals process under ``npm run`` (npm's own process is the terminal's child)."""
+    for line in processes_with(MARK, terminal.env[MARK]):
+        pid, command = line.split(": ", 1)
+        if "agent-evals cleanup" in command or "agent_evals.cli cleanup" in command:
+            return int(pid.split()[1])
+    return terminal.process.pid

@@ -158,3 +158,21 @@ def test_the_in_use_words_are_the_portals_own(tmp_path: Path) -> None:
     assert IN_USE in first and first.startswith("the portal exited with code 2 during startup: cannot start")
     line = _start_failure(select("spoke-create")[0], tmp_path / "data", raised.value)
     assert "is in use by another portal" in line and line.endswith(str(tmp_path / ".data.portal.log"))
+
+
+def test_promptfoo_killed_by_a_signal_is_one_line_exit_2_and_the_cleanup_still_runs(env: dict[str, str]) -> None:
+    """The out-of-memory killer (or a stray kill) takes Promptfoo mid-run: the runner says so in one
+    line instead of exiting 247 in silence, abandons the run's pull requests and keeps the logs."""
+    runner = subprocess.Popen([*RUN, "--filter-pattern", "C0[1-4]", "-j", "2", "--no-cache"], env=env, cwd=PROJECT_ROOT,
+                              stdout=subprocess.PIPE, stderr=subprocess.STDOUT, start_new_session=True)
+    _wait(lambda: pull_requests(_data(env)), "a pull request")
+    children = subprocess.run(["pgrep", "-P", str(runner.pid), "-f", r"node_modules/\.bin/promptfoo eval -c "],
+                              capture_output=True, text=True).stdout.split()
+    assert len(children) == 1, children
+    os.kill(int(children[0]), signal.SIGKILL)
+    output = runner.communicate(timeout=300)[0].decode()
+    assert runner.returncode == 2, output[-3000:]
+    assert "suite spoke-create: Promptfoo was killed by SIGKILL after " in output, output[-3000:]
+    assert "Traceback" not in output
+    assert pull_requests(_data(env)) == []
+    assert "logs of this run (portal, Promptfoo): " in output

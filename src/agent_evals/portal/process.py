@@ -132,15 +132,15 @@ class PortalProcess:
         self.log_file.parent.mkdir(parents=True, exist_ok=True)
         if self._own_log:
             _trim(self.log_file)
-        with open(self.log_file, "ab") as out:
-            self._log_start = out.tell()  # a reused log file: only this run's lines count
-            # Its own session from its first instruction: a terminal's Ctrl-C (sent to the whole
-            # foreground group) must not stop the portal before the runner has cleaned up through it.
-            self._proc = start_detached(
-                self.command(), stdout=out, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL, env=self._env()
-            )
-        pause_point("portal-starting")
-        try:
+        try:  # whatever stops the start (a Ctrl-C included) stops the child too
+            with open(self.log_file, "ab") as out:
+                self._log_start = out.tell()  # a reused log file: only this run's lines count
+                # Its own session from its first instruction: a terminal's Ctrl-C (sent to the whole
+                # foreground group) must not stop the portal before the runner has cleaned up through it.
+                self._proc = start_detached(
+                    self.command(), stdout=out, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL, env=self._env()
+                )
+            pause_point("portal-starting")
             self.url = self._wait_for_url(started + self.startup_timeout)
             self._wait_for_health(started + self.startup_timeout)
         except BaseException:

@@ -4,8 +4,11 @@ line by line (the eval id is taken from it) and handed to ``echo``."""
 
 from __future__ import annotations
 
+import os
 import re
+import signal
 import subprocess
+import time
 from collections.abc import Callable
 from dataclasses import dataclass
 
@@ -14,6 +17,7 @@ from agent_evals.paths import project_root
 from agent_evals.runner.interrupts import Interrupts
 from agent_evals.testing.pause_points import pause_point
 
+SESSION_END_S = 5.0
 EVAL_ID = re.compile(r"\b(eval-[A-Za-z0-9]+-\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d)\b")
 
 
@@ -34,10 +38,10 @@ def run_promptfoo(
         command, die_with_parent=True, env=env, cwd=project_root(), stdout=subprocess.PIPE,
         stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
     )
-    pause_point("promptfoo-starting")
-    interrupts.started(process)
     eval_id: str | None = None
-    try:
+    try:  # whatever stops the runner here (a forced exit included) takes Promptfoo with it
+        pause_point("promptfoo-starting")
+        interrupts.started(process)
         assert process.stdout is not None
         for raw in iter(process.stdout.readline, b""):
             line = raw.decode("utf-8", "replace").rstrip("\n")
@@ -54,4 +58,19 @@ def run_promptfoo(
         raise
     finally:
         interrupts.ended(process)
+        _end_session(process.pid)
     return PromptfooResult(code, eval_id)
+
+
+def _end_session(pid: int) -> None:
+    """Whatever is left of Promptfoo's session once it is gone: nothing after a normal exit; its
+    Python workers (or warm launchers, whose keepers then stop the workers) when it was killed, so
+    that no conversation goes on after the cleanup. Waits until the group is empty (bounded)."""
+    deadline = time.monotonic() + SESSION_END_S
+    try:
+        os.killpg(pid, signal.SIGKILL)
+        while time.monotonic() < deadline:
+            os.killpg(pid, 0)
+            time.sleep(0.02)
+    except (ProcessLookupError, PermissionError):
+        return

@@ -424,7 +424,8 @@ def run_suite(
                 for path in shard.stamp_outputs(args, project_root()):
                     print(f"shard {shard.shard} of {suite.name}: {path}", flush=True)
         pause_point("cleanup")
-        report = _cleanup(eval_id, api, settle=interrupts.requested)
+        killed = result.code < 0 and not interrupts.requested  # its workers may have been mid-call
+        report = _cleanup(eval_id, api, settle=interrupts.requested or killed)
         if report.error and portal.started and portal.pid is not None and not pid_alive(portal.pid):
             if entry is not None:
                 entry.portal_died = True
@@ -437,6 +438,8 @@ def run_suite(
                   "them (the next run sweeps them too)", flush=True)
             if manifest is not None:
                 manifest.unclean.append(sweep_place(portal.data_dir, portal.url))
+        elif killed and manifest is not None:  # a call already sent may land later: the next run sweeps again
+            manifest.unclean.append(sweep_place(portal.data_dir, portal.url))
         complete = _complete(console.counts.total, _case_count(suite, entry))
         cut_short = interrupts.requested and not complete  # a Ctrl-C after the last row leaves the eval whole
         if cut_short and result.eval_id:
