@@ -13,7 +13,7 @@ cd "$(dirname "$0")/.."
 
 runs=5
 if [ "${1:-}" = "--runs" ]; then runs="$2"; shift 2; fi
-cores=$(getconf _NPROCESSORS_ONLN 2>/dev/null || echo 2)
+cores=${STRESS_HOGS:-$(getconf _NPROCESSORS_ONLN 2>/dev/null || echo 2)}  # busy loops: one per CPU
 logs=${STRESS_LOG_DIR:-data/stress}
 mkdir -p "$logs"
 
