@@ -27,6 +27,9 @@ SETTLE_S = 10.0  # processes a test stopped may still be exiting; wait this long
 
 
 def pytest_configure(config: pytest.Config) -> None:
+    promptfoo = Path(__file__).resolve().parents[1] / "node_modules" / ".bin" / "promptfoo"
+    if not promptfoo.exists():  # never skip the end-to-end tests in silence: they are the point
+        pytest.exit(f"{promptfoo} is missing: run scripts/setup.sh (./test.sh does) first", returncode=2)
     if hasattr(config, "workerinput"):  # a worker of pytest-xdist: its controller made the folder
         root = Path(os.environ[SESSION_ENV])
     else:

@@ -12,6 +12,7 @@ import subprocess
 import termios
 import threading
 import time
+import uuid
 from collections.abc import Callable, Sequence
 from pathlib import Path
 
@@ -68,6 +69,26 @@ class Terminal:
         self._reader.join(timeout=5)
         os.close(self._master)
         return code
+
+
+RUN_MARK = "AGENT_EVALS_TEST_RUN_MARK"  # every process of one test's run carries it: none may be left
+
+
+def runner_env(tmp_path: Path, model_url: str) -> dict[str, str]:
+    """The environment of a runner a test starts as a user would: a data dir, Promptfoo folder and
+    ``TMPDIR`` of its own (checked for leftovers with :func:`left_in_temp`), the scripted models at
+    ``model_url``, Node 22 first on PATH, and a mark every process of the run inherits."""
+    from tests.conftest import PROJECT_ROOT, clean_env
+
+    (tmp_path / "tmp").mkdir(exist_ok=True)
+    return {
+        **clean_env(),
+        "AGENT_EVALS_DATA_DIR": str(tmp_path / "data" / "portal"), "PROMPTFOO_CONFIG_DIR": str(tmp_path / "promptfoo"),
+        "OPENAI_BASE_URL": model_url, "AGENT_MODEL": "agent-model", "USER_MODEL": "user-model",
+        "LLM_MAX_RETRIES": "0", "JUDGE_MODEL": "none", "TMPDIR": str(tmp_path / "tmp"),
+        "PATH": f"{PROJECT_ROOT / 'node_modules' / '.bin'}{os.pathsep}{os.environ['PATH']}",
+        RUN_MARK: uuid.uuid4().hex,
+    }
 
 
 def is_stopped(pid: int) -> bool:

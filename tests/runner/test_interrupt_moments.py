@@ -16,7 +16,6 @@ import signal
 import subprocess
 import sys
 import threading
-import uuid
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -28,15 +27,14 @@ from agent_evals.testing.conversations import ScriptedConversations
 from agent_evals.testing.pause_points import PAUSE_ENV
 from agent_evals.testing.scripted_openai import ScriptedOpenAIServer
 from agent_evals.testing.scripted_replies import ChatRequest, Reply
-from tests.conftest import PROJECT_ROOT, clean_env
+from tests.conftest import PROJECT_ROOT
 from tests.leftovers import processes_with
 
-from .terminal import Terminal, is_stopped, left_in_temp, pull_requests
+from .terminal import RUN_MARK, Terminal, is_stopped, left_in_temp, pull_requests, runner_env
 
 pytestmark = pytest.mark.skipif(
     not (PROJECT_ROOT / "node_modules" / ".bin" / "promptfoo").exists(), reason="npm packages not installed"
 )
-MARK = "AGENT_EVALS_TEST_RUN_MARK"  # every process of one run carries it: none may be left
 
 
 class FirstRequest:
@@ -66,14 +64,7 @@ def models() -> Iterator[FirstRequest]:
 
 @pytest.fixture
 def env(tmp_path: Path, models: FirstRequest) -> dict[str, str]:
-    out = clean_env()
-    (tmp_path / "tmp").mkdir()
-    out.update(
-        AGENT_EVALS_DATA_DIR=str(tmp_path / "data" / "portal"), PROMPTFOO_CONFIG_DIR=str(tmp_path / "promptfoo"),
-        OPENAI_BASE_URL=models.server.base_url, AGENT_MODEL="agent-model", USER_MODEL="user-model",  # type: ignore[attr-defined]
-        LLM_MAX_RETRIES="0", JUDGE_MODEL="none", TMPDIR=str(tmp_path / "tmp"), **{MARK: uuid.uuid4().hex},
-    )
-    return out
+    return runner_env(tmp_path, models.server.base_url)  # type: ignore[attr-defined]
 
 
 RUN = [sys.executable, "-m", "agent_evals.cli", "run", "spoke-create", "--filter-pattern", "C01", "-j", "1"]
@@ -115,7 +106,7 @@ def test_an_interrupt_at_each_moment_of_the_start(env: dict[str, str], models: F
     else:
         assert f"{said}: stopping Promptfoo, then abandoning this run's pull requests" in output, output[-3000:]
     assert pull_requests(tmp_path / "data" / "portal") == []
-    assert processes_with(MARK, env[MARK]) == []  # the portal, Promptfoo, its workers, the warm server: all gone
+    assert processes_with(RUN_MARK, env[RUN_MARK]) == []  # the portal, Promptfoo, its workers, the warm server: all gone
     assert left_in_temp(env) == []  # nothing in the temporary directory, nor the run's
 
 
@@ -136,14 +127,14 @@ def test_ctrl_c_during_npm_run_cleanup_is_one_line_and_leaves_nothing(env: dict[
     output = terminal.output
     assert code == 130, output
     assert "agent-evals cleanup: interrupted" in output and "Traceback" not in output, output
-    assert processes_with(MARK, env[MARK]) == []
+    assert processes_with(RUN_MARK, env[RUN_MARK]) == []
     assert left_in_temp(env) == []
     assert not (data.parent / ".portal.portal.log").exists()  # the portal stopped cleanly: its lines taken back
 
 
 def _runner(terminal: Terminal) -> int:
     """The agent-evals process under ``npm run`` (npm's own process is the terminal's child)."""
-    for line in processes_with(MARK, terminal.env[MARK]):
+    for line in processes_with(RUN_MARK, terminal.env[RUN_MARK]):
         pid, command = line.split(": ", 1)
         if "agent-evals cleanup" in command or "agent_evals.cli cleanup" in command:
             return int(pid.split()[1])

@@ -9,20 +9,16 @@ import signal
 import subprocess
 import sys
 import time
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
-from agent_evals.golden.record import build_scripts
 from agent_evals.runner.interrupts import SAME_PRESS_S
-from agent_evals.runner.suites import select
 from agent_evals.testing.pause_points import PAUSE_ENV
-from agent_evals.testing.conversations import ScriptedConversations
-from agent_evals.testing.scripted_openai import ScriptedOpenAIServer, fixed_latency
-from tests.conftest import PROJECT_ROOT, clean_env
+from agent_evals.testing.scripted_openai import ScriptedOpenAIServer
+from tests.conftest import PROJECT_ROOT
 
-from .terminal import Terminal, eval_descriptions, is_stopped, left_in_temp, pull_requests
+from .terminal import Terminal, eval_descriptions, is_stopped, left_in_temp, pull_requests, runner_env
 
 pytestmark = pytest.mark.skipif(
     not (PROJECT_ROOT / "node_modules" / ".bin" / "promptfoo").exists(), reason="npm packages not installed"
@@ -32,27 +28,9 @@ NPM_RUN = ["npm", "run", "--silent", "eval", "--", "spoke-create"]
 COPIES = ["--filter-pattern", "C0[1-8]", "-j", "4", "--no-cache"]
 
 
-@pytest.fixture(scope="module")
-def slow_models() -> Iterator[ScriptedOpenAIServer]:
-    """spoke-create's golden plans played live, 0.4 s per model call."""
-    scripts = ScriptedConversations(build_scripts(select("spoke-create")[0]))
-    with ScriptedOpenAIServer(fixed_latency(scripts, 0.4)) as server:
-        yield server
-
-
 @pytest.fixture
 def env(tmp_path: Path, slow_models: ScriptedOpenAIServer) -> dict[str, str]:
-    out = clean_env()
-    for key in ("AGENT_EVALS_DATA_DIR", "PROMPTFOO_CONFIG_DIR"):
-        out.pop(key, None)
-    out.update(
-        AGENT_EVALS_DATA_DIR=str(tmp_path / "data" / "portal"), PROMPTFOO_CONFIG_DIR=str(tmp_path / "promptfoo"),
-        OPENAI_BASE_URL=slow_models.base_url, AGENT_MODEL="agent-model", USER_MODEL="user-model",
-        LLM_MAX_RETRIES="0", JUDGE_MODEL="none", PATH=f"{PROJECT_ROOT / 'node_modules' / '.bin'}{os.pathsep}{os.environ['PATH']}",
-        TMPDIR=str(tmp_path / "tmp"),  # checked to be empty after the run
-    )
-    (tmp_path / "tmp").mkdir()
-    return out
+    return runner_env(tmp_path, slow_models.base_url)
 
 
 def _data(env: dict[str, str]) -> Path:

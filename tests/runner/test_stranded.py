@@ -9,22 +9,19 @@ import signal
 import subprocess
 import sys
 import time
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
-from agent_evals.golden.record import build_scripts
 from agent_evals.portal.process import PortalProcess, PortalStartError
 from agent_evals.portal.serving import Serving, read_serving, write_serving
 from agent_evals.runner.portals import IN_USE, _shared, _start_failure
 from agent_evals.runner.suites import select
-from agent_evals.testing.conversations import ScriptedConversations
 from agent_evals.testing.pause_points import PAUSE_ENV
-from agent_evals.testing.scripted_openai import ScriptedOpenAIServer, fixed_latency
-from tests.conftest import PROJECT_ROOT, clean_env
+from agent_evals.testing.scripted_openai import ScriptedOpenAIServer
+from tests.conftest import PROJECT_ROOT
 
-from .terminal import is_stopped, left_in_temp, pull_requests
+from .terminal import is_stopped, left_in_temp, pull_requests, runner_env
 
 pytestmark = pytest.mark.skipif(
     not (PROJECT_ROOT / "node_modules" / ".bin" / "promptfoo").exists(), reason="npm packages not installed"
@@ -32,23 +29,9 @@ pytestmark = pytest.mark.skipif(
 RUN = [sys.executable, "-m", "agent_evals.cli", "run", "spoke-create"]
 
 
-@pytest.fixture(scope="module")
-def slow_models() -> Iterator[ScriptedOpenAIServer]:
-    scripts = ScriptedConversations(build_scripts(select("spoke-create")[0]))
-    with ScriptedOpenAIServer(fixed_latency(scripts, 0.3)) as server:
-        yield server
-
-
 @pytest.fixture
 def env(tmp_path: Path, slow_models: ScriptedOpenAIServer) -> dict[str, str]:
-    out = clean_env()
-    (tmp_path / "tmp").mkdir()
-    out.update(
-        AGENT_EVALS_DATA_DIR=str(tmp_path / "data" / "portal"), PROMPTFOO_CONFIG_DIR=str(tmp_path / "promptfoo"),
-        OPENAI_BASE_URL=slow_models.base_url, AGENT_MODEL="agent-model", USER_MODEL="user-model",
-        LLM_MAX_RETRIES="0", JUDGE_MODEL="none", TMPDIR=str(tmp_path / "tmp"),
-    )
-    return out
+    return runner_env(tmp_path, slow_models.base_url)
 
 
 def _data(env: dict[str, str]) -> Path:
