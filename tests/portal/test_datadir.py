@@ -19,6 +19,7 @@ from agent_evals.portal.datadir import (
     reset_data_dir,
 )
 from agent_evals.portal.errors import DataDirError
+from agent_evals.portal.gitrepo import INDEX_PREFIX, GitRepo
 from agent_evals.portal.service import Portal
 
 from .helpers import git, new_spoke
@@ -96,3 +97,21 @@ def test_reset_reseeds_and_refuses_while_locked(tmp_path: Path) -> None:
             reset_data_dir(data)
         with pytest.raises(DataDirError), hold_lock(data):
             pass
+
+
+def test_a_killed_portals_temporary_index_stays_in_the_repository_and_goes_at_the_next_start(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Writing a tree uses a temporary git index: in the repository, never in the temporary
+    directory, so a portal killed meanwhile leaves it where the next start removes it."""
+    temp = tmp_path / "tmp"
+    temp.mkdir()
+    monkeypatch.setenv("TMPDIR", str(temp))
+    monkeypatch.setattr("tempfile.tempdir", None)
+    data = ensure_data_dir(tmp_path / "data")
+    repo = GitRepo(data / REPO_DIR)
+    repo.write_tree({"a.json": repo.write_blob(b"{}")})
+    assert list(temp.iterdir()) == []
+    (data / REPO_DIR / f"{INDEX_PREFIX}left-by-a-kill").mkdir()  # as a SIGKILL mid-write leaves it
+    ensure_data_dir(data)
+    assert list((data / REPO_DIR).glob(f"{INDEX_PREFIX}*")) == []

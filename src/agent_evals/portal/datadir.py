@@ -131,6 +131,8 @@ def ensure_data_dir(data_dir: Path) -> Path:
         )
         data_dir.rename(aside)
         _build_in_place_of(data_dir)
+    else:
+        GitRepo(data_dir / REPO_DIR).remove_stale_indexes()
     return data_dir
 
 

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import logging
 import os
+import shutil
 import subprocess
 import tempfile
 from collections.abc import Mapping, Sequence
@@ -43,6 +44,9 @@ class Identity:
             "GIT_COMMITTER_NAME": "Spoke Portal",
             "GIT_COMMITTER_EMAIL": "portal@landing-zone.example",
         }
+
+
+INDEX_PREFIX = "portal-index-"
 
 
 class GitRepo:
@@ -142,7 +146,9 @@ class GitRepo:
     ) -> str:
         """A tree: ``base`` commit's tree (if any) with ``files`` (path -> blob id) added or replaced
         and the ``remove`` paths taken out."""
-        with tempfile.TemporaryDirectory(prefix="portal-index-") as tmp:
+        # in the repository, not the temporary directory: a portal killed meanwhile leaves it where
+        # the next start of the portal removes it (``remove_stale_indexes``)
+        with tempfile.TemporaryDirectory(prefix=INDEX_PREFIX, dir=self.path) as tmp:
             env = {"GIT_INDEX_FILE": str(Path(tmp) / "index")}
             if base is not None:
                 self.run("read-tree", base, env=env)
@@ -150,6 +156,13 @@ class GitRepo:
             info += "".join(f"0 {ZERO}\t{path}\n" for path in remove)  # mode 0: remove the entry
             self.run("update-index", "--add", "--index-info", stdin=info.encode(), env=env)
             return self.out("write-tree", env=env)
+
+    def remove_stale_indexes(self) -> int:
+        """The temporary indexes of a portal that was killed while it wrote a tree (call at start)."""
+        stale = list(self.path.glob(f"{INDEX_PREFIX}*"))
+        for folder in stale:
+            shutil.rmtree(folder, ignore_errors=True)
+        return len(stale)
 
     def commit(self, tree: str, parents: Sequence[str], message: str, identity: Identity = Identity()) -> str:
         args = ["commit-tree", tree]
