@@ -201,9 +201,11 @@ async function beforeEach({ test }) {
     return changed ? { test: { ...test, assert: asserts } } : undefined; // else the test stays as it is
   }
   const label = (a, name) => `${name}${a.metric ? ` (${a.metric})` : ""}`;
+  // an entry of a weight-0 assertion decides nothing: the gate does not count it (agent_evals.report.rows.INFORMATIVE)
+  const informative = (a) => (a.weight === 0 ? " (informative, weight 0)" : "");
   const notGraded = [
-    ...offGraded.map((a) => `${a.type} (${a.metric || "no metric"}): no grader model`),
-    ...offJudged.map((a) => `${judgedName(a)} (${a.metric || "no metric"}): ${missing}`),
+    ...offGraded.map((a) => `${a.type} (${a.metric || "no metric"}): no grader model${informative(a)}`),
+    ...offJudged.map((a) => `${judgedName(a)} (${a.metric || "no metric"}): ${missing}${informative(a)}`),
   ];
   const entries = [
     ...offGraded.map((a) => notGradedEntry(label(a, a.type), "no grader model is configured (JUDGE_MODEL and an endpoint)")),

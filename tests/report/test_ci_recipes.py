@@ -138,6 +138,7 @@ def test_azure_pipelines_runs_the_same_commands() -> None:
     ).items()
 
 
+JUDGE_YES = '{"pass": true, "score": 1, "reason": "as the case expects"}'
 C01_FIRST_MESSAGE = "Hi! We need a dev network for our CRM app"  # evals/spoke-create/golden/plan.yaml
 
 
@@ -162,7 +163,9 @@ def _first_user(request: ChatRequest) -> str:
 
 @pytest.fixture(scope="module")
 def models() -> Iterator[tuple[ScriptedOpenAIServer, BreakC01]]:
-    responder = BreakC01(ScriptedConversations([s for suite in discover() for s in build_scripts(suite)]))
+    # the CI has a judge: a gate cannot decide on a run whose deciding (judged) checks were not graded
+    scripts = [s for suite in discover() for s in build_scripts(suite)]
+    responder = BreakC01(ScriptedConversations(scripts, judge=lambda request: Reply.text(JUDGE_YES)))
     with ScriptedOpenAIServer(responder) as server:
         yield server, responder
 
@@ -183,7 +186,7 @@ def _env(job: str, tmp: Path, shared: Path, server: ScriptedOpenAIServer) -> dic
     )
     if job == SHARD_JOB:
         env.update(OPENAI_BASE_URL=server.base_url, AGENT_MODEL="agent-model", USER_MODEL="user-model",
-                   JUDGE_MODEL="none", LLM_MAX_RETRIES="0")
+                   JUDGE_MODEL="judge-model", LLM_MAX_RETRIES="0")
     return env
 
 

@@ -2,7 +2,8 @@
 
 Exit status of ``report``: 0 once the report is written, 2 when the results (or the
 baseline) cannot be read. Of ``gate``: 0 the gate holds, 1 it is broken (each broken rule
-one line), 2 it cannot decide (a bad gate file, unreadable results, no case at all).
+one line), 2 it cannot decide (a bad gate file, unreadable results, no case at all, or results
+that cannot show the agent: a replay, deciding checks not graded).
 """
 
 from __future__ import annotations
@@ -59,7 +60,7 @@ def gate_command(specs: Sequence[str], *, gate_file: Path | None = None, baselin
         return 2
     verdict = check_gate(gate, report, comparison)
     print("\n".join(verdict.lines()))
-    return 0 if verdict.holds else 1
+    return verdict.exit_code
 
 
 def load_report(specs: Sequence[str], k: int | None = None) -> Report:

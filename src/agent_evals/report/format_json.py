@@ -104,6 +104,7 @@ def _case(case: CaseSummary) -> dict[str, Any]:
         "usage": _usage(case.usage),
         "cost": round(sum(u.cost for u in case.usage.values()), 8),
         "not_graded": case.not_graded,
+        "not_graded_deciding": case.not_graded_deciding,
         "first_failure": case.first_failure,
         "failures": [dict(vars(f)) for f in case.failures],
         "first_error": case.first_error,

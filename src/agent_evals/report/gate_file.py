@@ -12,6 +12,8 @@ Every key is optional; a missing file is an error (the gate must be chosen, not 
       group: {blocked: 1.0}
     no_regressions: [smoke]       # priorities where no case may regress against the baseline ([all]: all)
     max_cost_usd: 5.0             # agent + simulated user + judge, at most
+    allow_replay: false           # a replay (the models' answers as recorded) may hold the gate
+    allow_not_graded: false       # a run with deciding checks not graded may hold the gate
 
 :func:`load_gate` validates it strictly (an unknown key or an out-of-range value is one
 line naming the file, the key, the value and what is allowed) and raises
@@ -38,6 +40,8 @@ KEYS = (
     "min_pass_hat_k",
     "no_regressions",
     "max_cost_usd",
+    "allow_replay",
+    "allow_not_graded",
 )
 
 
@@ -50,6 +54,8 @@ class Gate:
     min_pass_hat_k: tuple[tuple[Scope, str, float], ...] = ()  # (scope, name, threshold)
     no_regressions: tuple[str, ...] = ()
     max_cost_usd: float | None = None
+    allow_replay: bool = False
+    allow_not_graded: bool = False
     source: str = field(default="", compare=False)
 
 
@@ -80,6 +86,8 @@ def parse_gate(raw: Any, source: str = "gate") -> Gate:
         min_pass_hat_k=_thresholds(raw.get("min_pass_hat_k"), source),
         no_regressions=_names(raw.get("no_regressions"), "no_regressions", source),
         max_cost_usd=_amount(raw, "max_cost_usd", source),
+        allow_replay=_flag(raw, "allow_replay", source, default=False),
+        allow_not_graded=_flag(raw, "allow_not_graded", source, default=False),
         source=source,
     )
 

@@ -103,6 +103,7 @@ class CaseSummary:
     first_error: str | None = None
     id_source: str = "record"
     mean_latency_ms: float | None = None  # a run's time (Promptfoo's latencyMs): what shards balance on
+    not_graded_deciding: int = 0  # of not_graded: checks that would decide the row (weight > 0)
 
     @property
     def key(self) -> tuple[str, str]:

@@ -26,6 +26,7 @@ IdSource = Literal["record", "test", "description_id", "description", "index"]
 ID_SOURCES: tuple[IdSource, ...] = get_args(IdSource)
 UNKNOWN_KIND = "unknown"  # an error row without a kit error kind (Promptfoo's own, another provider's)
 NOT_GRADED = "NOT GRADED"
+INFORMATIVE = "(informative, weight 0)"  # the end of a not-graded entry of a check that decides nothing (hooks/kit.js)
 _LEADING_ID = re.compile(r"\s*([A-Za-z]+\d+)\b")
 _KIND_PREFIX = re.compile(r"\s*\[([a-z_]+)\]")
 _INDEX_ID = re.compile(r"test\d+")
@@ -74,6 +75,11 @@ class Row(NamedTuple):
     @property
     def first_failure(self) -> Check | None:
         return next(iter(self.failures), None) if self.outcome == "fail" else None
+
+
+def is_deciding(not_graded: str) -> bool:
+    """Whether a ``metadata.not_graded`` entry is of a check that decides the row (weight > 0)."""
+    return not not_graded.endswith(INFORMATIVE)
 
 
 class NotPromptfooRow(ValueError):
