@@ -1,4 +1,4 @@
-"""The `agent-evals` command: portal, run, check, cases, report, gate, merge, cleanup.
+"""The `agent-evals` command: portal, run, check, cases, report, gate, baseline, regrade, merge, cleanup.
 
 Each subcommand imports its implementation lazily, so `agent-evals --help` is fast
 and a broken optional part does not break the others.
@@ -86,14 +86,28 @@ def _report(args: argparse.Namespace) -> int:
     from agent_evals.report.command import report_command
 
     return report_command(
-        args.results, k=args.k, output_format=args.format, output=args.output, baseline=args.baseline
+        args.results, k=args.k, output_format=args.format, output=args.output, baseline=args.baseline,
+        across_grader_versions=args.across_grader_versions,
     )
 
 
 def _gate(args: argparse.Namespace) -> int:
     from agent_evals.report.command import gate_command
 
-    return gate_command(args.results, gate_file=args.gate, baseline=args.baseline)
+    return gate_command(args.results, gate_file=args.gate, baseline=args.baseline,
+                        across_grader_versions=args.across_grader_versions)
+
+
+def _baseline_bless(args: argparse.Namespace) -> int:
+    from agent_evals.report.bless import bless_command
+
+    return bless_command(args.results, output=args.output, across_grader_versions=args.across_grader_versions)
+
+
+def _regrade(args: argparse.Namespace) -> int:
+    from agent_evals.regrade.command import regrade_command
+
+    return regrade_command(args.eval, output=args.output, judge=args.judge, import_eval=not args.no_import)
 
 
 def _positive(text: str) -> int:
@@ -197,6 +211,7 @@ def build_parser() -> argparse.ArgumentParser:
 
     results_help = "'latest' (default: the newest run), an eval id, a run id, or a Promptfoo -o JSON file"
     baseline_help = "a baseline: a report JSON (--format json), a -o JSON file, an eval or run id"
+    across_help = "compare with a baseline whose checks' versions, configs or judge differ (listed)"
     report = sub.add_parser(
         "report",
         help="cases with pass^k and flaky labels, groups, metrics, failure patterns (exit 2: unreadable)",
@@ -207,6 +222,7 @@ def build_parser() -> argparse.ArgumentParser:
     report.add_argument("--format", choices=["terminal", "markdown", "json", "junit"], default="terminal")
     report.add_argument("-o", "--output", type=Path, default=None, help="write it to this file, not stdout")
     report.add_argument("--baseline", default=None, metavar="EVAL|FILE", help=baseline_help)
+    report.add_argument("--across-grader-versions", action="store_true", help=across_help)
     report.set_defaults(handler=_report)
 
     gate = sub.add_parser(
@@ -217,7 +233,33 @@ def build_parser() -> argparse.ArgumentParser:
     gate.add_argument("results", nargs="*", default=[], metavar="CURRENT", help=results_help)
     gate.add_argument("--gate", type=Path, default=None, help="the gate file (default: evals/gate.yaml)")
     gate.add_argument("--baseline", default=None, metavar="EVAL|FILE", help=baseline_help)
+    gate.add_argument("--across-grader-versions", action="store_true", help=across_help)
     gate.set_defaults(handler=_gate)
+
+    baseline = sub.add_parser("baseline", help="explicit baselines for report --baseline and the gate")
+    baseline_sub = baseline.add_subparsers(dest="baseline_command", required=True)
+    bless = baseline_sub.add_parser(
+        "bless", help="store results as the baseline, with the date, revision, agent, models and graders",
+        description="Bless results (several add up) as the baseline the gate compares with (docs/report.md).",
+    )
+    bless.add_argument("results", nargs="*", default=[], metavar="EVAL|latest|FILE.json", help=results_help)
+    bless.add_argument("-o", "--output", type=Path, default=Path("evals/baseline.json"),
+                       help="where to store it (default: evals/baseline.json)")
+    bless.add_argument("--across-grader-versions", action="store_true",
+                       help="bless results whose runs were graded by different versions of a check")
+    bless.set_defaults(handler=_baseline_bless)
+
+    regrade = sub.add_parser(
+        "regrade", help="re-grade a stored eval with today's checks, written beside it as a new eval",
+        description="Re-grade a stored eval from its recorded end state and run records with today's kit checks.",
+    )
+    regrade.add_argument("eval", metavar="EVAL|FILE.json", help="an eval id of the results database, or a -o file")
+    regrade.add_argument("--judge", action="store_true",
+                         help="ask the judge model again (default: the judge's recorded verdicts, where they still apply)")
+    regrade.add_argument("-o", "--output", type=Path, default=None,
+                         help="where to write it (default: results/<eval id>.regraded.json)")
+    regrade.add_argument("--no-import", action="store_true", help="write the file only, not into the viewer's database")
+    regrade.set_defaults(handler=_regrade)
 
     merge = sub.add_parser(
         "merge",

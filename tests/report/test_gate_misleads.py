@@ -10,6 +10,7 @@
 
 from __future__ import annotations
 
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
@@ -21,6 +22,7 @@ from tests.report.conftest import write_results
 from tests.report.test_compare import _runs
 
 GATE = PROJECT_ROOT / "evals" / "gate.yaml"
+TODAY = datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%S.000Z")  # a fresh baseline: not stale
 
 
 def _replayed(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
@@ -33,8 +35,8 @@ def test_a_regression_the_report_names_is_named_by_the_gate(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     baseline = write_results(
-        tmp_path, _runs("C01", "p") + _runs("C05", "p", start=1, priority="full"), "baseline.json",
-        eval_id="eval-base",
+        tmp_path, _runs("C01", "ppp") + _runs("C05", "ppp", start=3, priority="full"), "baseline.json",
+        eval_id="eval-base", created_at=TODAY,
     )
     broken = write_results(
         tmp_path, _runs("C01", "ppp") + _runs("C05", "fff", start=3, priority="full"), "now.json", eval_id="eval-now"
@@ -42,14 +44,28 @@ def test_a_regression_the_report_names_is_named_by_the_gate(
     assert main(["report", str(broken), "--baseline", str(baseline)]) == 0
     assert "  regressions (1): C05 pass→fail" in capsys.readouterr().out
 
-    code = main(["gate", "--gate", str(GATE), "--baseline", str(baseline), str(broken)])
+    # the gate of the issue (no_regressions: [smoke] only) said "gate holds" without a word of C05
+    smoke_only = tmp_path / "smoke-only.yaml"
+    smoke_only.write_text("max_flaky: 0\nmin_pass_hat_k: {priority: {smoke: 1.0}}\nno_regressions: [smoke]\n")
+    code = main(["gate", "--gate", str(smoke_only), "--baseline", str(baseline), str(broken)])
     lines = capsys.readouterr().out.splitlines()
     assert "ok     no_regressions (priority smoke): no case that passed in the baseline fails or is flaky now" in lines
-    assert (
+    assert lines[-2:] == [
         "WARN   uncovered regressions: 1 regression(s) against the baseline that no rule covers: "
-        "C05 pass→fail (priority full); to gate them, add full (or all) to no_regressions"
+        "C05 pass→fail (priority full); to gate them, add full (or all) to no_regressions",
+        "gate holds: 5 rule(s) checked; 1 warning(s)",
+    ] and code == 0
+
+    # the project's gate covers every case with no_significant_regression: 3 runs a side cannot make
+    # one case's pass→fail significant across the family, and the rule says so, naming C05
+    assert main(["gate", "--gate", str(GATE), "--baseline", str(baseline), str(broken)]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    assert (
+        "ok     no_significant_regression (every case): no significant regression (α 0.05 family-wise over 2 "
+        "case(s) and their pooled runs (2 could reach it: p ≤ 0.025)); not significant: "
+        "C05 pass→fail 3/3 → 0/3 p=0.05 (likely regression)"
     ) in lines
-    assert lines[-1] == "gate holds: 5 rule(s) checked; 1 warning(s)" and code == 0
+    assert not any(line.startswith("WARN") for line in lines)
 
     every = tmp_path / "every.yaml"
     every.write_text("no_regressions: [all]\n")

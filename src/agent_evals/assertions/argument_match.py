@@ -19,6 +19,8 @@ from agent_evals.assertions._run import ToolCall, read_record
 from agent_evals.assertions.names import count_label, name_matches
 from agent_evals.assertions.values import MatchMode, Mismatch, compare, render
 
+VERSION = 1  # the check's version, recorded with each verdict: bump it when a verdict can change (docs/assertions.md)
+
 Occurrence = Literal["any", "first", "last", "all"]
 OCCURRENCES: tuple[Occurrence, ...] = get_args(Occurrence)
 MODES: tuple[MatchMode, ...] = get_args(MatchMode)

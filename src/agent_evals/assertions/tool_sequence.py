@@ -17,6 +17,8 @@ from agent_evals.assertions._run import read_record
 from agent_evals.assertions.names import count_label, first_match
 from agent_evals.assertions.sequence import SequenceMode, match_sequence
 
+VERSION = 1  # the check's version, recorded with each verdict: bump it when a verdict can change (docs/assertions.md)
+
 MODES: tuple[SequenceMode, ...] = get_args(SequenceMode)
 ORDERED: tuple[SequenceMode, ...] = ("strict", "in_order")
 

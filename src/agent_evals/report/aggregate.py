@@ -63,6 +63,7 @@ def summarize_case(rows: Sequence[Row], k: int | None = None, suite: str | None 
         id_source=first.id_source,
         mean_latency_ms=_mean(row.latency_ms for row in rows),
         not_graded_deciding=sum(1 for row in rows for item in row.not_graded if is_deciding(item)),
+        graders=tuple(sorted({grader for row in rows for grader in row.graders})),
     )
 
 

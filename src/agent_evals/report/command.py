@@ -37,10 +37,12 @@ def report_command(
     output_format: Format = "terminal",
     output: Path | None = None,
     baseline: str | None = None,
+    across_grader_versions: bool = False,
 ) -> int:
     try:
         report = load_report(specs, k)
-        comparison = compare(report, load_baseline(baseline, k)) if baseline else None
+        comparison = (compare(report, load_baseline(baseline, k), across_grader_versions=across_grader_versions)
+                      if baseline else None)
         _write(render(report, comparison, output_format), output)
     except ReportInputError as exc:
         print(f"report: {exc}", file=sys.stderr)
@@ -48,13 +50,17 @@ def report_command(
     return 0
 
 
-def gate_command(specs: Sequence[str], *, gate_file: Path | None = None, baseline: str | None = None) -> int:
+def gate_command(
+    specs: Sequence[str], *, gate_file: Path | None = None, baseline: str | None = None,
+    across_grader_versions: bool = False,
+) -> int:
     try:
         gate = load_gate(gate_file or evals_dir() / GATE_FILE)
         report = load_report(specs, gate.k)
         if not report.cases:
             raise ReportInputError("the results hold no case: nothing to judge")
-        comparison = compare(report, load_baseline(baseline, gate.k)) if baseline else None
+        comparison = (compare(report, load_baseline(baseline, gate.k), across_grader_versions=across_grader_versions)
+                      if baseline else None)
     except ReportInputError as exc:
         print(f"gate: cannot decide: {exc}", file=sys.stderr)
         return 2

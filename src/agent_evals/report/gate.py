@@ -15,11 +15,13 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
+from datetime import datetime
 from typing import Literal
 
 from agent_evals.report.compare import Comparison
 from agent_evals.report.gate_coverage import uncovered_regressions
 from agent_evals.report.gate_file import ALL, Gate, Scope
+from agent_evals.report.gate_significance import significance_rule, stale_baseline
 from agent_evals.report.gate_rule import MAX_LISTED, Rule, Status, listed
 from agent_evals.report.gate_trust import trust_rules
 from agent_evals.report.model import GroupSummary, Report
@@ -69,7 +71,9 @@ class GateVerdict:
         return out
 
 
-def check_gate(gate: Gate, report: Report, comparison: Comparison | None = None) -> GateVerdict:
+def check_gate(
+    gate: Gate, report: Report, comparison: Comparison | None = None, *, now: datetime | None = None
+) -> GateVerdict:
     rules: list[Rule] = trust_rules(gate, report)
     if gate.require_complete:
         rules.append(_complete(report))
@@ -79,10 +83,12 @@ def check_gate(gate: Gate, report: Report, comparison: Comparison | None = None)
     rules += [_pass_hat_k(report, scope, name, threshold) for scope, name, threshold in gate.min_pass_hat_k]
     if gate.no_regressions:
         rules.append(_regressions(comparison, gate.no_regressions))
+    if gate.no_significant_regression:
+        rules.append(significance_rule(gate, comparison))
     if gate.max_cost_usd is not None:
         rules.append(_cost(report, gate.max_cost_usd))
-    if (uncovered := uncovered_regressions(comparison, [gate.no_regressions])) is not None:
-        rules.append(uncovered)
+    scopes = [gate.no_regressions, gate.no_significant_regression]
+    rules += [rule for rule in (uncovered_regressions(comparison, scopes), stale_baseline(gate, comparison, now)) if rule]
     return GateVerdict(tuple(rules))
 
 

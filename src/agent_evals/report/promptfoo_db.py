@@ -34,7 +34,10 @@ SELECT test_idx, prompt_idx, success, failure_reason, error, cost, latency_ms, n
                '$.metadata.usage', '$.metadata.conversation_end', '$.metadata.turns', '$.metadata.error_kind',
                '$.metadata.replay.cassette', '$.metadata.tool_calls[#-1].index'),
   json_extract(grading_result, '$.componentResults', '$.namedScoreWeights'),
-  CASE WHEN instr(metadata, '"not_graded"') THEN json_extract(metadata, '$.not_graded') END
+  CASE WHEN instr(metadata, '"not_graded"') THEN json_extract(metadata, '$.not_graded') END,
+  CASE WHEN instr(response, '"grader"') THEN (SELECT json_group_array(json_object('name', json_extract(value, '$.name'),
+    'metric', json_extract(value, '$.metric'), 'grader', json_extract(value, '$.grader')))
+    FROM json_each(response, '$.metadata.checks')) END
 FROM eval_results WHERE eval_id = ? ORDER BY test_idx, prompt_idx
 """
 
@@ -98,7 +101,7 @@ def _stamp(text: str | None) -> dict[str, Any] | None:
 
 
 def _row(values: tuple[Any, ...], eval_id: str) -> Row:
-    idx, prompt_idx, success, failure, error, cost, latency, named, test, provider, record, grading, not_graded = (
+    idx, prompt_idx, success, failure, error, cost, latency, named, test, provider, record, grading, not_graded, checks = (
         values
     )
     description, case_id, group, priority = json.loads(test)
@@ -130,6 +133,7 @@ def _row(values: tuple[Any, ...], eval_id: str) -> Row:
                 "turns": turns,
                 "error_kind": kind,
                 "replay": {"cassette": cassette} if cassette else None,
+                "checks": json.loads(checks) if checks else None,
             }
         },
         "gradingResult": {"componentResults": components, "namedScoreWeights": weights},

@@ -41,6 +41,22 @@ class Check(NamedTuple):
     reason: str
 
 
+class Grader(NamedTuple):
+    """Which grader gave a kit check's verdict (agent_evals.assertions.grader_version): the check,
+    its metric, version, config hash, and for a judged check the judge model and rubric hash."""
+
+    check: str
+    metric: str
+    version: int
+    config: str
+    judge_model: str = ""
+    rubric: str = ""
+
+    @property
+    def key(self) -> tuple[str, str]:
+        return (self.check, self.metric)
+
+
 class Row(NamedTuple):
     """One result row (a NamedTuple: immutable, and quick to build by the ten thousand)."""
 
@@ -67,6 +83,7 @@ class Row(NamedTuple):
     replayed: bool
     cost: float
     latency_ms: float | None = None  # Promptfoo's measured time of the row (the whole conversation)
+    graders: tuple[Grader, ...] = ()  # of the kit checks the provider graded (metadata.checks)
 
     @property
     def failures(self) -> tuple[Check, ...]:
@@ -123,7 +140,21 @@ def row_from_promptfoo(raw: Mapping[str, Any], eval_id: str, *, tool_calls: int 
         replayed=isinstance(record.get("replay"), dict),
         cost=float(raw.get("cost") or 0.0),
         latency_ms=_number(raw.get("latencyMs")),
+        graders=graders_of(record.get("checks")),
     )
+
+
+def graders_of(checks: Any) -> tuple[Grader, ...]:
+    """The grader of each kit check in ``metadata.checks`` that records one (older rows: none)."""
+    out = []
+    for entry in checks if isinstance(checks, list) else ():
+        stamp = entry.get("grader") if isinstance(entry, dict) else None
+        if not isinstance(stamp, dict) or not isinstance(stamp.get("version"), int):
+            continue
+        out.append(Grader(str(stamp.get("check") or entry.get("name")), str(entry.get("metric") or entry.get("name")),
+                          stamp["version"], str(stamp.get("config") or ""), str(stamp.get("judge_model") or ""),
+                          str(stamp.get("rubric") or "")))
+    return tuple(out)
 
 
 def case_identity(
