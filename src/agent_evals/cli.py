@@ -48,6 +48,7 @@ def _run(args: argparse.Namespace, extra: list[str]) -> int:
         suite=args.suite, replay=args.replay, record=args.record, promptfoo_args=extra,
         check=not args.no_check, allow_stale=args.allow_stale, shard=args.shard, shard_durations=args.shard_durations,
         budget_usd=args.budget_usd, suites_at_once=args.suites_at_once,
+        until_decided=args.repeat_until_decided, baseline=args.baseline,
     )
 
 
@@ -180,6 +181,10 @@ def build_parser() -> argparse.ArgumentParser:
                      help="balance the shards by the case times of a stored report (--format json)")
     run.add_argument("--suites-at-once", type=int, default=None, metavar="N",
                      help="run up to N suites side by side (default: 3 on a replay with 2 CPUs or more, else 1)")
+    run.add_argument("--repeat-until-decided", type=_positive, default=None, metavar="MAX",
+                     help="run each case again only while its verdict could still change, up to MAX runs (docs/report.md)")
+    run.add_argument("--baseline", default=None, metavar="EVAL|FILE",
+                     help="with --repeat-until-decided: also until the regression verdict against this baseline is decided")
     run.set_defaults(handler=_run, passthrough=True)
 
     check = sub.add_parser(

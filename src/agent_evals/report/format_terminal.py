@@ -16,6 +16,7 @@ WIDTH = 100
 def render_terminal(report: Report, comparison: Comparison | None = None) -> str:
     out = [f.one_line(f.headline(report), WIDTH), f.one_line(f"evals: {f.evals(report)}", WIDTH)]
     out.append(f.one_line(f"ran: {f.label(report.label)}", WIDTH))
+    out += [f.one_line(line, WIDTH) for line in f.until_decided_lines(report)]
     out.append("COMPLETE" if report.complete else "INCOMPLETE: " + "; ".join(report.incomplete))
     out += ["", *_cases(report)]
     failing = [case for case in report.cases if case.first_failure]

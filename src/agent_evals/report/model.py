@@ -55,6 +55,7 @@ class EvalInfo:
     shards_planned: tuple[int, ...] | None = None  # the shards the plan gives a case to
     shard_run: str | None = None  # what the shards of one sharded run share (their stamp's fingerprint)
     budget: Mapping[str, Any] | None = None  # the suite's own budget_usd ledger at its end
+    until_decided: Mapping[str, Any] | None = None  # --repeat-until-decided: max, rounds, runs and planned per case
 
 
 @dataclass(frozen=True)

@@ -49,6 +49,7 @@ class StoredEval:
     description: str
     finished: bool
     stamp: str | None = None  # a merged eval's config.metadata.agentEvals (JSON)
+    rounds: str | None = None  # --repeat-until-decided's config.metadata.agentEvalsRounds (JSON)
 
 
 @contextmanager
@@ -68,12 +69,12 @@ def connect(db: Path) -> Iterator[sqlite3.Connection]:
 def list_evals(con: sqlite3.Connection) -> list[StoredEval]:
     """Every eval, newest first (the viewer's order)."""
     query = (
-        "SELECT id, created_at, description, results, json_extract(config, '$.metadata.agentEvals') FROM evals "
-        "ORDER BY created_at DESC, id DESC"
+        "SELECT id, created_at, description, results, json_extract(config, '$.metadata.agentEvals'), "
+        "json_extract(config, '$.metadata.agentEvalsRounds') FROM evals ORDER BY created_at DESC, id DESC"
     )
     return [
-        StoredEval(str(eid), int(created or 0), str(description or ""), _finished(results), stamp)
-        for eid, created, description, results, stamp in con.execute(query)
+        StoredEval(str(eid), int(created or 0), str(description or ""), _finished(results), stamp, rounds)
+        for eid, created, description, results, stamp, rounds in con.execute(query)
     ]
 
 
@@ -87,6 +88,7 @@ def read_eval(con: sqlite3.Connection, stored: StoredEval) -> tuple[EvalInfo, li
         created_at=created,
         finished=stored.finished,
         rows=len(rows),
+        until_decided=_stamp(stored.rounds),
         **stamp_fields(_stamp(stored.stamp)),
     )
     return info, rows

@@ -60,6 +60,7 @@ class SuiteRun:
     shard: str | None = None
     promptfoo_dir: str | None = None
     budget: dict[str, Any] | None = None
+    until_decided: dict[str, Any] | None = None  # --repeat-until-decided: its rounds, each case's runs and why
 
 
 @dataclass

@@ -313,3 +313,7 @@ def _add(a: Mapping[str, Any], b: Mapping[str, Any]) -> dict[str, Any]:
 
 def _number(value: Any) -> bool:
     return isinstance(value, int | float) and not isinstance(value, bool)
+
+
+merged_prompts = _prompts  # also the rounds of --repeat-until-decided (agent_evals.runner.rounds_merge)
+merged_stats = _stats
