@@ -20,19 +20,19 @@ SRC = Path(__file__).resolve().parents[2] / "src"
 
 # check: (VERSION, fingerprint of its code: the module and the kit modules it imports, transitively)
 RECORDED = {
-    "tool_sequence": (1, "2189fd8cdfd6"),
-    "tool_not_executed": (1, "a6a21963e3b5"),
-    "argument_match": (1, "7b8de1ca551c"),
-    "function_call_metrics": (1, "46d5402a0898"),
-    "conversation": (1, "9f499f253eec"),
-    "reply_contains": (1, "0c2815063d40"),
-    "reply_grounded": (1, "f8583b04d767"),
-    "goal_reached": (1, "501e8f01f16a"),
-    "expected_statements": (1, "933ce1178ad0"),
-    "trajectory_quality": (1, "b3aaaabfce33"),
-    "input_diff": (1, "8ae8fca6c5cc"),
-    "spoke_json_valid": (1, "88265087e9e5"),
-    "pull_request": (1, "fb453a02ace0"),
+    "tool_sequence": (2, "ddf7f321e8fa"),
+    "tool_not_executed": (1, "58f27bbbe0cd"),
+    "argument_match": (1, "3f08d2e386ae"),
+    "function_call_metrics": (1, "505ba2f06026"),
+    "conversation": (1, "a26da02fd915"),
+    "reply_contains": (1, "7e720d432b1a"),
+    "reply_grounded": (1, "5d85b223aa0f"),
+    "goal_reached": (1, "bbd2c9456bd5"),
+    "expected_statements": (1, "90bb6a812c1a"),
+    "trajectory_quality": (1, "1752bb91f34d"),
+    "input_diff": (1, "d95618df8195"),
+    "spoke_json_valid": (1, "b5c9d8172ad7"),
+    "pull_request": (1, "daa1c1b94fc3"),
 }
 SCOPE = ("agent_evals.assertions", "agent_evals.packs.spoke.checks")
 

@@ -5,6 +5,7 @@ a judge, the old and new evals kept apart by their graders, and the new eval in 
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -25,6 +26,7 @@ from tests.report.conftest import import_results, needs_promptfoo, write_results
 SEQUENCE = ("tool_sequence", {"expected": ["open_ticket"]}, "tool_sequence")
 FORBIDDEN = ("tool_not_executed", {"tools": ["delete_*"]}, "forbidden")
 STATEMENTS = {"statements": ["The ticket was opened."]}
+OLD = tool_sequence.VERSION  # the version the old eval was graded by; the test's "v2" is one more
 
 
 @pytest.fixture(autouse=True)
@@ -42,7 +44,7 @@ def _stricter(monkeypatch: pytest.MonkeyPatch) -> None:
         return original({**(config or {}), "mode": "strict"}, metadata)
 
     monkeypatch.setattr(tool_sequence, "grade", grade)
-    monkeypatch.setattr(tool_sequence, "VERSION", 2)
+    monkeypatch.setattr(tool_sequence, "VERSION", OLD + 1)
 
 
 def _old_eval(tmp_path: Path) -> Path:
@@ -79,16 +81,17 @@ def test_regrade_after_a_check_changed(tmp_path: Path, monkeypatch: pytest.Monke
     assert c01["gradingResult"]["componentResults"][2]["reason"] == "Assertion passed"  # Promptfoo's own: kept
     assert c01["error"] == sequence["reason"] and c01["namedScores"]["tool_sequence"] == 0.0
     stamps = [entry["grader"]["version"] for entry in c01["response"]["metadata"]["checks"]]
-    assert stamps == [2, 1]  # tool_sequence v2, tool_not_executed v1
+    assert stamps == [OLD + 1, 1]  # tool_sequence one version on, tool_not_executed as it was
     assert data["results"]["stats"]["successes"] == 1 and data["results"]["stats"]["failures"] == 1
 
     # the old eval and the new one were graded by different versions: not compared unless asked
     before = build_report(*_loaded([str(old)]))
     after = build_report(*_loaded([str(out)]))
-    with pytest.raises(ReportInputError, match=r"tool_sequence: version v1 → v2 in 2 case\(s\) \(C01, C02\)"):
+    change = f"tool_sequence: version v{OLD} → v{OLD + 1} in 2 case(s) (C01, C02)"
+    with pytest.raises(ReportInputError, match=re.escape(change)):
         compare(after, before)
     comparison = compare(after, before, across_grader_versions=True)
-    assert [c.line() for c in comparison.grader_changes] == ["tool_sequence: version v1 → v2 in 2 case(s) (C01, C02)"]
+    assert [c.line() for c in comparison.grader_changes] == [change]
     assert [c.id for c in comparison.of("regression")] == ["C01"]
     assert main(["report", str(out), "--baseline", str(old)]) == 2
     assert "--across-grader-versions" in capsys.readouterr().err
@@ -180,5 +183,27 @@ def test_regrade_an_eval_of_the_results_database(tmp_path: Path, monkeypatch: py
     report = build_report(loaded.evals, loaded.runs, loaded.rows)
     assert [(c.id, c.verdict) for c in report.cases] == [("C01", "fail"), ("C02", "pass"), ("C03", "error")]
     assert report.complete is False and report.evals[0].finished  # the error row, not an unfinished eval
-    assert {g.version for c in report.cases for g in c.graders if g.check == "tool_sequence"} == {2}
+    assert {g.version for c in report.cases for g in c.graders if g.check == "tool_sequence"} == {OLD + 1}
     assert (tmp_path / "results" / "eval-old.regraded.json").is_file()
+
+
+def test_regrade_an_eval_graded_by_tool_sequence_v1(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """The real change of this kit: version 1 of tool_sequence passed `expected: []` (in_order) on a run
+    that made calls; version 2 fails it. An eval graded by version 1, as that kit stored it, regraded."""
+    row = kit_row("C07", 0, [("tool_sequence", {"expected": []}, "no_tools")])
+    component = row["gradingResult"]["componentResults"][0]
+    v1 = "tool_sequence in_order: expected (no tool calls); actual get_item, open_ticket; matches"
+    component.update({"pass": True, "score": 1.0, "reason": v1})
+    row["response"]["metadata"]["checks"][0].update({"pass": True, "score": 1.0, "reason": v1})
+    row["response"]["metadata"]["checks"][0]["grader"]["version"] = 1
+    row.update(success=True, failureReason=0, error=None)
+    row["gradingResult"].update({"pass": True, "score": 1.0, "reason": "All assertions passed"})
+    old = write_results(tmp_path, [row], "old.json", eval_id="eval-v1")
+    assert main(["regrade", str(old), "-o", str(tmp_path / "new.json"), "--no-import"]) == 0
+    assert capsys.readouterr().out.splitlines()[1] == "verdicts changed in 1 row(s): C07 pass→fail"
+    (new,) = json.loads((tmp_path / "new.json").read_text())["results"]["results"]
+    assert new["gradingResult"]["componentResults"][0]["reason"] == (
+        "tool_sequence in_order: expected (no tool calls); actual get_item, open_ticket; expected no tool calls, "
+        "got 2: get_item, open_ticket"
+    )
+    assert new["response"]["metadata"]["checks"][0]["grader"]["version"] == tool_sequence.VERSION == 2

@@ -5,36 +5,19 @@ refused in one line before anything runs."""
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
-from agent_evals.golden.record import build_scripts
 from agent_evals.report import build_report, load_results
 from agent_evals.runner.manifest import load_manifests, runs_dir
 from agent_evals.runner.run import run
-from agent_evals.runner.suites import select
-from agent_evals.testing.conversations import ScriptedConversations
-from agent_evals.testing.scripted_openai import ScriptedOpenAIServer
 from tests.report.conftest import needs_promptfoo
-from tests.report.test_report_e2e import EverySecondC01Fails
-
-
-@pytest.fixture
-def flaky_c01(monkeypatch: pytest.MonkeyPatch) -> Iterator[EverySecondC01Fails]:
-    responder = EverySecondC01Fails(ScriptedConversations(build_scripts(select("spoke-create")[0])))
-    with ScriptedOpenAIServer(responder) as server:
-        monkeypatch.setenv("OPENAI_BASE_URL", server.base_url)
-        monkeypatch.setenv("AGENT_MODEL", "agent-model")
-        monkeypatch.setenv("USER_MODEL", "user-model")
-        monkeypatch.setenv("LLM_MAX_RETRIES", "0")
-        monkeypatch.setenv("JUDGE_MODEL", "none")
-        yield responder
+from tests.report.test_report_e2e import EverySecondC01Fails, flaky_model  # noqa: F401 - the fixture
 
 
 @needs_promptfoo
-def test_rounds_stop_each_case_once_decided(isolated: Path, flaky_c01: EverySecondC01Fails,
+def test_rounds_stop_each_case_once_decided(isolated: Path, flaky_model: EverySecondC01Fails,
                                             capsys: pytest.CaptureFixture[str]) -> None:
     out = isolated / "results" / "{suite}.json"
     code = run("spoke-create", None, None, ["--filter-pattern", "C0[12] ", "-o", str(out), "-j", "2"],
@@ -47,7 +30,7 @@ def test_rounds_stop_each_case_once_decided(isolated: Path, flaky_c01: EverySeco
     assert "round 3 of spoke-create: 2 of 2 case(s) decided" in said
     assert ("spoke-create: repeat until decided (at most 4 runs a case): 6 of 8 runs, 2 saved against --repeat 4; "
             "decided early: C01 2") in said
-    assert flaky_c01.finished == 2
+    assert flaky_model.finished == 2
 
     loaded = load_results(["latest"])  # one eval in the viewer: the rounds merged
     (info,) = loaded.evals

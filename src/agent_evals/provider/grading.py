@@ -42,13 +42,16 @@ def grade_checks(
         }
         if check.informative:
             entry["informative"] = True
+        if check.negated:
+            entry["negated"] = True
         out.append(entry)
     return out
 
 
 def _grade_one(check: CheckRef, metadata: Mapping[str, Any]) -> dict[str, Any]:
     try:
-        return dict(check_module(check.name).grade(check.config, metadata))
+        grade = check_module(check.name).grade
+        return dict(grade(check.config, metadata, negated=True) if check.negated else grade(check.config, metadata))
     except Exception as exc:  # noqa: BLE001 - this check fails with its reason; the others still report
         log.warning("check %s raised", check.name, exc_info=True)
         return {"pass": False, "score": 0.0, "reason": f"{check.name}: the check raised {type(exc).__name__}: {exc}"}

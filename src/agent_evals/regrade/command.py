@@ -15,7 +15,6 @@ for ``--judge``, an import that failed).
 from __future__ import annotations
 
 import asyncio
-import hashlib
 import json
 import sys
 from collections import Counter
@@ -28,11 +27,11 @@ from agent_evals.paths import promptfoo_config_dir
 from agent_evals.regrade.rows import Regraded, regrade_row
 from agent_evals.regrade.source import load_eval
 from agent_evals.report.errors import ReportInputError
+from agent_evals.shards.merge import promptfoo_eval_id
 from agent_evals.shards.spec import ShardError
 
 JUDGES_AT_ONCE = 4
 MAX_LISTED = 8
-_ALPHABET = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789"
 
 
 def regrade_command(spec: str, *, output: Path | None = None, judge: bool = False, import_eval: bool = True) -> int:
@@ -91,9 +90,7 @@ def regraded_document(data: dict[str, Any], regraded: Sequence[Regraded], *, jud
     results.update(timestamp=created, results=rows, prompts=_prompts(results.get("prompts") or [], rows))
     if isinstance(results.get("stats"), dict):  # the old eval finished: so did this one
         results["stats"] = _stats(results["stats"], rows)
-    digest = hashlib.sha256(f"{old_id} {created}".encode()).digest()
-    code = "".join(_ALPHABET[b % len(_ALPHABET)] for b in digest[:3])
-    return {**data, "evalId": f"eval-{code}-{created[:19]}", "results": results, "config": config,
+    return {**data, "evalId": promptfoo_eval_id(old_id, created), "results": results, "config": config,
             "metadata": {**(data.get("metadata") or {}), "evaluationCreatedAt": created, "exportedAt": created}}
 
 

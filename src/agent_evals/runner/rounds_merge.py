@@ -9,18 +9,15 @@ runs each case took, what decided it), and a new eval id of Promptfoo's form.
 
 from __future__ import annotations
 
-import hashlib
 import json
 from collections.abc import Mapping, Sequence
-from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from agent_evals.shards.merge import merged_prompts, merged_stats
+from agent_evals.shards.merge import merged_prompts, merged_stats, promptfoo_eval_id, results_document
 
 STAMP_KEY = "agentEvalsRounds"
 RUNS_PER_TEST = 1000
-_ALPHABET = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789"
 
 
 def merge_rounds(files: Sequence[Path], *, stamp: Mapping[str, Any]) -> dict[str, Any]:
@@ -52,19 +49,4 @@ def merge_rounds(files: Sequence[Path], *, stamp: Mapping[str, Any]) -> dict[str
     }
     if all(isinstance(d["results"].get("stats"), Mapping) for d in documents):
         results["stats"] = merged_stats(d["results"]["stats"] for d in documents)
-    digest = hashlib.sha256(f"{description} {created} {len(rows)}".encode()).digest()
-    code = "".join(_ALPHABET[b % len(_ALPHABET)] for b in digest[:3])
-    now = datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%S.000Z")
-    merged: dict[str, Any] = {
-        "evalId": f"eval-{code}-{created[:19]}",
-        "results": results,
-        "config": config,
-        "shareableUrl": None,
-        "metadata": {**(first.get("metadata") or {}), "evaluationCreatedAt": created, "exportedAt": now},
-        "vars": list(dict.fromkeys(v for d in documents for v in d.get("vars") or [])),
-        "runtimeOptions": first.get("runtimeOptions") or {},
-    }
-    traces = [t for d in documents for t in d.get("traces") or []]
-    if traces:
-        merged["traces"] = traces
-    return merged
+    return results_document(promptfoo_eval_id(f"{description} {len(rows)}", created), results, config, documents)
