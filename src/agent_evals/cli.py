@@ -160,6 +160,7 @@ def build_parser() -> argparse.ArgumentParser:
         "run",
         help="run a suite (or all) through promptfoo; unknown flags go to `promptfoo eval`",
         description="Run evaluation suites. Any flag not listed here is passed to `promptfoo eval`.",
+        allow_abbrev=False,  # Promptfoo's --repeat is not --repeat-until-decided
     )
     run.add_argument("suite", help="suite name (a folder under evals/) or 'all'")
     run.add_argument(

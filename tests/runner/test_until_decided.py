@@ -66,3 +66,12 @@ def test_bad_flags_are_one_line_before_anything_runs(isolated: Path, caplog: pyt
     assert run("spoke-create", None, None, args, **options) == 2  # type: ignore[arg-type]
     assert message in caplog.text
     assert not runs_dir().exists() or not list(runs_dir().iterdir())
+
+
+def test_promptfoos_repeat_is_not_taken_for_repeat_until_decided() -> None:
+    from agent_evals.cli import build_parser
+
+    args, extra = build_parser().parse_known_args(["run", "all", "--repeat", "3"])
+    assert args.repeat_until_decided is None and extra == ["--repeat", "3"]
+    args, extra = build_parser().parse_known_args(["run", "all", "--repeat-until-decided", "5", "--baseline", "b.json"])
+    assert (args.repeat_until_decided, args.baseline, extra) == (5, "b.json", [])

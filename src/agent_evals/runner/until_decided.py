@@ -7,10 +7,11 @@ round runs once more only the cases whose verdict could still change — the seq
 :mod:`agent_evals.report.sequential`, against the baseline when one is given — until none is
 left or every case has ``MAX`` runs. Each run is a fresh conversation (the response cache is
 off under the runner). The rounds' evals are kept in the run's folder
-(``data/runs/<run id>/promptfoo-rounds``, like a shard's), and their rows are merged into
-**one eval** per suite, imported into the viewer's database (and written to the ``-o`` JSON
-files asked for): ``report`` and ``gate`` read it as one run, with the runs each case took
-(``config.metadata.agentEvalsRounds``; the run manifest's ``until_decided``).
+(``data/runs/<run id>/promptfoo-rounds/<suite>``, like a shard's; suites side by side never
+share one), and their rows are merged into **one eval** per suite, imported into the viewer's
+database (and written to the ``-o`` JSON files asked for): ``report`` and ``gate`` read it as
+one run, with the runs each case took (``config.metadata.agentEvalsRounds``; the run
+manifest's ``until_decided``).
 """
 
 from __future__ import annotations
@@ -131,7 +132,8 @@ def run_rounds(suite: Suite, *, max_runs: int, args: Sequence[str], folder: Path
         repeat = min(FIRST_ROUND, max_runs) if number == 1 else 1
         out = folder / "rounds" / suite.name / f"round-{number}.json"
         out.unlink(missing_ok=True)
-        code = run_round([*selection, "--repeat", str(repeat), "-o", str(out)], folder / "promptfoo-rounds")
+        code = run_round([*selection, "--repeat", str(repeat), "-o", str(out)],
+                         folder / "promptfoo-rounds" / suite.name)
         if not out.is_file():
             break
         rounds.files.append(out)
