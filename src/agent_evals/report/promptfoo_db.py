@@ -32,14 +32,14 @@ SELECT test_idx, prompt_idx, success, failure_reason, error, cost, latency_ms, n
   json_extract(provider, '$.id', '$.label'),
   json_extract(response, '$.metadata.agent_evals', '$.metadata.case_id', '$.metadata.agent',
                '$.metadata.usage', '$.metadata.conversation_end', '$.metadata.turns', '$.metadata.error_kind',
-               '$.metadata.replay.cassette', '$.metadata.tool_calls[#-1].index'),
+               '$.metadata.replay.cassette', '$.metadata.tool_calls[#-1].index', {graders}),
   json_extract(grading_result, '$.componentResults', '$.namedScoreWeights'),
-  CASE WHEN instr(metadata, '"not_graded"') THEN json_extract(metadata, '$.not_graded') END,
-  CASE WHEN instr(response, '"grader"') THEN (SELECT json_group_array(json_object('name', json_extract(value, '$.name'),
-    'metric', json_extract(value, '$.metric'), 'grader', json_extract(value, '$.grader')))
-    FROM json_each(response, '$.metadata.checks')) END
+  CASE WHEN instr(metadata, '"not_graded"') THEN json_extract(metadata, '$.not_graded') END
 FROM eval_results WHERE eval_id = ? ORDER BY test_idx, prompt_idx
 """
+MAX_GRADERS = 20  # the graders (and metrics) of a row's first kit checks, read in the same parse of the response
+_ROWS = _ROWS.format(graders=", ".join(f"'$.metadata.checks[{i}].grader', '$.metadata.checks[{i}].metric'"
+                                       for i in range(MAX_GRADERS)))
 
 
 @dataclass(frozen=True)
@@ -103,13 +103,13 @@ def _stamp(text: str | None) -> dict[str, Any] | None:
 
 
 def _row(values: tuple[Any, ...], eval_id: str) -> Row:
-    idx, prompt_idx, success, failure, error, cost, latency, named, test, provider, record, grading, not_graded, checks = (
+    idx, prompt_idx, success, failure, error, cost, latency, named, test, provider, record, grading, not_graded = (
         values
     )
     description, case_id, group, priority = json.loads(test)
     provider_id, label = json.loads(provider)
-    marker, recorded_id, agent, usage, end, turns, kind, cassette, last_call = (
-        json.loads(record) if record else [None] * 9
+    marker, recorded_id, agent, usage, end, turns, kind, cassette, last_call, *graders = (
+        json.loads(record) if record else [None] * (9 + 2 * MAX_GRADERS)
     )
     components, weights = json.loads(grading) if grading else (None, None)
     raw = {
@@ -135,7 +135,8 @@ def _row(values: tuple[Any, ...], eval_id: str) -> Row:
                 "turns": turns,
                 "error_kind": kind,
                 "replay": {"cassette": cassette} if cassette else None,
-                "checks": json.loads(checks) if checks else None,
+                "checks": [{"metric": metric, "grader": grader}
+                           for grader, metric in zip(graders[::2], graders[1::2], strict=True) if grader],
             }
         },
         "gradingResult": {"componentResults": components, "namedScoreWeights": weights},

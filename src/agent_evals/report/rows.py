@@ -151,7 +151,8 @@ def graders_of(checks: Any) -> tuple[Grader, ...]:
         stamp = entry.get("grader") if isinstance(entry, dict) else None
         if not isinstance(stamp, dict) or not isinstance(stamp.get("version"), int):
             continue
-        out.append(Grader(str(stamp.get("check") or entry.get("name")), str(entry.get("metric") or entry.get("name")),
+        check = str(stamp.get("check") or entry.get("name"))
+        out.append(Grader(check, str(entry.get("metric") or check),
                           stamp["version"], str(stamp.get("config") or ""), str(stamp.get("judge_model") or ""),
                           str(stamp.get("rubric") or "")))
     return tuple(out)
