@@ -20,13 +20,14 @@ function same(a, b) {
   return ka.length === kb.length && ka.every((k) => same(a[k], b[k]));
 }
 
-function answer(name) {
+function answer(name, negated) {
   return (output, context) => {
     try {
       const metadata = (context.providerResponse && context.providerResponse.metadata) || context.metadata || {};
       const checks = Array.isArray(metadata.checks) ? metadata.checks : [];
       const config = context.config === undefined ? null : context.config;
-      const found = checks.find((c) => c.name === name && same(c.config === undefined ? null : c.config, config));
+      const found = checks.find((c) => c.name === name && Boolean(c.negated) === negated
+        && same(c.config === undefined ? null : c.config, config));
       if (!found) {
         return { pass: false, score: 0, reason: `${name}: not graded by the provider (no result in metadata.checks; is this row from the kit's provider?)` };
       }
@@ -37,6 +38,11 @@ function answer(name) {
   };
 }
 
+// not_<check>: the check's not- form (the hook writes `not-python` on assertions/<check>.py so), negated by the
+// provider's grading itself: it passes when the check fails, and a check that was not graded never passes.
 for (const file of fs.readdirSync(__dirname)) {
-  if (file.endsWith(".py")) module.exports[path.basename(file, ".py")] = answer(path.basename(file, ".py"));
+  if (!file.endsWith(".py")) continue;
+  const name = path.basename(file, ".py");
+  module.exports[name] = answer(name, false);
+  module.exports[`not_${name}`] = answer(name, true);
 }

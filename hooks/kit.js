@@ -156,13 +156,14 @@ function judgeMissing(test) {
   return state.judgedCases.has(caseId(test)) ? null : "the case's cassette holds no judge replies (it was recorded without a judge)";
 }
 
-const KIT_CHECK = /(?:^|\/)assertions\/(\w+)\.py$/;
-const KIT_JUDGED_JS = /(?:^|\/)assertions\/kit\.js:(\w+)$/;
+const KIT_CHECK = /(?:^|\/)assertions\/(\w+)\.py(?::get_assert_not)?$/;
+const KIT_JUDGED_JS = /(?:^|\/)assertions\/kit\.js:(?:not_)?(\w+)$/;
 
 function judgedName(assertion) {
   if (!assertion) return null;
   const value = String(assertion.value || "").replace(/^file:\/\//, "");
-  const match = assertion.type === "python" ? KIT_CHECK.exec(value) : assertion.type === "javascript" ? KIT_JUDGED_JS.exec(value) : null;
+  const python = assertion.type === "python" || assertion.type === "not-python";
+  const match = python ? KIT_CHECK.exec(value) : assertion.type === "javascript" ? KIT_JUDGED_JS.exec(value) : null;
   return match && JUDGED.has(match[1]) ? match[1] : null;
 }
 
@@ -177,11 +178,20 @@ function hasGoal(test) {
 }
 const KIT_JS = `file://${path.join(ROOT, "assertions", "kit.js")}`;
 
+// A kit check `type: python` becomes kit.js:<check> (answered from the provider's grading); its not- form
+// (`type: not-python`) becomes kit.js:not_<check>, negated by the kit itself (Promptfoo's own inversion would drop
+// the check's reason and pass a check that could not be graded), or assertions/<check>.py:get_assert_not when
+// AGENT_EVALS_ASSERTIONS=python keeps the Python processes.
 function fastForm(assertion) {
-  if (!assertion || assertion.type !== "python" || process.env.AGENT_EVALS_ASSERTIONS === "python") return assertion;
-  const match = KIT_CHECK.exec(String(assertion.value || "").replace(/^file:\/\//, ""));
+  if (!assertion || (assertion.type !== "python" && assertion.type !== "not-python")) return assertion;
+  const value = String(assertion.value || "").replace(/^file:\/\//, "");
+  const match = /(?:^|\/)assertions\/(\w+)\.py$/.exec(value);
   if (!match || !fs.existsSync(path.join(ROOT, "assertions", `${match[1]}.py`))) return assertion;
-  return { ...assertion, type: "javascript", value: `${KIT_JS}:${match[1]}` };
+  const negated = assertion.type === "not-python";
+  if (process.env.AGENT_EVALS_ASSERTIONS === "python") {
+    return negated ? { ...assertion, type: "python", value: `${assertion.value}:get_assert_not` } : assertion;
+  }
+  return { ...assertion, type: "javascript", value: `${KIT_JS}:${negated ? "not_" : ""}${match[1]}` };
 }
 
 async function beforeEach({ test }) {
@@ -201,9 +211,11 @@ async function beforeEach({ test }) {
     return changed ? { test: { ...test, assert: asserts } } : undefined; // else the test stays as it is
   }
   const label = (a, name) => `${name}${a.metric ? ` (${a.metric})` : ""}`;
+  // an entry of a weight-0 assertion decides nothing: the gate does not count it (agent_evals.report.rows.INFORMATIVE)
+  const informative = (a) => (a.weight === 0 ? " (informative, weight 0)" : "");
   const notGraded = [
-    ...offGraded.map((a) => `${a.type} (${a.metric || "no metric"}): no grader model`),
-    ...offJudged.map((a) => `${judgedName(a)} (${a.metric || "no metric"}): ${missing}`),
+    ...offGraded.map((a) => `${a.type} (${a.metric || "no metric"}): no grader model${informative(a)}`),
+    ...offJudged.map((a) => `${judgedName(a)} (${a.metric || "no metric"}): ${missing}${informative(a)}`),
   ];
   const entries = [
     ...offGraded.map((a) => notGradedEntry(label(a, a.type), "no grader model is configured (JUDGE_MODEL and an endpoint)")),

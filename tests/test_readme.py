@@ -94,7 +94,9 @@ JOURNEY = [
     ("npm run report -- latest --k 2 --format markdown", 0, "C01"),
     ("npm run report -- latest --format json -o results/baseline.json", 0, ""),
     ("npm run report -- latest --baseline results/baseline.json", 0, "baseline"),
-    ("npm run gate -- --baseline results/baseline.json", 0, "gate holds: 5 rule(s) checked"),
+    # a baseline of one run cannot show a significant regression: the gate says so (exit 2, cannot decide)
+    ("npm run gate -- --baseline results/baseline.json", 2,
+     "the baseline has fewer than 3 graded runs for 1 case(s) (C01 1): it cannot show a regression"),
     ("npm run cleanup", 0, "abandoned 0 PR(s)"),
 ]
 BASELINE = ROOT / "results" / "baseline.json"

@@ -1,4 +1,4 @@
-"""The `agent-evals` command: portal, run, check, cases, report, gate, merge, cleanup.
+"""The `agent-evals` command: portal, run, check, cases, report, gate, baseline, regrade, merge, cleanup.
 
 Each subcommand imports its implementation lazily, so `agent-evals --help` is fast
 and a broken optional part does not break the others.
@@ -51,6 +51,7 @@ def _run(args: argparse.Namespace, extra: list[str]) -> int:
         suite=args.suite, replay=args.replay, record=args.record, promptfoo_args=extra,
         check=not args.no_check, allow_stale=args.allow_stale, shard=args.shard, shard_durations=args.shard_durations,
         budget_usd=args.budget_usd, suites_at_once=args.suites_at_once,
+        until_decided=args.repeat_until_decided, baseline=args.baseline,
     )
 
 
@@ -89,14 +90,28 @@ def _report(args: argparse.Namespace) -> int:
     from agent_evals.report.command import report_command
 
     return report_command(
-        args.results, k=args.k, output_format=args.format, output=args.output, baseline=args.baseline
+        args.results, k=args.k, output_format=args.format, output=args.output, baseline=args.baseline,
+        across_grader_versions=args.across_grader_versions,
     )
 
 
 def _gate(args: argparse.Namespace) -> int:
     from agent_evals.report.command import gate_command
 
-    return gate_command(args.results, gate_file=args.gate, baseline=args.baseline)
+    return gate_command(args.results, gate_file=args.gate, baseline=args.baseline,
+                        across_grader_versions=args.across_grader_versions)
+
+
+def _baseline_bless(args: argparse.Namespace) -> int:
+    from agent_evals.report.bless import bless_command
+
+    return bless_command(args.results, output=args.output, across_grader_versions=args.across_grader_versions)
+
+
+def _regrade(args: argparse.Namespace) -> int:
+    from agent_evals.regrade.command import regrade_command
+
+    return regrade_command(args.eval, output=args.output, judge=args.judge, import_eval=not args.no_import)
 
 
 def _positive(text: str) -> int:
@@ -148,6 +163,7 @@ def build_parser() -> argparse.ArgumentParser:
         "run",
         help="run a suite (or all) through promptfoo; unknown flags go to `promptfoo eval`",
         description="Run evaluation suites. Any flag not listed here is passed to `promptfoo eval`.",
+        allow_abbrev=False,  # Promptfoo's --repeat is not --repeat-until-decided
     )
     run.add_argument("suite", help="suite name (a folder under evals/) or 'all'")
     run.add_argument(
@@ -169,6 +185,10 @@ def build_parser() -> argparse.ArgumentParser:
                      help="balance the shards by the case times of a stored report (--format json)")
     run.add_argument("--suites-at-once", type=int, default=None, metavar="N",
                      help="run up to N suites side by side (default: 3 on a replay with 2 CPUs or more, else 1)")
+    run.add_argument("--repeat-until-decided", type=_positive, default=None, metavar="MAX",
+                     help="run each case again only while its verdict could still change, up to MAX runs (docs/report.md)")
+    run.add_argument("--baseline", default=None, metavar="EVAL|FILE",
+                     help="with --repeat-until-decided: also until the regression verdict against this baseline is decided")
     run.set_defaults(handler=_run, passthrough=True)
 
     check = sub.add_parser(
@@ -200,6 +220,7 @@ def build_parser() -> argparse.ArgumentParser:
 
     results_help = "'latest' (default: the newest run), an eval id, a run id, or a Promptfoo -o JSON file"
     baseline_help = "a baseline: a report JSON (--format json), a -o JSON file, an eval or run id"
+    across_help = "compare with a baseline whose checks' versions, configs or judge differ (listed)"
     report = sub.add_parser(
         "report",
         help="cases with pass^k and flaky labels, groups, metrics, failure patterns (exit 2: unreadable)",
@@ -210,6 +231,7 @@ def build_parser() -> argparse.ArgumentParser:
     report.add_argument("--format", choices=["terminal", "markdown", "json", "junit"], default="terminal")
     report.add_argument("-o", "--output", type=Path, default=None, help="write it to this file, not stdout")
     report.add_argument("--baseline", default=None, metavar="EVAL|FILE", help=baseline_help)
+    report.add_argument("--across-grader-versions", action="store_true", help=across_help)
     report.set_defaults(handler=_report)
 
     gate = sub.add_parser(
@@ -220,7 +242,33 @@ def build_parser() -> argparse.ArgumentParser:
     gate.add_argument("results", nargs="*", default=[], metavar="CURRENT", help=results_help)
     gate.add_argument("--gate", type=Path, default=None, help="the gate file (default: evals/gate.yaml)")
     gate.add_argument("--baseline", default=None, metavar="EVAL|FILE", help=baseline_help)
+    gate.add_argument("--across-grader-versions", action="store_true", help=across_help)
     gate.set_defaults(handler=_gate)
+
+    baseline = sub.add_parser("baseline", help="explicit baselines for report --baseline and the gate")
+    baseline_sub = baseline.add_subparsers(dest="baseline_command", required=True)
+    bless = baseline_sub.add_parser(
+        "bless", help="store results as the baseline, with the date, revision, agent, models and graders",
+        description="Bless results (several add up) as the baseline the gate compares with (docs/report.md).",
+    )
+    bless.add_argument("results", nargs="*", default=[], metavar="EVAL|latest|FILE.json", help=results_help)
+    bless.add_argument("-o", "--output", type=Path, default=Path("evals/baseline.json"),
+                       help="where to store it (default: evals/baseline.json)")
+    bless.add_argument("--across-grader-versions", action="store_true",
+                       help="bless results whose runs were graded by different versions of a check")
+    bless.set_defaults(handler=_baseline_bless)
+
+    regrade = sub.add_parser(
+        "regrade", help="re-grade a stored eval with today's checks, written beside it as a new eval",
+        description="Re-grade a stored eval from its recorded end state and run records with today's kit checks.",
+    )
+    regrade.add_argument("eval", metavar="EVAL|FILE.json", help="an eval id of the results database, or a -o file")
+    regrade.add_argument("--judge", action="store_true",
+                         help="ask the judge model again (default: the judge's recorded verdicts, where they still apply)")
+    regrade.add_argument("-o", "--output", type=Path, default=None,
+                         help="where to write it (default: results/<eval id>.regraded.json)")
+    regrade.add_argument("--no-import", action="store_true", help="write the file only, not into the viewer's database")
+    regrade.set_defaults(handler=_regrade)
 
     merge = sub.add_parser(
         "merge",

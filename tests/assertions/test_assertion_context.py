@@ -257,7 +257,7 @@ def test_thin_files_are_thin() -> None:
             for line in lines
             if line.strip() and not line.startswith(('"""', " ", "#")) and '"""' not in line
         ]
-        assert len(lines) <= 16, name
+        assert len(lines) <= 22, name  # get_assert, and get_assert_not (the not- form)
         module = check_module(name).__name__
         assert any(line.startswith(f"from {module} import grade") for line in code), name
 

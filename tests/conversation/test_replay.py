@@ -170,7 +170,7 @@ def test_a_successful_tool_whose_text_starts_with_error_replays_cleanly(tmp_path
     ("tools", "messages", "divergence"),
     [
         (Tools(3, 9000, valid=False), MESSAGES,
-         "tool call 1 (validate_spoke_config, turn 1): valid was true when recorded, now false"),
+         "turn 1, tool call 1 (validate_spoke_config): result /valid = false, the cassette recorded true"),
         (Tools(3, 9000), ["copy x", "no"], "turn 2: the user said 'no', the cassette recorded 'yes'"),
         (Tools(3, 9000), [*MESSAGES, "thanks"],
          "turn 4: the user sent a message the cassette doesn't have (it recorded 3): 'thanks'"),
@@ -203,9 +203,22 @@ def test_a_tool_that_now_fails_is_a_divergence_before_the_next_response(tmp_path
             return await super().call(name, arguments)
 
     cassette = _record(tmp_path)
-    with pytest.raises(CassetteDivergence, match=r"tool call 2 \(create_spoke_pull_request, turn 2\) succeeded "
+    with pytest.raises(CassetteDivergence, match=r"turn 2, tool call 2 \(create_spoke_pull_request\) succeeded "
                                                  r"when recorded, now failed: conflict: branch exists"):
         _replay(cassette, Failing(3, 9000))
+
+
+def test_a_call_run_with_other_arguments_names_the_path_and_both_values(tmp_path: Path) -> None:
+    """An agent that changes a call's arguments before the tool runs (its code changed since the
+    recording): the first divergence is the argument, by JSON path, with both values."""
+    session = ReplaySession(_record(tmp_path), "C01.json")
+    with pytest.raises(CassetteDivergence) as caught:
+        session.check_executed("validate_spoke_config", ToolResult({"valid": True, "errors": []}, "ok", False),
+                               {"config": {"name": "x", "priority": 4}})
+    assert str(caught.value) == (
+        "cassette C01.json no longer fits the run: turn 1, tool call 1 (validate_spoke_config): the run runs the "
+        "tool with argument /config/priority = 4, the cassette recorded 3"
+    )
 
 
 def test_running_out_of_a_cassette_recorded_from_a_failed_run_says_so(tmp_path: Path) -> None:

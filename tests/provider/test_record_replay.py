@@ -112,6 +112,12 @@ def test_replay_of_fixed_messages_and_a_changed_message_stops_before_the_agent_a
     assert "create_spoke_pull_request" not in [c["name"] for c in metadata["tool_calls"]]
 
 
+def _change_argument(cassette: dict[str, Any], key: str, value: Any) -> None:
+    """The agent's first recorded response asks for its first tool with one argument changed."""
+    call = cassette["model_calls"][1]["response"]["tool_calls"][0]
+    call["arguments"] = json.dumps({**json.loads(call["arguments"]), key: value})
+
+
 def _replay(converse: Call, folder: Path, vars_: dict[str, Any] | None = None) -> dict[str, Any]:
     return converse([], "R01", vars_ or {"simulated_user": USER}, config={"replay": str(folder)})
 
@@ -133,7 +139,7 @@ def _replay(converse: Call, folder: Path, vars_: dict[str, Any] | None = None) -
         ),
         pytest.param(
             lambda c: c["record"]["tool_calls"][1]["result"].update(valid=False),
-            "tool call 2 (validate_spoke_config, turn 1): valid was false when recorded, now true",
+            "turn 1, tool call 2 (validate_spoke_config): result /valid = true, the cassette recorded false",
             0,
             id="a validation verdict changed",
         ),
@@ -157,6 +163,13 @@ def _replay(converse: Call, folder: Path, vars_: dict[str, Any] | None = None) -
             id="a response calling another tool than recorded",
         ),
         pytest.param(
+            lambda c: _change_argument(c, "name", "crm-dev-weu"),
+            'turn 1, tool call 1 (get_spoke): the run asks for argument /name = "crm-dev-weu", the cassette '
+            'recorded "crm-dev-neu"',
+            0,
+            id="a cassette with one changed argument",
+        ),
+        pytest.param(
             lambda c: c["fingerprints"]["user"].update(kind="user_messages"),
             "is stale: the user changed from user_messages to simulated_user",
             0,
@@ -170,7 +183,7 @@ def _replay(converse: Call, folder: Path, vars_: dict[str, Any] | None = None) -
         ),
         pytest.param(
             lambda c: c["record"]["tool_calls"][0].update(outcome="tool_error"),
-            "tool call 1 (get_spoke, turn 1) failed when recorded, now succeeded",
+            "turn 1, tool call 1 (get_spoke) failed when recorded, now succeeded",
             0,
             id="a tool outcome changed",
         ),

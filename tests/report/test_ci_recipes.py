@@ -139,6 +139,7 @@ def test_azure_pipelines_runs_the_same_commands() -> None:
     ).items()
 
 
+JUDGE_YES = '{"pass": true, "score": 1, "reason": "as the case expects"}'
 C01_FIRST_MESSAGE = "Hi! We need a dev network for our CRM app"  # evals/spoke-create/golden/plan.yaml
 
 
@@ -163,7 +164,9 @@ def _first_user(request: ChatRequest) -> str:
 
 @pytest.fixture(scope="module")
 def models() -> Iterator[tuple[ScriptedOpenAIServer, BreakC01]]:
-    responder = BreakC01(ScriptedConversations([s for suite in discover() for s in build_scripts(suite)]))
+    # the CI has a judge: a gate cannot decide on a run whose deciding (judged) checks were not graded
+    scripts = [s for suite in discover() for s in build_scripts(suite)]
+    responder = BreakC01(ScriptedConversations(scripts, judge=lambda request: Reply.text(JUDGE_YES)))
     with ScriptedOpenAIServer(responder) as server:
         yield server, responder
 
@@ -184,7 +187,7 @@ def _env(job: str, tmp: Path, shared: Path, server: ScriptedOpenAIServer) -> dic
     )
     if job == SHARD_JOB:
         env.update(OPENAI_BASE_URL=server.base_url, AGENT_MODEL="agent-model", USER_MODEL="user-model",
-                   JUDGE_MODEL="none", LLM_MAX_RETRIES="0")
+                   JUDGE_MODEL="judge-model", LLM_MAX_RETRIES="0")
     return env
 
 
@@ -242,9 +245,9 @@ def test_the_workflow_on_main_then_on_a_pull_request(
     smoke = 15 + 3  # the smoke cases of the hand-written suites, and of spoke-create-variants
     assert report["complete"] and report["totals"]["cases"] == smoke and report["totals"]["runs"] == 3 * smoke
     assert {c["priority"] for c in report["cases"]} == {"smoke"} and all(c["k"] == 3 for c in report["cases"])
-    assert (tmp_path / "baseline" / "baseline.json").read_text() == (
-        main / "merge" / "report" / "report.json"
-    ).read_text()
+    blessed = json.loads((tmp_path / "baseline" / "baseline.json").read_text())  # agent-evals baseline bless
+    assert blessed["blessed"]["runs_per_case"] == 3 and blessed["blessed"]["agents"] == ["integration", "spoke"]
+    assert blessed["cases"] == report["cases"]
     assert "no baseline stored from main yet" in on_main["report"].stdout
 
     responder.broken = True
@@ -256,9 +259,11 @@ def test_the_workflow_on_main_then_on_a_pull_request(
     assert (
         "BROKEN no_regressions (priority smoke): 1 regression(s) against the baseline: C01 pass→fail" in gate
     )
+    # 3 runs a side: C01's 3/3 → 0/3 is named, but not significant across the family (p 0.05)
+    assert "not significant: C01 pass→fail 3/3 → 0/3 p=0.05 (likely regression)" in gate
     assert (
         "BROKEN min_pass_hat_k priority smoke" in gate
-        and gate.splitlines()[-1] == "gate broken: 2 of 5 rule(s)"
+        and gate.splitlines()[-1] == "gate broken: 2 of 6 rule(s)"
     )
     summary = (pull / "merge" / "step-summary.md").read_text()
     assert summary.startswith("## ❌ Agent evals") and "- **Regressions** (1): `C01` pass → fail" in summary

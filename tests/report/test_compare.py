@@ -121,7 +121,7 @@ def test_metric_changes_follow_their_direction(tmp_path: Path) -> None:
 
 
 def test_each_side_says_what_it_ran(tmp_path: Path) -> None:
-    agent = {"name": "spoke", "model": "gpt-4o", "temperature": 0.0, "instructions_sha256": "cd" * 32}
+    agent = {"name": "agent", "model": "gpt-4o", "temperature": 0.0, "instructions_sha256": "cd" * 32}
     baseline = _report(tmp_path, "base", _runs("C01", "pp"))
     current = _report(tmp_path, "now", _runs("C01", "pp", agent=agent))
     comparison = compare(current, baseline)

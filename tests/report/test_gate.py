@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
@@ -19,9 +20,10 @@ def _report(tmp_path: Path, rows: list[dict[str, Any]], name: str = "r", k: int 
 
 def _lines(gate: dict[str, Any], report: Report, baseline: Report | None = None) -> list[str]:
     comparison = compare(report, baseline) if baseline else None
-    return check_gate(parse_gate(gate), report, comparison).lines()
+    return check_gate(parse_gate(gate), report, comparison, now=NOW).lines()
 
 
+NOW = datetime(2026, 1, 2, tzinfo=UTC)  # a day after the synthetic results were made
 CLEAN = _runs("C01", "ppp") + _runs("C02", "ppp", start=3, priority="full")
 
 
@@ -33,7 +35,7 @@ def test_a_clean_run_holds_every_rule(tmp_path: Path) -> None:
         "no_regressions": ["all"],
     }
     report = _report(tmp_path, CLEAN)
-    verdict = check_gate(parse_gate(gate), report, compare(report, report))
+    verdict = check_gate(parse_gate(gate), report, compare(report, report), now=NOW)
     assert verdict.holds
     assert verdict.lines() == [
         "ok     require_complete: the run is complete",

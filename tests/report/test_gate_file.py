@@ -14,7 +14,8 @@ from tests.conftest import PROJECT_ROOT
 def test_the_projects_gate_file_is_valid() -> None:
     gate = load_gate(PROJECT_ROOT / "evals" / "gate.yaml")
     assert gate == Gate(
-        max_errors=0, max_flaky=0, min_pass_hat_k=(("priority", "smoke", 1.0),), no_regressions=("smoke",)
+        max_errors=0, max_flaky=0, min_pass_hat_k=(("priority", "smoke", 1.0),), no_regressions=("smoke",),
+        no_significant_regression=("all",),
     )
 
 
@@ -51,7 +52,8 @@ def test_an_empty_file_is_the_defaults() -> None:
         (
             {"max_flakey": 0},
             "unknown key 'max_flakey'; allowed: k, require_complete, max_errors, max_flaky, "
-            "min_pass_hat_k, no_regressions, max_cost_usd",
+            "min_pass_hat_k, no_regressions, no_significant_regression, alpha, min_baseline_runs, "
+            "baseline_max_age_days, max_cost_usd, allow_replay, allow_not_graded",
         ),
         (
             {"min_pass_hat_k": {"priority": {"smoke": 1.5}}},

@@ -9,6 +9,7 @@ import os
 import re
 import sqlite3
 import subprocess
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -95,8 +96,14 @@ def _the_gate_holds(isolated: Path) -> None:
         assert report.totals.cases == 42 + 48 and report.totals.failed == 0
         # without judge replies in the golden cassettes: the QA statements and each variant's judged check
         assert report.totals.not_graded == 4 + 48
+        # a replay (the models as recorded, judged checks not graded) cannot hold the release gate ...
         verdict = check_gate(load_gate(PROJECT_ROOT / "evals" / "gate.yaml"), report)
-        assert verdict.holds, verdict.lines()
+        assert verdict.decision == "undecided" and verdict.exit_code == 2, verdict.lines()
+        assert [rule.name for rule in verdict.of("undecided")] == ["replay", "not_graded"]
+        assert verdict.lines()[-1] == "gate cannot decide: replay, not_graded (exit 2)"
+        # ... unless the gate file says it may; then every other rule holds
+        allowed = replace(load_gate(PROJECT_ROOT / "evals" / "gate.yaml"), allow_replay=True, allow_not_graded=True)
+        assert check_gate(allowed, report).holds
 
 
 LINES = [re.compile(p) for p in (

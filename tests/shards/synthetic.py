@@ -73,10 +73,10 @@ def shard_stamp(index: int, total: int, count: int, repeat: int, **changes: Any)
 
 
 def shard_files(folder: Path, total: int, count: int, repeat: int, outcome: Outcomes,
-                only: Sequence[int] | None = None) -> list[Path]:
+                only: Sequence[int] | None = None, mode: str = "replay") -> list[Path]:
     paths = []
     for index in only or range(1, total + 1):
-        stamp = shard_stamp(index, total, count, repeat)
+        stamp = shard_stamp(index, total, count, repeat, mode=mode)
         rows = _rows(stamp.cases, repeat, outcome)
         path = write_file(folder / f"tickets.shard-{index}-of-{total}.json", rows,
                           created=f"2026-01-01T10:00:0{index}.000Z", eval_id=f"eval-s{index}-2026-01-01T10:00:0{index}")

@@ -62,7 +62,7 @@ def test_the_merge_job_merges_reports_and_gates(tmp_path: Path) -> None:
     container = _container(_job("agent-evals-merge"))
     results = tmp_path / "results"
     results.mkdir()
-    files = shard_files(results, 2, 4, 3, lambda case, r: "pass")
+    files = shard_files(results, 2, 4, 3, lambda case, r: "pass", mode="live")  # the recipe runs the model
     env = {**os.environ, **_env(container), "RESULTS_DIR": str(results), "PROMPTFOO_CONFIG_DIR": str(tmp_path / "pf"),
            "AGENT_EVALS_DATA_DIR": str(tmp_path / "data" / "portal")}
     done = _script(container, env, PROJECT_ROOT)

@@ -15,32 +15,48 @@ from collections.abc import Callable, Mapping
 from typing import Any, Protocol
 
 from agent_evals.assertions._config import ConfigError
-from agent_evals.assertions._result import GradingResult, fail
+from agent_evals.assertions._result import GradingResult, fail, make_result
 from agent_evals.assertions._run import MetadataError
+
+NOT_GRADED = "NOT GRADED"
 from agent_evals.record import MARKER as PROVIDER_MARKER_KEY
 from agent_evals.record.fixture_refs import FixtureReferenceError, fill_references, references
 
 
 class GradeFunction(Protocol):
-    def __call__(self, config: Any, metadata: Any) -> GradingResult: ...
+    def __call__(self, config: Any, metadata: Any, *, negated: bool = False) -> GradingResult: ...
 
 
 def grader(name: str) -> Callable[[Callable[..., GradingResult]], Callable[..., GradingResult]]:
-    """Decorate a grade function: configuration and metadata errors become failed results."""
+    """Decorate a grade function: configuration and metadata errors become failed results;
+    ``negated=True`` grades the check's ``not-`` form (:func:`negate`)."""
 
     def decorate(function: Callable[..., GradingResult]) -> Callable[..., GradingResult]:
         @functools.wraps(function)
-        def graded(config: Any, metadata: Any, **kwargs: Any) -> GradingResult:
+        def graded(config: Any, metadata: Any, *, negated: bool = False, **kwargs: Any) -> GradingResult:
             try:
-                return function(_with_fixture_values(config, metadata), metadata, **kwargs)
+                result = function(_with_fixture_values(config, metadata), metadata, **kwargs)
             except (ConfigError, FixtureReferenceError) as err:
-                return fail(f"{name}: invalid config: {err}")
+                return fail(f"{name}: invalid config: {err}")  # never a verdict about the agent: not negated
             except MetadataError as err:
                 return fail(f"{name}: {err}")
+            return negate(name, result) if negated else result
 
         return graded
 
     return decorate
+
+
+def negate(name: str, result: GradingResult) -> GradingResult:
+    """The ``not-`` form of a check's verdict: it passes when the check fails, with the score
+    ``1 - score`` and the check's reason kept. What is not a verdict stays as it is: a check
+    that was NOT GRADED (or whose config or metadata is bad) fails, never passes. The check's
+    own named scores are left out: they measure the opposite of what the negated check asks."""
+    if str(result.get("reason", "")).startswith(NOT_GRADED):
+        return result
+    passed = not result["pass"]
+    why = "passes: the check fails, as the not- form asks" if passed else "fails: the check passes, which the not- form forbids"
+    return make_result(passed, f"not-{name} {why}: {result['reason']}", score=1.0 - float(result["score"]))
 
 
 def _with_fixture_values(config: Any, metadata: Any) -> Any:
@@ -76,6 +92,30 @@ def config_from_context(context: Any) -> Any:
     return context.get("config") if isinstance(context, Mapping) else None
 
 
-def grade_from_context(grade: GradeFunction, context: Any) -> GradingResult:
-    """Call ``grade(config, metadata)`` with the parts of a Promptfoo assertion context."""
-    return grade(config_from_context(context), metadata_from_context(context))
+def grade_from_context(grade: GradeFunction, context: Any, *, negated: bool = False) -> GradingResult:
+    """Call ``grade(config, metadata)`` with the parts of a Promptfoo assertion context
+    (``negated``: the check's ``not-`` form, as ``get_assert_not`` asks)."""
+    config = config_from_context(context)
+    if not negated and _inverted_by_promptfoo(grade, context, config):
+        raise ValueError(
+            "this kit check is negated with not-python, but the suite's hook (hooks/kit.js:beforeEach) did not turn it "
+            "into the kit's own negation: Promptfoo would invert it and a check that cannot be graded would pass; "
+            "add the kit's hooks to the suite's extensions (docs/assertions.md)"
+        )
+    return grade(config, metadata_from_context(context), negated=negated)
+
+
+def _inverted_by_promptfoo(grade: GradeFunction, context: Any, config: Any) -> bool:
+    """Whether this assertion is the test's ``not-python`` entry of this check, left as written."""
+    name = str(getattr(grade, "__module__", "")).rpartition(".")[2]
+    test = context.get("test") if isinstance(context, Mapping) else None
+    asserts = test.get("assert") if isinstance(test, Mapping) else None
+    return any(
+        isinstance(a, Mapping) and a.get("type") == "not-python"
+        and str(a.get("value") or "").endswith(f"assertions/{name}.py") and a.get("config") == config
+        for a in asserts or ()
+    ) and not any(
+        isinstance(a, Mapping) and a.get("type") == "python"
+        and str(a.get("value") or "").endswith(f"assertions/{name}.py") and a.get("config") == config
+        for a in asserts or ()
+    )

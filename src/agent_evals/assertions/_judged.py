@@ -16,7 +16,9 @@ from agent_evals.assertions._result import GradingResult, make_result
 from agent_evals.assertions._run import read_record
 from agent_evals.record import Judgement, judgement_key
 
-NOT_GRADED = "NOT GRADED"
+from agent_evals.assertions._context import NOT_GRADED  # noqa: E402 - one spelling for the kit
+
+__all__ = ["NOT_GRADED", "judged", "judged_by", "not_graded"]
 
 
 def judged(name: str, config: Any, metadata: Any) -> Judgement | GradingResult:

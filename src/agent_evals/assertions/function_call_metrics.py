@@ -20,6 +20,8 @@ from agent_evals.assertions._run import read_record
 from agent_evals.assertions.metrics import ActualCall, CallMetrics, ExpectedCall, call_metrics
 from agent_evals.assertions.names import first_match
 
+VERSION = 1  # the check's version, recorded with each verdict: bump it when a verdict can change (docs/assertions.md)
+
 NAME = "function_call_metrics"
 
 

@@ -18,6 +18,8 @@ from agent_evals.assertions._judged import judged, judged_by
 from agent_evals.assertions._result import GradingResult, make_result
 from agent_evals.record import Judgement
 
+VERSION = 1  # the check's version, recorded with each verdict: bump it when a verdict can change (docs/assertions.md)
+
 NAME = "goal_reached"
 INFORMATIVE = "informative: it does not decide the row"
 

@@ -44,6 +44,8 @@ def pack_of(name: str) -> str | None:
     return next((pack for pack, checks in pack_checks().items() if name in checks), None)
 _KIT_FILE = re.compile(r"(?:^|/)assertions/(?P<name>\w+)\.py(?::(?P<fn>\w+))?$")
 _KIT_JS = re.compile(r"(?:^|/)assertions/kit\.js:(?P<name>\w+)$")  # the same check, answered from the provider
+NEGATED_JS = "not_"  # kit.js:not_<check>: the check's not- form, as the hook writes `not-python` on assertions/<check>.py
+NEGATED_PY = "get_assert_not"  # assertions/<check>.py:get_assert_not: the same, graded in its own process
 
 
 @dataclass(frozen=True)
@@ -55,32 +57,44 @@ class CheckRef:
     metric: str | None
     position: int
     informative: bool = False  # weight 0 (or added by the provider): reported, never deciding the row
+    negated: bool = False  # its not- form: passes when the check fails (never when it was not graded)
 
 
 def check_name(assertion: Mapping[str, Any]) -> str | None:
     """``tool_sequence`` for ``{type: python, value: file://…/assertions/tool_sequence.py}`` (or the
-    fast form the suites' hook makes of it, ``{type: javascript, value: file://…/assertions/kit.js:tool_sequence}``),
-    else None."""
+    fast form the suites' hook makes of it, ``{type: javascript, value: file://…/assertions/kit.js:tool_sequence}``;
+    or their ``not-`` forms), else None."""
+    form = check_form(assertion)
+    return form[0] if form is not None else None
+
+
+def check_form(assertion: Mapping[str, Any]) -> tuple[str, bool] | None:
+    """``(name, negated)`` of a kit check in any of its forms: ``python`` / ``not-python`` on
+    ``assertions/<check>.py`` (``:get_assert_not`` negated), ``javascript`` on ``kit.js:<check>``
+    (``kit.js:not_<check>`` negated); else None."""
     kind = assertion.get("type")
     value = str(assertion.get("value") or "").removeprefix("file://")
     if kind == "javascript":
         match = _KIT_JS.search(value)
-        return match.group("name") if match is not None and match.group("name") in kit_check_names() else None
-    if kind != "python":
+        name = match.group("name") if match is not None else ""
+        if name.startswith(NEGATED_JS) and name[len(NEGATED_JS):] in kit_check_names():
+            return name[len(NEGATED_JS):], True
+        return (name, False) if name in kit_check_names() else None
+    if kind not in ("python", "not-python"):
         return None
     match = _KIT_FILE.search(value)
     if match is None or match.group("name") not in kit_check_names():
         return None
-    return match.group("name")
+    return match.group("name"), kind == "not-python" or match.group("fn") == NEGATED_PY
 
 
 def kit_checks(asserts: Any) -> list[CheckRef]:
     """The kit checks among a test's assertions, in order."""
     out = []
     for position, item in enumerate(asserts if isinstance(asserts, list) else []):
-        if isinstance(item, Mapping) and (name := check_name(item)) is not None:
+        if isinstance(item, Mapping) and (form := check_form(item)) is not None:
             informative = item.get("weight") == 0 and not isinstance(item.get("weight"), bool)
-            out.append(CheckRef(name, item.get("config"), item.get("metric"), position, informative))
+            out.append(CheckRef(form[0], item.get("config"), item.get("metric"), position, informative, form[1]))
     return out
 
 

@@ -17,6 +17,8 @@ from agent_evals.assertions._context import grader
 from agent_evals.assertions._result import GradingResult, make_result
 from agent_evals.assertions._run import read_record
 
+VERSION = 1  # the check's version, recorded with each verdict: bump it when a verdict can change (docs/assertions.md)
+
 NAME = "reply_contains"
 Which = Literal["final", "any"]
 WHICH: tuple[Which, ...] = get_args(Which)

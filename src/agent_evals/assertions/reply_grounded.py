@@ -21,6 +21,8 @@ from agent_evals.assertions._context import grader
 from agent_evals.assertions._result import GradingResult, make_result
 from agent_evals.assertions._run import read_record
 
+VERSION = 1  # the check's version, recorded with each verdict: bump it when a verdict can change (docs/assertions.md)
+
 NAME = "reply_grounded"
 Kind = Literal["cidr", "ip", "url", "email", "number"]
 KINDS: tuple[Kind, ...] = get_args(Kind)

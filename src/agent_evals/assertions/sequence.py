@@ -6,6 +6,9 @@
 * ``superset``: at least the expected calls (with counts), others allowed;
 * ``subset``: no call outside the expected ones, counts not exceeded.
 
+``expected: []`` means "no tool call" in every mode but ``superset``, where it would mean
+"anything" (the tool_sequence check refuses it there).
+
 Unordered modes pair calls with patterns one to one (a maximum bipartite matching, so
 overlapping globs are paired as well as possible). Each problem is a sentence saying
 where expected and actual part.
@@ -31,7 +34,12 @@ class SequenceMatch:
 
 
 def match_sequence(expected: Sequence[str], actual: Sequence[str], mode: SequenceMode) -> SequenceMatch:
-    """Match the ``actual`` tool names against ``expected`` patterns in ``mode``."""
+    """Match the ``actual`` tool names against ``expected`` patterns in ``mode``. No expected
+    call means no call at all, in every mode that takes it (superset refuses it: it would pass
+    every run, see :mod:`agent_evals.assertions.tool_sequence`)."""
+    if not expected:
+        problems = [f"expected no tool calls, got {len(actual)}: {count_label(actual)}"] if actual else []
+        return SequenceMatch(not problems, tuple(problems))
     if mode == "strict":
         problems = _strict(expected, actual)
     elif mode == "in_order":

@@ -15,6 +15,8 @@ from agent_evals.assertions._result import GradingResult, make_result
 from agent_evals.assertions._run import read_record
 from agent_evals.assertions.names import count_label, first_match
 
+VERSION = 1  # the check's version, recorded with each verdict: bump it when a verdict can change (docs/assertions.md)
+
 
 @dataclass(frozen=True)
 class ToolNotExecutedConfig:

@@ -2,7 +2,9 @@
 
 Config: ``expected`` (list of tool names or globs, required), ``mode`` (`SequenceMode`,
 default ``in_order``), ``ignore`` (names or globs dropped from the actual calls before
-matching).
+matching). ``expected: []`` means the agent made no (other than ignored) tool call, in every
+mode but ``superset``, which refuses it (it would pass every run). Version 2: in ``in_order``
+mode, ``expected: []`` passed any run (version 1's bug).
 """
 
 from __future__ import annotations
@@ -10,12 +12,14 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, get_args
 
-from agent_evals.assertions._config import ConfigReader
+from agent_evals.assertions._config import ConfigError, ConfigReader
 from agent_evals.assertions._context import grader
 from agent_evals.assertions._result import GradingResult, make_result
 from agent_evals.assertions._run import read_record
 from agent_evals.assertions.names import count_label, first_match
 from agent_evals.assertions.sequence import SequenceMode, match_sequence
+
+VERSION = 2  # the check's version, recorded with each verdict: bump it when a verdict can change (docs/assertions.md)
 
 MODES: tuple[SequenceMode, ...] = get_args(SequenceMode)
 ORDERED: tuple[SequenceMode, ...] = ("strict", "in_order")
@@ -31,11 +35,18 @@ class ToolSequenceConfig:
 def parse_config(raw: Any) -> ToolSequenceConfig:
     """Read and check the config (raises ConfigError)."""
     reader = ConfigReader(raw, ("expected", "mode", "ignore"))
-    return ToolSequenceConfig(
+    cfg = ToolSequenceConfig(
         expected=reader.string_list("expected", required=True),
         mode=reader.choice("mode", MODES, "in_order"),
         ignore=reader.string_list("ignore", required=False),
     )
+    if not cfg.expected and cfg.mode == "superset":
+        raise ConfigError(
+            "config.expected is [] with mode superset, which every run passes (any calls are a superset of none); "
+            "for \"no tool call\" use another mode (expected: [] means no call in strict, in_order, unordered and "
+            "subset), to forbid some tools use tool_not_executed"
+        )
+    return cfg
 
 
 @grader("tool_sequence")

@@ -9,14 +9,19 @@ the cassette in order, and checks at every step that the run still fits the reco
   stale recordings are allowed (then the row's ``replay.stale`` lists the changes);
 * each model call of the agent and the user: the right role at the right position (judge
   replies are served by the question they answered, see :meth:`ReplaySession.judge_reply`);
-* each executed tool call (through :meth:`ReplaySession.wrap_tools`): the same tool, and the
-  same typed outcome (``ok`` / ``tool_error``) as recorded, and the same verdict fields
+* each tool call a served response asks for: the same tool with the same arguments as the
+  recording (its generated values translated);
+* each executed tool call (through :meth:`ReplaySession.wrap_tools`): the same tool, the same
+  arguments, and the same typed outcome (``ok`` / ``tool_error``) as recorded, and the same verdict fields
   (``valid``, ``status``, ``validation_status``); values the portal generated (PR ids, URLs)
   are learned and translated in later responses (:mod:`.translate`);
 * each user message and, after each turn, every call's name and outcome;
 * at the end: nothing recorded was left unused, and the conversation ended as recorded.
 
-The first step that doesn't fit is a :class:`CassetteDivergence` naming it.
+The first step that doesn't fit is a :class:`CassetteDivergence` naming it: the turn, the
+call, and for a tool call's arguments or result the JSON path and both values (the model
+response asks for ``/name = "a"``, the cassette recorded ``"b"``; a call ran with other
+arguments than recorded; a verdict field such as ``/valid`` differs).
 """
 
 from __future__ import annotations
@@ -33,6 +38,7 @@ from agent_evals.conversation.fingerprints import agent_fingerprint, differences
 from agent_evals.conversation.translate import Translation
 from agent_evals.llm.types import ChatModel, ChatResponse, Message, Role, ToolSpec
 from agent_evals.record import KitError, RunRecord, ToolCall
+from agent_evals.record.json_diff import first_difference, shown
 
 # Result fields whose recorded and live values must agree (they decide what the agent does next).
 VERDICT_KEYS = ("valid", "status", "validation_status")
@@ -123,9 +129,10 @@ class ReplaySession:
                 f"the cassette recorded a {call.role} response here"
             )
         self._next_call += 1
-        for request in call.response.tool_calls:  # checked before the tools run
-            self._check_request(request.name)
-        return self._translated(call.response)
+        served = self._translated(call.response)
+        for request in served.tool_calls:  # checked before the tools run
+            self._check_request(request)
+        return served
 
     @property
     def has_judge_replies(self) -> bool:
@@ -145,16 +152,33 @@ class ReplaySession:
             "re-record the case"
         )
 
-    def _check_request(self, name: str) -> None:
+    def _check_request(self, request: ToolCall) -> None:
+        """A tool call the model response asks for: the same tool, with the same arguments, as recorded."""
         position = self._served_requests
         self._served_requests += 1
+        name = request.name
         if position >= len(self._recorded):
             raise self.diverged(
                 f"tool call {position + 1} ({name}): the cassette recorded only {len(self._recorded)} tool calls"
             )
-        if self._recorded[position].name != name:
+        recorded = self._recorded[position]
+        if recorded.name != name:
             raise self.diverged(
-                f"tool call {position + 1}: the run calls {name}, the cassette recorded {self._recorded[position].name}"
+                f"turn {recorded.turn}, tool call {position + 1}: the run calls {name}, the cassette recorded "
+                f"{recorded.name}"
+            )
+        self._check_arguments(recorded, request.raw_arguments, "asks for")
+
+    def _check_arguments(self, recorded: ToolCall, raw: str | Mapping[str, Any], what: str) -> None:
+        """The first argument that differs from the recording (its recorded generated values translated)."""
+        expected = _parse(self.translation.arguments(recorded.raw_arguments))
+        live = _parse(raw) if isinstance(raw, str) else dict(raw)
+        found = first_difference(expected, live)
+        if found is not None:
+            path, was, now = found
+            raise self.diverged(
+                f"turn {recorded.turn}, tool call {recorded.index} ({recorded.name}): the run {what} argument {path} "
+                f"= {shown(now)}, the cassette recorded {shown(was)}"
             )
 
     def _recorded_error(self) -> str:
@@ -185,17 +209,23 @@ class ReplaySession:
         self._tools_wrapped = True
         return _ReplayTools(tools, self)
 
-    def check_executed(self, name: str, result: ToolResult) -> None:
-        """An executed call (ok or tool error) against the next recorded executed call."""
+    def check_executed(self, name: str, result: ToolResult, arguments: Mapping[str, Any] | None = None) -> None:
+        """An executed call (ok or tool error) against the next recorded executed call: its tool, the
+        arguments it ran with, its outcome and verdict fields."""
         ran = [c for c in self._recorded if c.ran]
         position = self._executed
         self._executed += 1
         if position >= len(ran):
             raise self.diverged(f"the run executes {name}, but the cassette recorded only {len(ran)} executed tool call(s)")
         recorded = ran[position]
-        where = f"tool call {recorded.index} ({name}, turn {recorded.turn})"
+        where = f"turn {recorded.turn}, tool call {recorded.index} ({name})"
         if recorded.name != name:
-            raise self.diverged(f"tool call {recorded.index}: the run calls {name}, the cassette recorded {recorded.name}")
+            raise self.diverged(
+                f"turn {recorded.turn}, tool call {recorded.index}: the run calls {name}, the cassette recorded "
+                f"{recorded.name}"
+            )
+        if arguments is not None:
+            self._check_arguments(recorded, arguments, "runs the tool with")
         live_error = result.is_error
         if (recorded.outcome == "tool_error") != live_error:
             was = "failed" if recorded.outcome == "tool_error" else "succeeded"
@@ -204,9 +234,12 @@ class ReplaySession:
         if isinstance(recorded.result, dict) and isinstance(result.value, dict):
             for key in VERDICT_KEYS:
                 if key in recorded.result and recorded.result.get(key) != result.value.get(key):
+                    detail = first_difference(recorded.result, result.value)
+                    after = (f" (the results first differ at {detail[0]}: recorded {shown(detail[1])}, now "
+                             f"{shown(detail[2])})" if detail is not None and detail[0] != f"/{key}" else "")
                     raise self.diverged(
-                        f"{where}: {key} was {json.dumps(recorded.result.get(key))} when recorded, "
-                        f"now {json.dumps(result.value.get(key))}"
+                        f"{where}: result /{key} = {json.dumps(result.value.get(key))}, the cassette recorded "
+                        f"{json.dumps(recorded.result.get(key))}{after}"
                     )
         self.translation.learn(recorded.result, result.value)
 
@@ -295,9 +328,9 @@ class _ReplayTools:
         except KitError:
             raise
         except Exception as exc:  # the loop reports it to the model as a tool error; so does the check
-            self._session.check_executed(name, ToolResult(None, f"the tool failed: {exc}", True))
+            self._session.check_executed(name, ToolResult(None, f"the tool failed: {exc}", True), arguments)
             raise
-        self._session.check_executed(name, result)
+        self._session.check_executed(name, result, arguments)
         return result
 
 

@@ -94,3 +94,24 @@ def trajectory_question(record: RunRecord, expected: Sequence[str], notes: str |
         "one, 0 for one that fails the task; pass when the route is acceptable."
     )
     return _ask("the tool route", body, scored=True)
+
+
+def rubric_sha256(check: str) -> str:
+    """A hash of what the judge is asked for ``check`` (the system prompt and the question's
+    wording, with placeholders for the conversation, goal, statements and route): recorded with
+    each judgement, so a verdict given to other wording is known as such (12 hex digits)."""
+    import hashlib
+    import json
+
+    empty = RunRecord(case_id="(case)")
+    if check == "goal_reached":
+        asked = [goal_question(empty, "(goal)")]
+    elif check == "expected_statements":
+        asked = [*statement_questions(empty, ["(statement)"], "final_reply"),
+                 *statement_questions(empty, ["(statement)"], "conversation")]
+    elif check == "trajectory_quality":
+        asked = [trajectory_question(empty, ["(step)"], "(notes)")]
+    else:
+        return ""
+    text = json.dumps([q.messages for q in asked], sort_keys=True, ensure_ascii=False)
+    return hashlib.sha256(text.encode()).hexdigest()[:12]

@@ -23,7 +23,13 @@ from typing import Any
 from agent_evals.assertions.registry import CheckRef, JUDGED_CHECKS, parse_check_config
 from agent_evals.conversation.modes import RunMode
 from agent_evals.judge import JUDGE_ATTEMPTS
-from agent_evals.judging.questions import Question, goal_question, statement_questions, trajectory_question
+from agent_evals.judging.questions import (
+    Question,
+    goal_question,
+    rubric_sha256,
+    statement_questions,
+    trajectory_question,
+)
 from agent_evals.judging.verdicts import read_verdict
 from agent_evals.llm.source import ModelSource
 from agent_evals.record import Judgement, KitError, RunRecord, Verdict, judgement_key, question_key
@@ -79,7 +85,8 @@ async def judge_conversation(
         for index, question in enumerate(questions_for(check, record, goal)):
             verdict, model = await _ask(check, question, question_key(check.key, index), mode, models)
             verdicts.append(verdict)
-        out.append(Judgement(check.name, check.key, tuple(verdicts), model=model, informative=check.informative))
+        out.append(Judgement(check.name, check.key, tuple(verdicts), model=model, informative=check.informative,
+                             rubric=rubric_sha256(check.name)))
     return out
 
 

@@ -15,6 +15,7 @@ import logging
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from agent_evals.assertions.grader_version import grader_stamp
 from agent_evals.assertions.registry import CheckRef, check_module
 
 log = logging.getLogger(__name__)
@@ -23,7 +24,8 @@ log = logging.getLogger(__name__)
 def grade_checks(
     checks: Sequence[CheckRef], asserts: Sequence[Mapping[str, Any]], metadata: Mapping[str, Any]
 ) -> list[dict[str, Any]]:
-    """One result per kit check: ``{name, metric, config, position, pass, score, reason, namedScores}``
+    """One result per kit check: ``{name, metric, config, position, pass, score, reason, namedScores,
+    grader}`` (``grader``: which version of the check gave it: :mod:`agent_evals.assertions.grader_version`)
     (``informative: true`` on a check the provider added, which the test does not list)."""
     out = []
     for check in checks:
@@ -36,16 +38,20 @@ def grade_checks(
             "name": check.name, "metric": check.metric, "config": check.config, "position": check.position,
             "pass": bool(result["pass"]), "score": float(result["score"]), "reason": str(result["reason"]),
             "namedScores": dict(result.get("namedScores") or {}),
+            "grader": grader_stamp(check.name, check.config, metadata),
         }
         if check.informative:
             entry["informative"] = True
+        if check.negated:
+            entry["negated"] = True
         out.append(entry)
     return out
 
 
 def _grade_one(check: CheckRef, metadata: Mapping[str, Any]) -> dict[str, Any]:
     try:
-        return dict(check_module(check.name).grade(check.config, metadata))
+        grade = check_module(check.name).grade
+        return dict(grade(check.config, metadata, negated=True) if check.negated else grade(check.config, metadata))
     except Exception as exc:  # noqa: BLE001 - this check fails with its reason; the others still report
         log.warning("check %s raised", check.name, exc_info=True)
         return {"pass": False, "score": 0.0, "reason": f"{check.name}: the check raised {type(exc).__name__}: {exc}"}

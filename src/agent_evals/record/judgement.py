@@ -72,6 +72,7 @@ class Judgement:
     not_graded: str | None = None
     model: str = ""
     informative: bool = False  # reported, never deciding the row (goal_reached added for every case with a goal)
+    rubric: str = ""  # the hash of the questions' wording the verdicts answer (judging.questions.rubric_sha256)
 
     @property
     def graded(self) -> bool:
@@ -85,6 +86,8 @@ class Judgement:
             out["model"] = self.model
         if self.informative:
             out["informative"] = True
+        if self.rubric:
+            out["rubric"] = self.rubric
         return out
 
     @classmethod
@@ -102,4 +105,5 @@ class Judgement:
             not_graded=str(not_graded) if not_graded is not None else None,
             model=str(raw.get("model") or ""),
             informative=bool(raw.get("informative")),
+            rubric=str(raw.get("rubric") or ""),
         )

@@ -16,7 +16,7 @@ from statistics import fmean
 from agent_evals.record import ROLES, Role, Usage
 from agent_evals.report.model import CaseSummary, GroupSummary, RunFailure, Verdict
 from agent_evals.report.pass_k import is_flaky, pass_hat_k
-from agent_evals.report.rows import Row
+from agent_evals.report.rows import Row, is_deciding
 
 NO_GROUP = "(none)"
 
@@ -62,6 +62,8 @@ def summarize_case(rows: Sequence[Row], k: int | None = None, suite: str | None 
         first_error=next((_error_text(row) for row in rows if row.outcome == "error"), None),
         id_source=first.id_source,
         mean_latency_ms=_mean(row.latency_ms for row in rows),
+        not_graded_deciding=sum(1 for row in rows for item in row.not_graded if is_deciding(item)),
+        graders=tuple(sorted({grader for row in rows for grader in row.graders})),
     )
 
 

@@ -2,7 +2,8 @@
 
 Exit status of ``report``: 0 once the report is written, 2 when the results (or the
 baseline) cannot be read. Of ``gate``: 0 the gate holds, 1 it is broken (each broken rule
-one line), 2 it cannot decide (a bad gate file, unreadable results, no case at all).
+one line), 2 it cannot decide (a bad gate file, unreadable results, no case at all, or results
+that cannot show the agent: a replay, deciding checks not graded).
 """
 
 from __future__ import annotations
@@ -36,10 +37,12 @@ def report_command(
     output_format: Format = "terminal",
     output: Path | None = None,
     baseline: str | None = None,
+    across_grader_versions: bool = False,
 ) -> int:
     try:
         report = load_report(specs, k)
-        comparison = compare(report, load_baseline(baseline, k)) if baseline else None
+        comparison = (compare(report, load_baseline(baseline, k), across_grader_versions=across_grader_versions)
+                      if baseline else None)
         _write(render(report, comparison, output_format), output)
     except ReportInputError as exc:
         print(f"report: {exc}", file=sys.stderr)
@@ -47,19 +50,23 @@ def report_command(
     return 0
 
 
-def gate_command(specs: Sequence[str], *, gate_file: Path | None = None, baseline: str | None = None) -> int:
+def gate_command(
+    specs: Sequence[str], *, gate_file: Path | None = None, baseline: str | None = None,
+    across_grader_versions: bool = False,
+) -> int:
     try:
         gate = load_gate(gate_file or evals_dir() / GATE_FILE)
         report = load_report(specs, gate.k)
         if not report.cases:
             raise ReportInputError("the results hold no case: nothing to judge")
-        comparison = compare(report, load_baseline(baseline, gate.k)) if baseline else None
+        comparison = (compare(report, load_baseline(baseline, gate.k), across_grader_versions=across_grader_versions)
+                      if baseline else None)
     except ReportInputError as exc:
         print(f"gate: cannot decide: {exc}", file=sys.stderr)
         return 2
     verdict = check_gate(gate, report, comparison)
     print("\n".join(verdict.lines()))
-    return 0 if verdict.holds else 1
+    return verdict.exit_code
 
 
 def load_report(specs: Sequence[str], k: int | None = None) -> Report:

@@ -10,7 +10,10 @@ evals). A case's change:
 - ``same``; ``new`` (only now); ``removed`` (only in the baseline);
 - ``no_verdict``: one side has no graded run (only errors).
 
-A baseline with no case in common is refused (:class:`ReportInputError`).
+A baseline with no case in common is refused (:class:`ReportInputError`), and so is one of
+another suite or agent (:mod:`agent_evals.report.baseline_match`), or one graded by other versions of
+the checks (:mod:`agent_evals.report.grader_diff`) unless asked. How strong the evidence of
+each change is — exact tests per case and per group — is :mod:`agent_evals.report.evidence`.
 """
 
 from __future__ import annotations
@@ -18,8 +21,11 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Literal, get_args
 
+from agent_evals.report.baseline_match import refuse_foreign
 from agent_evals.report.errors import ReportInputError
-from agent_evals.report.model import CaseSummary, Direction, MetricSummary, Report, RunLabel, Verdict
+from agent_evals.report.evidence import EvidenceReport, weigh
+from agent_evals.report.grader_diff import GraderChange, grader_changes
+from agent_evals.report.model import Blessing, CaseSummary, Direction, MetricSummary, Report, RunLabel, Verdict
 
 ChangeKind = Literal["regression", "improvement", "changed", "same", "new", "removed", "no_verdict"]
 CHANGE_KINDS: tuple[ChangeKind, ...] = get_args(ChangeKind)
@@ -57,15 +63,30 @@ class Comparison:
     matched_by: MatchedBy
     cases: tuple[CaseChange, ...]
     metrics: tuple[MetricChange, ...]
+    evidence: EvidenceReport | None = None
+    baseline_blessed: Blessing | None = None
+    baseline_created: str | None = None  # the newest eval of the baseline, when it has no blessing
+    grader_changes: tuple[GraderChange, ...] = ()  # compared anyway (--across-grader-versions)
 
     def of(self, change: ChangeKind) -> tuple[CaseChange, ...]:
         return tuple(case for case in self.cases if case.change == change)
 
 
-def compare(current: Report, baseline: Report) -> Comparison:
+def compare(current: Report, baseline: Report, *, across_grader_versions: bool = False) -> Comparison:
+    """The comparison; refused (:class:`ReportInputError`) when nothing matches, the baseline is of
+    another suite or agent, or the graders differ (unless ``across_grader_versions``)."""
     matched_by, key = _matching(current, baseline)
+    refuse_foreign(current, baseline, matched_by)
     before = {key(case): case for case in baseline.cases}
     after = {key(case): case for case in current.cases}
+    changed = grader_changes((before[k], after[k]) for k in after if k in before)
+    if changed and not across_grader_versions:
+        raise ReportInputError(
+            "the graders differ from the baseline's, so their verdicts are not comparable: "
+            + "; ".join(change.line() for change in changed)
+            + ". Compare anyway with --across-grader-versions, or regrade the baseline with today's checks "
+            "(agent-evals regrade)"
+        )
     changes = [_change(after[k], before.get(k)) for k in after]
     changes += [_removed(before[k]) for k in before if k not in after]
     return Comparison(
@@ -74,6 +95,10 @@ def compare(current: Report, baseline: Report) -> Comparison:
         matched_by=matched_by,
         cases=tuple(changes),
         metrics=tuple(_metric_changes(current.metrics, baseline.metrics)),
+        evidence=weigh([(before[k], after[k]) for k in after if k in before]),
+        baseline_blessed=baseline.blessed,
+        baseline_created=max((e.created_at for e in baseline.evals if e.created_at), default=None),
+        grader_changes=tuple(changed),
     )
 
 

@@ -62,11 +62,21 @@ def _eval_reasons(info: EvalInfo, rows: Sequence[Row]) -> list[str]:
 
 
 def _missing_runs(name: str, info: EvalInfo, rows: Sequence[Row]) -> list[str]:
-    expected = (info.repeat or 1) * (info.providers or 1)
+    """Selected cases with fewer rows than planned: ``repeat × providers``, or with
+    ``--repeat-until-decided`` the runs the rounds gave each case (× providers)."""
+    providers = info.providers or 1
+    planned = (info.until_decided or {}).get("planned") or {}
     counts = Counter(row.case_id for row in rows)
-    short = [(case, counts.get(case, 0)) for case in info.selected or () if counts.get(case, 0) < expected]
+    short = []
+    for case in info.selected or ():
+        expected = int(planned.get(case, 0) if planned else info.repeat or 1) * providers
+        if counts.get(case, 0) < max(expected, 1):
+            short.append((case, counts.get(case, 0), max(expected, 1)))
     if not short:
         return []
-    shown = ", ".join(f"{case} {ran}/{expected}" for case, ran in short[:MAX_LISTED])
+    shown = ", ".join(f"{case} {ran}/{expected}" for case, ran, expected in short[:MAX_LISTED])
     more = f", and {len(short) - MAX_LISTED} more" if len(short) > MAX_LISTED else ""
-    return [f"{name}: {len(short)} selected case(s) ran fewer than {expected} time(s): {shown}{more}"]
+    fewest = min(expected for _, _, expected in short)
+    return [f"{name}: {len(short)} selected case(s) ran fewer than {fewest} time(s): {shown}{more}"
+            if len({e for _, _, e in short}) == 1 else
+            f"{name}: {len(short)} selected case(s) ran fewer times than planned: {shown}{more}"]

@@ -121,3 +121,19 @@ def headline(report: Report) -> str:
 
 def evals(report: Report) -> str:
     return ", ".join(f"{e.eval_id}" + (f" ({e.suite})" if e.suite else "") for e in report.evals) or "none"
+
+
+def until_decided_lines(report: Report) -> list[str]:
+    """``tickets: until decided (≤5 runs, 4 rounds): 80 of 110 runs, 30 saved; decided early: C01 2, …``."""
+    lines = []
+    for info in report.evals:
+        rounds = info.until_decided
+        if not rounds or not isinstance(rounds.get("runs"), dict):
+            continue
+        runs, most = rounds["runs"], int(rounds.get("max") or 0)
+        used, flat = sum(runs.values()), most * len(runs)
+        early = [f"{case} {n}" for case, n in runs.items() if n < most]
+        shown = ", ".join(early[:6]) + (", …" if len(early) > 6 else "")
+        lines.append(f"{info.suite or info.eval_id}: until decided (≤{most} runs, {rounds.get('rounds')} rounds): "
+                     f"{used} of {flat} runs, {flat - used} saved" + (f"; decided early: {shown}" if early else ""))
+    return lines

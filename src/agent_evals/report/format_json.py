@@ -13,7 +13,10 @@ from typing import Any
 from agent_evals.record import END_REASONS, ROLES, AgentInfo, Role, Usage
 from agent_evals.report.compare import CHANGE_KINDS, Comparison
 from agent_evals.report.errors import ReportInputError
+from agent_evals.report.evidence_lines import evidence_to_json
+from agent_evals.report.rows import Grader
 from agent_evals.report.model import (
+    Blessing,
     BudgetSummary,
     CaseSummary,
     EvalInfo,
@@ -56,19 +59,29 @@ def report_to_json(report: Report, comparison: Comparison | None = None) -> dict
         "notes": list(report.notes),
         "budget": _budget(report),
     }
+    if report.blessed is not None:
+        out["blessed"] = _plain(vars(report.blessed))
     if comparison is not None:
         out["baseline"] = comparison_to_json(comparison)
     return out
 
 
 def comparison_to_json(comparison: Comparison) -> dict[str, Any]:
+    blessed = comparison.baseline_blessed
     return {
         "ran": label_to_json(comparison.baseline),
         "matched_by": comparison.matched_by,
         "counts": {kind: len(comparison.of(kind)) for kind in CHANGE_KINDS},
         "cases": [dict(vars(case)) for case in comparison.cases],
         "metrics": [dict(vars(metric)) for metric in comparison.metrics],
+        "evidence": evidence_to_json(comparison.evidence) if comparison.evidence is not None else None,
+        "blessed": _plain(vars(blessed)) if blessed is not None else None,
+        "grader_changes": [_plain(vars(change)) for change in comparison.grader_changes],
     }
+
+
+def _plain(fields: Mapping[str, Any]) -> dict[str, Any]:
+    return {key: list(value) if isinstance(value, tuple) else value for key, value in fields.items()}
 
 
 def label_to_json(label: RunLabel) -> dict[str, Any]:
@@ -104,6 +117,8 @@ def _case(case: CaseSummary) -> dict[str, Any]:
         "usage": _usage(case.usage),
         "cost": round(sum(u.cost for u in case.usage.values()), 8),
         "not_graded": case.not_graded,
+        "not_graded_deciding": case.not_graded_deciding,
+        "graders": [dict(grader._asdict()) for grader in case.graders],
         "first_failure": case.first_failure,
         "failures": [dict(vars(f)) for f in case.failures],
         "first_error": case.first_error,
@@ -210,7 +225,14 @@ def _report(data: Mapping[str, Any]) -> Report:
         label=label_from_json(data["ran"]),
         notes=tuple(data["notes"]),
         budget=_read_budget(data.get("budget")),
+        blessed=_read_blessing(data.get("blessed")),
     )
+
+
+def _read_blessing(raw: Any) -> Blessing | None:
+    if not isinstance(raw, Mapping):
+        return None
+    return Blessing(**{key: tuple(value) if isinstance(value, list) else value for key, value in raw.items()})
 
 
 def label_from_json(raw: Mapping[str, Any]) -> RunLabel:
@@ -223,9 +245,10 @@ def label_from_json(raw: Mapping[str, Any]) -> RunLabel:
 
 
 def _read_case(raw: Mapping[str, Any]) -> CaseSummary:
-    fields = {k: v for k, v in raw.items() if k not in ("cost", "failures", "usage", "ends")}
+    fields = {k: v for k, v in raw.items() if k not in ("cost", "failures", "usage", "ends", "graders")}
     return CaseSummary(
         **fields,
+        graders=tuple(Grader(**g) for g in raw.get("graders") or ()),
         ends=_read_ends(raw["ends"]),
         usage=_read_usage(raw["usage"]),
         failures=tuple(RunFailure(**f) for f in raw["failures"]),

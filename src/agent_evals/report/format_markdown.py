@@ -11,6 +11,7 @@ from collections.abc import Iterable, Sequence
 from agent_evals.report import figures as f
 from agent_evals.report.budget_lines import budget_lines
 from agent_evals.report.compare import Comparison
+from agent_evals.report.evidence_lines import evidence_head, evidence_lines
 from agent_evals.report.model import GroupSummary, Report
 
 REASON_WIDTH = 160
@@ -124,6 +125,9 @@ def _comparison(comparison: Comparison) -> list[str]:
     out = [head, "", f"Baseline: {f.label(comparison.baseline)}.", f"Current: {f.label(comparison.current)}."]
     if comparison.matched_by == "id":
         out.append("The providers differ: cases are matched by id alone.")
+    if comparison.grader_changes:
+        out.append("**Graders differ** (compared anyway, `--across-grader-versions`): "
+                   + "; ".join(change.line() for change in comparison.grader_changes) + ".")
     out.append("")
     for kind, title in (
         ("regression", "Regressions"),
@@ -140,6 +144,9 @@ def _comparison(comparison: Comparison) -> list[str]:
                 + ", ".join(f"`{c.id}` {c.before or '-'} → {c.after or '-'}" for c in cases)
             )
     out.append(f"- Unchanged: {len(comparison.of('same'))} case(s)")
+    if comparison.evidence is not None:
+        out += ["", evidence_head(comparison.evidence)[0].upper() + evidence_head(comparison.evidence)[1:], ""]
+        out += [f"- {line}" for line in evidence_lines(comparison.evidence, code="`")]
     moved = [m for m in comparison.metrics if m.delta]
     if moved:
         out += [

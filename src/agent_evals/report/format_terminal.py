@@ -7,6 +7,7 @@ from collections.abc import Sequence
 from agent_evals.report import figures as f
 from agent_evals.report.budget_lines import budget_lines
 from agent_evals.report.compare import Comparison
+from agent_evals.report.evidence_lines import evidence_head, evidence_lines
 from agent_evals.report.model import CaseSummary, GroupSummary, Report
 
 WIDTH = 100
@@ -15,6 +16,7 @@ WIDTH = 100
 def render_terminal(report: Report, comparison: Comparison | None = None) -> str:
     out = [f.one_line(f.headline(report), WIDTH), f.one_line(f"evals: {f.evals(report)}", WIDTH)]
     out.append(f.one_line(f"ran: {f.label(report.label)}", WIDTH))
+    out += [f.one_line(line, WIDTH) for line in f.until_decided_lines(report)]
     out.append("COMPLETE" if report.complete else "INCOMPLETE: " + "; ".join(report.incomplete))
     out += ["", *_cases(report)]
     failing = [case for case in report.cases if case.first_failure]
@@ -120,6 +122,9 @@ def comparison_lines(comparison: Comparison) -> list[str]:
     ]
     if comparison.matched_by == "id":
         out.append("  (the providers differ: cases matched by id alone)")
+    if comparison.grader_changes:
+        out.append("  graders differ (compared anyway, --across-grader-versions):")
+        out += [f"    {f.one_line(change.line(), WIDTH - 4)}" for change in comparison.grader_changes]
     for kind, title in (
         ("regression", "regressions"),
         ("improvement", "improvements"),
@@ -133,6 +138,9 @@ def comparison_lines(comparison: Comparison) -> list[str]:
             listed = ", ".join(f"{c.id} {c.before or '-'}→{c.after or '-'}" for c in cases)
             out.append("  " + f.one_line(f"{title} ({len(cases)}): {listed}", WIDTH - 2))
     out.append(f"  unchanged: {len(comparison.of('same'))} case(s)")
+    if comparison.evidence is not None:
+        out.append("  " + f.one_line(evidence_head(comparison.evidence), WIDTH - 2))
+        out += [f"    {f.one_line(line, WIDTH - 4)}" for line in evidence_lines(comparison.evidence)]
     moved = [m for m in comparison.metrics if m.delta]
     if moved:
         out.append("  metrics (mean, baseline → current):")

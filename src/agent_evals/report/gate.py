@@ -3,54 +3,78 @@
 :func:`check_gate` gives one :class:`Rule` per threshold, each with one line saying what
 was measured against what. A rule whose subject is absent (no case of that priority, no
 baseline for ``no_regressions``) is *not checked* and says so; it neither holds nor breaks.
+Results that cannot show the agent (a replay, deciding checks not graded:
+:mod:`agent_evals.report.gate_trust`) make the gate *undecided* unless the gate file allows
+them, and a regression no rule covers is named (:mod:`agent_evals.report.gate_coverage`).
+
+The verdict: **broken** when a rule is broken; else **undecided** (cannot decide) when a rule
+is; else it **holds**. Warnings never decide.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
+from datetime import datetime
 from typing import Literal
 
 from agent_evals.report.compare import Comparison
+from agent_evals.report.gate_coverage import uncovered_regressions
 from agent_evals.report.gate_file import ALL, Gate, Scope
+from agent_evals.report.gate_significance import significance_rule, stale_baseline
+from agent_evals.report.gate_rule import MAX_LISTED, Rule, Status, listed
+from agent_evals.report.gate_trust import trust_rules
 from agent_evals.report.model import GroupSummary, Report
 
-Status = Literal["holds", "broken", "not_checked"]
-MAX_LISTED = 6
-
-
-@dataclass(frozen=True)
-class Rule:
-    name: str
-    status: Status
-    line: str
+Decision = Literal["holds", "broken", "undecided"]
+EXIT_CODES: dict[Decision, int] = {"holds": 0, "broken": 1, "undecided": 2}
+__all__ = ["MAX_LISTED", "Decision", "GateVerdict", "Rule", "Status", "check_gate"]
 
 
 @dataclass(frozen=True)
 class GateVerdict:
     rules: tuple[Rule, ...]
 
+    def of(self, status: Status) -> tuple[Rule, ...]:
+        return tuple(rule for rule in self.rules if rule.status == status)
+
     @property
     def broken(self) -> tuple[Rule, ...]:
-        return tuple(rule for rule in self.rules if rule.status == "broken")
+        return self.of("broken")
+
+    @property
+    def decision(self) -> Decision:
+        if self.broken:
+            return "broken"
+        return "undecided" if self.of("undecided") else "holds"
 
     @property
     def holds(self) -> bool:
-        return not self.broken
+        return self.decision == "holds"
+
+    @property
+    def exit_code(self) -> int:
+        return EXIT_CODES[self.decision]
 
     def lines(self) -> list[str]:
-        marks = {"holds": "ok    ", "broken": "BROKEN", "not_checked": "--    "}
-        out = [f"{marks[rule.status]} {rule.name}: {rule.line}" for rule in self.rules]
-        checked = sum(1 for rule in self.rules if rule.status != "not_checked")
-        if self.holds:
-            out.append(f"gate holds: {checked} rule(s) checked")
+        out = [rule.text() for rule in self.rules]
+        checked = sum(1 for rule in self.rules if rule.status in ("holds", "broken", "undecided"))
+        warnings = len(self.of("warning"))
+        warned = f"; {warnings} warning(s)" if warnings else ""
+        if self.decision == "broken":
+            out.append(f"gate broken: {len(self.broken)} of {checked} rule(s){warned}")
+        elif self.decision == "undecided":
+            why = ", ".join(rule.name for rule in self.of("undecided"))
+            out.append(f"gate cannot decide: {why} (exit 2){warned}")
         else:
-            out.append(f"gate broken: {len(self.broken)} of {checked} rule(s)")
+            out.append(f"gate holds: {checked} rule(s) checked{warned}")
         return out
 
 
-def check_gate(gate: Gate, report: Report, comparison: Comparison | None = None) -> GateVerdict:
-    rules: list[Rule] = []
+def check_gate(
+    gate: Gate, report: Report, comparison: Comparison | None = None, *, now: datetime | None = None
+) -> GateVerdict:
+    rules: list[Rule] = trust_rules(gate, report)
     if gate.require_complete:
         rules.append(_complete(report))
     rules.append(_errors(report, gate.max_errors))
@@ -59,8 +83,12 @@ def check_gate(gate: Gate, report: Report, comparison: Comparison | None = None)
     rules += [_pass_hat_k(report, scope, name, threshold) for scope, name, threshold in gate.min_pass_hat_k]
     if gate.no_regressions:
         rules.append(_regressions(comparison, gate.no_regressions))
+    if gate.no_significant_regression:
+        rules.append(significance_rule(gate, comparison))
     if gate.max_cost_usd is not None:
         rules.append(_cost(report, gate.max_cost_usd))
+    scopes = [gate.no_regressions, gate.no_significant_regression]
+    rules += [rule for rule in (uncovered_regressions(comparison, scopes), stale_baseline(gate, comparison, now)) if rule]
     return GateVerdict(tuple(rules))
 
 
@@ -79,7 +107,7 @@ def _errors(report: Report, most: int) -> Rule:
 
 def _flaky(report: Report, most: int) -> Rule:
     flaky = [case.id for case in report.cases if case.flaky]
-    line = f"{len(flaky)} flaky case(s)" + (f" ({_listed(flaky)})" if flaky else "") + f", at most {most}"
+    line = f"{len(flaky)} flaky case(s)" + (f" ({listed(flaky)})" if flaky else "") + f", at most {most}"
     return Rule("max_flaky", "holds" if len(flaky) <= most else "broken", line)
 
 
@@ -103,7 +131,7 @@ def _pass_hat_k(report: Report, scope: Scope, name: str, threshold: float) -> Ru
     return Rule(
         label,
         "holds" if held else "broken",
-        line + (f"; below: {_listed(below)}" if below and not held else ""),
+        line + (f"; below: {listed(below)}" if below and not held else ""),
     )
 
 
@@ -126,7 +154,7 @@ def _regressions(comparison: Comparison | None, priorities: Sequence[str]) -> Ru
     ]
     if regressed:
         return Rule(
-            name, "broken", f"{len(regressed)} regression(s) against the baseline: {_listed(regressed)}"
+            name, "broken", f"{len(regressed)} regression(s) against the baseline: {listed(regressed)}"
         )
     return Rule(name, "holds", "no case that passed in the baseline fails or is flaky now")
 
@@ -134,8 +162,3 @@ def _regressions(comparison: Comparison | None, priorities: Sequence[str]) -> Ru
 def _cost(report: Report, most: float) -> Rule:
     line = f"cost ${report.cost:.4f}, at most ${most:.4f}"
     return Rule("max_cost_usd", "holds" if report.cost <= most + 1e-12 else "broken", line)
-
-
-def _listed(items: Sequence[str]) -> str:
-    more = f", and {len(items) - MAX_LISTED} more" if len(items) > MAX_LISTED else ""
-    return ", ".join(items[:MAX_LISTED]) + more

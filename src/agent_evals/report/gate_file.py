@@ -11,7 +11,13 @@ Every key is optional; a missing file is an error (the gate must be chosen, not 
       priority: {smoke: 1.0}
       group: {blocked: 1.0}
     no_regressions: [smoke]       # priorities where no case may regress against the baseline ([all]: all)
+    no_significant_regression: [all]  # priorities where no case, nor their pooled runs, got significantly worse
+    alpha: 0.05                   # the family-wise false-alarm rate of no_significant_regression
+    min_baseline_runs: 3          # a baseline case with fewer graded runs is unreliable
+    baseline_max_age_days: 30     # an older baseline is stale (a warning)
     max_cost_usd: 5.0             # agent + simulated user + judge, at most
+    allow_replay: false           # a replay (the models' answers as recorded) may hold the gate
+    allow_not_graded: false       # a run with deciding checks not graded may hold the gate
 
 :func:`load_gate` validates it strictly (an unknown key or an out-of-range value is one
 line naming the file, the key, the value and what is allowed) and raises
@@ -37,7 +43,13 @@ KEYS = (
     "max_flaky",
     "min_pass_hat_k",
     "no_regressions",
+    "no_significant_regression",
+    "alpha",
+    "min_baseline_runs",
+    "baseline_max_age_days",
     "max_cost_usd",
+    "allow_replay",
+    "allow_not_graded",
 )
 
 
@@ -49,7 +61,13 @@ class Gate:
     max_flaky: int | None = None
     min_pass_hat_k: tuple[tuple[Scope, str, float], ...] = ()  # (scope, name, threshold)
     no_regressions: tuple[str, ...] = ()
+    no_significant_regression: tuple[str, ...] = ()
+    alpha: float = 0.05
+    min_baseline_runs: int = 3
+    baseline_max_age_days: int = 30
     max_cost_usd: float | None = None
+    allow_replay: bool = False
+    allow_not_graded: bool = False
     source: str = field(default="", compare=False)
 
 
@@ -79,7 +97,13 @@ def parse_gate(raw: Any, source: str = "gate") -> Gate:
         max_flaky=_count(raw, "max_flaky", source),
         min_pass_hat_k=_thresholds(raw.get("min_pass_hat_k"), source),
         no_regressions=_names(raw.get("no_regressions"), "no_regressions", source),
+        no_significant_regression=_names(raw.get("no_significant_regression"), "no_significant_regression", source),
+        alpha=_alpha(raw, source),
+        min_baseline_runs=_count(raw, "min_baseline_runs", source, minimum=1, default=3) or 3,
+        baseline_max_age_days=_count(raw, "baseline_max_age_days", source, minimum=1, default=30) or 30,
         max_cost_usd=_amount(raw, "max_cost_usd", source),
+        allow_replay=_flag(raw, "allow_replay", source, default=False),
+        allow_not_graded=_flag(raw, "allow_not_graded", source, default=False),
         source=source,
     )
 
@@ -120,6 +144,13 @@ def _amount(raw: Mapping[str, Any], key: str, source: str) -> float | None:
         return None
     if isinstance(value, bool) or not isinstance(value, int | float) or value < 0:
         raise _error(source, f"{key} is {value!r}; it must be a number ≥ 0")
+    return float(value)
+
+
+def _alpha(raw: Mapping[str, Any], source: str) -> float:
+    value = raw.get("alpha", 0.05)
+    if isinstance(value, bool) or not isinstance(value, int | float) or not 0 < value < 0.5:
+        raise _error(source, f"alpha is {value!r}; a false-alarm rate is a number above 0 and below 0.5 (e.g. 0.05)")
     return float(value)
 
 

@@ -9,6 +9,7 @@ from dataclasses import dataclass, field
 from typing import Any, Literal, get_args
 
 from agent_evals.record import AgentInfo, Role, Usage
+from agent_evals.report.rows import Grader
 
 Verdict = Literal["pass", "fail", "flaky", "error"]
 """A case over its runs: every graded run passed, none did, some did (flaky), or no run was graded."""
@@ -54,6 +55,7 @@ class EvalInfo:
     shards_planned: tuple[int, ...] | None = None  # the shards the plan gives a case to
     shard_run: str | None = None  # what the shards of one sharded run share (their stamp's fingerprint)
     budget: Mapping[str, Any] | None = None  # the suite's own budget_usd ledger at its end
+    until_decided: Mapping[str, Any] | None = None  # --repeat-until-decided: max, rounds, runs and planned per case
 
 
 @dataclass(frozen=True)
@@ -103,6 +105,8 @@ class CaseSummary:
     first_error: str | None = None
     id_source: str = "record"
     mean_latency_ms: float | None = None  # a run's time (Promptfoo's latencyMs): what shards balance on
+    not_graded_deciding: int = 0  # of not_graded: checks that would decide the row (weight > 0)
+    graders: tuple[Grader, ...] = ()  # the graders of its kit checks, each once (several: they differ between runs)
 
     @property
     def key(self) -> tuple[str, str]:
@@ -170,6 +174,21 @@ class BudgetSummary:
 
 
 @dataclass(frozen=True)
+class Blessing:
+    """What ``agent-evals baseline bless`` recorded: when and from what a baseline was made."""
+
+    blessed_at: str  # 2026-12-01T10:00:00Z
+    git_revision: str | None
+    suites: tuple[str, ...]
+    agents: tuple[str, ...]  # agent names
+    models: tuple[str, ...]  # the agents' models
+    modes: tuple[str, ...]
+    runs_per_case: int  # the fewest graded runs of a case
+    graders: tuple[str, ...] = ()  # "check vN" of every kit check that graded its rows
+    eval_ids: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
 class Report:
     complete: bool
     incomplete: tuple[str, ...]
@@ -187,6 +206,7 @@ class Report:
     label: RunLabel
     notes: tuple[str, ...] = field(default=())
     budget: BudgetSummary | None = None
+    blessed: Blessing | None = None  # a blessed baseline's record (agent-evals baseline bless)
 
     @property
     def cost(self) -> float:

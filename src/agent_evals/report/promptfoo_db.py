@@ -32,11 +32,14 @@ SELECT test_idx, prompt_idx, success, failure_reason, error, cost, latency_ms, n
   json_extract(provider, '$.id', '$.label'),
   json_extract(response, '$.metadata.agent_evals', '$.metadata.case_id', '$.metadata.agent',
                '$.metadata.usage', '$.metadata.conversation_end', '$.metadata.turns', '$.metadata.error_kind',
-               '$.metadata.replay.cassette', '$.metadata.tool_calls[#-1].index'),
+               '$.metadata.replay.cassette', '$.metadata.tool_calls[#-1].index', {graders}),
   json_extract(grading_result, '$.componentResults', '$.namedScoreWeights'),
   CASE WHEN instr(metadata, '"not_graded"') THEN json_extract(metadata, '$.not_graded') END
 FROM eval_results WHERE eval_id = ? ORDER BY test_idx, prompt_idx
 """
+MAX_GRADERS = 20  # the graders (and metrics) of a row's first kit checks, read in the same parse of the response
+_ROWS = _ROWS.format(graders=", ".join(f"'$.metadata.checks[{i}].grader', '$.metadata.checks[{i}].metric'"
+                                       for i in range(MAX_GRADERS)))
 
 
 @dataclass(frozen=True)
@@ -46,6 +49,7 @@ class StoredEval:
     description: str
     finished: bool
     stamp: str | None = None  # a merged eval's config.metadata.agentEvals (JSON)
+    rounds: str | None = None  # --repeat-until-decided's config.metadata.agentEvalsRounds (JSON)
 
 
 @contextmanager
@@ -65,12 +69,12 @@ def connect(db: Path) -> Iterator[sqlite3.Connection]:
 def list_evals(con: sqlite3.Connection) -> list[StoredEval]:
     """Every eval, newest first (the viewer's order)."""
     query = (
-        "SELECT id, created_at, description, results, json_extract(config, '$.metadata.agentEvals') FROM evals "
-        "ORDER BY created_at DESC, id DESC"
+        "SELECT id, created_at, description, results, json_extract(config, '$.metadata.agentEvals'), "
+        "json_extract(config, '$.metadata.agentEvalsRounds') FROM evals ORDER BY created_at DESC, id DESC"
     )
     return [
-        StoredEval(str(eid), int(created or 0), str(description or ""), _finished(results), stamp)
-        for eid, created, description, results, stamp in con.execute(query)
+        StoredEval(str(eid), int(created or 0), str(description or ""), _finished(results), stamp, rounds)
+        for eid, created, description, results, stamp, rounds in con.execute(query)
     ]
 
 
@@ -84,6 +88,7 @@ def read_eval(con: sqlite3.Connection, stored: StoredEval) -> tuple[EvalInfo, li
         created_at=created,
         finished=stored.finished,
         rows=len(rows),
+        until_decided=_stamp(stored.rounds),
         **stamp_fields(_stamp(stored.stamp)),
     )
     return info, rows
@@ -103,8 +108,8 @@ def _row(values: tuple[Any, ...], eval_id: str) -> Row:
     )
     description, case_id, group, priority = json.loads(test)
     provider_id, label = json.loads(provider)
-    marker, recorded_id, agent, usage, end, turns, kind, cassette, last_call = (
-        json.loads(record) if record else [None] * 9
+    marker, recorded_id, agent, usage, end, turns, kind, cassette, last_call, *graders = (
+        json.loads(record) if record else [None] * (9 + 2 * MAX_GRADERS)
     )
     components, weights = json.loads(grading) if grading else (None, None)
     raw = {
@@ -130,6 +135,8 @@ def _row(values: tuple[Any, ...], eval_id: str) -> Row:
                 "turns": turns,
                 "error_kind": kind,
                 "replay": {"cassette": cassette} if cassette else None,
+                "checks": [{"metric": metric, "grader": grader}
+                           for grader, metric in zip(graders[::2], graders[1::2], strict=True) if grader],
             }
         },
         "gradingResult": {"componentResults": components, "namedScoreWeights": weights},

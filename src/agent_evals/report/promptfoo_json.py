@@ -98,8 +98,15 @@ def _info(data: Mapping[str, Any], path: Path, rows: list[Row]) -> EvalInfo:
         created_at=_seconds(metadata.get("evaluationCreatedAt") or results.get("timestamp")),
         finished=isinstance(results.get("stats"), Mapping),
         rows=len(rows),
+        until_decided=_rounds(config.get("metadata")),
         **stamp_fields(stamp_of(data)),
     )
+
+
+def _rounds(metadata: Any) -> Mapping[str, Any] | None:
+    """The stamp ``--repeat-until-decided`` leaves in the config (``metadata.agentEvalsRounds``)."""
+    found = metadata.get("agentEvalsRounds") if isinstance(metadata, Mapping) else None
+    return found if isinstance(found, Mapping) else None
 
 
 def _seconds(stamp: Any) -> str | None:

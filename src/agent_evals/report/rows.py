@@ -26,6 +26,7 @@ IdSource = Literal["record", "test", "description_id", "description", "index"]
 ID_SOURCES: tuple[IdSource, ...] = get_args(IdSource)
 UNKNOWN_KIND = "unknown"  # an error row without a kit error kind (Promptfoo's own, another provider's)
 NOT_GRADED = "NOT GRADED"
+INFORMATIVE = "(informative, weight 0)"  # the end of a not-graded entry of a check that decides nothing (hooks/kit.js)
 _LEADING_ID = re.compile(r"\s*([A-Za-z]+\d+)\b")
 _KIND_PREFIX = re.compile(r"\s*\[([a-z_]+)\]")
 _INDEX_ID = re.compile(r"test\d+")
@@ -38,6 +39,22 @@ class Check(NamedTuple):
     metric: str
     passed: bool
     reason: str
+
+
+class Grader(NamedTuple):
+    """Which grader gave a kit check's verdict (agent_evals.assertions.grader_version): the check,
+    its metric, version, config hash, and for a judged check the judge model and rubric hash."""
+
+    check: str
+    metric: str
+    version: int
+    config: str
+    judge_model: str = ""
+    rubric: str = ""
+
+    @property
+    def key(self) -> tuple[str, str]:
+        return (self.check, self.metric)
 
 
 class Row(NamedTuple):
@@ -66,6 +83,7 @@ class Row(NamedTuple):
     replayed: bool
     cost: float
     latency_ms: float | None = None  # Promptfoo's measured time of the row (the whole conversation)
+    graders: tuple[Grader, ...] = ()  # of the kit checks the provider graded (metadata.checks)
 
     @property
     def failures(self) -> tuple[Check, ...]:
@@ -74,6 +92,11 @@ class Row(NamedTuple):
     @property
     def first_failure(self) -> Check | None:
         return next(iter(self.failures), None) if self.outcome == "fail" else None
+
+
+def is_deciding(not_graded: str) -> bool:
+    """Whether a ``metadata.not_graded`` entry is of a check that decides the row (weight > 0)."""
+    return not not_graded.endswith(INFORMATIVE)
 
 
 class NotPromptfooRow(ValueError):
@@ -117,7 +140,22 @@ def row_from_promptfoo(raw: Mapping[str, Any], eval_id: str, *, tool_calls: int 
         replayed=isinstance(record.get("replay"), dict),
         cost=float(raw.get("cost") or 0.0),
         latency_ms=_number(raw.get("latencyMs")),
+        graders=graders_of(record.get("checks")),
     )
+
+
+def graders_of(checks: Any) -> tuple[Grader, ...]:
+    """The grader of each kit check in ``metadata.checks`` that records one (older rows: none)."""
+    out = []
+    for entry in checks if isinstance(checks, list) else ():
+        stamp = entry.get("grader") if isinstance(entry, dict) else None
+        if not isinstance(stamp, dict) or not isinstance(stamp.get("version"), int):
+            continue
+        check = str(stamp.get("check") or entry.get("name"))
+        out.append(Grader(check, str(entry.get("metric") or check),
+                          stamp["version"], str(stamp.get("config") or ""), str(stamp.get("judge_model") or ""),
+                          str(stamp.get("rubric") or "")))
+    return tuple(out)
 
 
 def case_identity(

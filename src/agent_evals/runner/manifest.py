@@ -75,6 +75,7 @@ class SuiteRun:
         if self.data_dir:
             return self.data_dir
         return f"portal {self.portal_url.rstrip('/')}" if self.portal_url else None
+    until_decided: dict[str, Any] | None = None  # --repeat-until-decided: its rounds, each case's runs and why
 
 
 @dataclass

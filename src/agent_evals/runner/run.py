@@ -50,6 +50,7 @@ from agent_evals.runner.suites import Suite, select
 from agent_evals.runner.sweep import place as sweep_place
 from agent_evals.runner.sweep import sweep_leftovers, sweep_stale
 from agent_evals.runner.trace_port import busy_trace_port, trace_receiver
+from agent_evals.runner.until_decided import suite_until_decided, until_decided_options
 from agent_evals.runner.warm_workers import WarmWorkers
 from agent_evals.shards.durations import read_durations
 from agent_evals.shards.spec import Shard, ShardError, parse_shard
@@ -116,9 +117,16 @@ def run(
     shard_durations: str | None = None,
     budget_usd: str | None = None,
     suites_at_once: int | None = None,
+    until_decided: int | None = None,
+    baseline: str | None = None,
 ) -> int:
     if suites_at_once is not None and suites_at_once < 1:
         log.error("--suites-at-once must be 1 or more")
+        return 2
+    try:
+        decided_against = until_decided_options(until_decided, baseline, shard, promptfoo_args)
+    except ValueError as exc:
+        log.error("%s", exc)
         return 2
     try:
         suites = select(suite)
@@ -183,8 +191,9 @@ def run(
         return 2
     at_once = suites_at_once or default_suites_at_once(replay=bool(replay))
     code = _run_suites(suites, manifest, folder, selected, replay=replay, record=record,
-                       promptfoo_args=promptfoo_args, workers=flags.concurrency, repeat=flags.repeat,
-                       allow_stale=allow_stale, shards=shards, budgets=budgets, at_once=at_once)
+                       promptfoo_args=promptfoo_args, workers=flags.concurrency, repeat=until_decided or flags.repeat,
+                       allow_stale=allow_stale, shards=shards, budgets=budgets, at_once=at_once,
+                       until_decided=until_decided, decided_against=decided_against)
     manifest.budget = budgets.state("run")
     _finish(manifest, folder, code)
     _print_summary(manifest)
@@ -193,6 +202,14 @@ def run(
     else:
         _print_view_hint()
     return code
+
+
+def _merged(entry: SuiteRun, manifest: RunManifest, folder: Path) -> Callable[[str, dict[str, object]], None]:
+    def merged(eval_id: str, summary: dict[str, object]) -> None:
+        entry.eval_id, entry.promptfoo_dir, entry.until_decided = eval_id, None, summary
+        manifest.save(folder)
+
+    return merged
 
 
 def _plan_shards(suites: list[Suite], flags: Flags, shard: Shard, manifest: RunManifest,
@@ -236,6 +253,7 @@ def default_suites_at_once(*, replay: bool) -> int:
 
 def _run_suites(suites: list[Suite], manifest: RunManifest, folder: Path, selected: dict[str, list[str] | None],
                 *, repeat: int, shards: dict[str, SuiteShard], budgets: RunBudgets, at_once: int = 1,
+                until_decided: int | None = None, decided_against: dict[str, tuple[int, int]] | None = None,
                 **options: object) -> int:
     """The suites in order, up to ``at_once`` side by side (each in a thread of its own, its lines
     together in the suites' order), never two with the same trace receiver at once."""
@@ -260,10 +278,17 @@ def _run_suites(suites: list[Suite], manifest: RunManifest, folder: Path, select
                     def one(item: Suite = item, entry: SuiteRun = entry, shard: SuiteShard | None = shard,
                             begun: threading.Event = begun) -> int:
                         with output.suite(item.name):
-                            code = run_suite(item, run_id=manifest.run_id, folder=folder, manifest=manifest,
-                                             entry=entry, interrupts=interrupts, portals=portals, shard=shard,
-                                             budgets=budgets, warm=warm, on_first_row=begun.set,
-                                             **options)  # type: ignore[arg-type]
+                            def one_round(args: list[str] | None = None, rounds_dir: Path | None = None) -> int:
+                                given = {**options, "promptfoo_args": args} if args is not None else options
+                                return run_suite(item, run_id=manifest.run_id, folder=folder, manifest=manifest,
+                                                 entry=entry, interrupts=interrupts, portals=portals, shard=shard,
+                                                 budgets=budgets, warm=warm, on_first_row=begun.set,
+                                                 promptfoo_dir=str(rounds_dir) if rounds_dir else None,
+                                                 **given)  # type: ignore[arg-type]
+                            code = one_round() if until_decided is None else suite_until_decided(
+                                item, max_runs=until_decided, args=options["promptfoo_args"],  # type: ignore[arg-type]
+                                folder=folder, run_round=one_round, stopped=lambda: interrupts.requested,
+                                baseline=decided_against, on_merged=_merged(entry, manifest, folder))
                             entry.budget = budgets.state(item.name)
                             return code
 
@@ -359,9 +384,11 @@ def run_suite(
     budgets: RunBudgets | None = None,
     warm: WarmWorkers | None = None,
     on_first_row: Callable[[], None] | None = None,
+    promptfoo_dir: str | None = None,
 ) -> int:
     """One suite through Promptfoo with its portal (see the module docstring); ``portals`` shares a
-    portal between the suites of one run, ``warm`` starts Promptfoo's Python processes warm."""
+    portal between the suites of one run, ``warm`` starts Promptfoo's Python processes warm;
+    ``promptfoo_dir`` keeps the eval out of the viewer's database (a round of --repeat-until-decided)."""
     run_id = run_id or f"run-{uuid.uuid4().hex[:12]}"
     eval_id = suite_eval_id(run_id, suite.name)  # what this suite's pull requests and fixtures carry
     folder = folder or runs_dir() / run_id
@@ -375,7 +402,7 @@ def run_suite(
            else nullcontext(portals.get(suite, data_dir=data_dir, port=port)))
     with own as portal:
         api = PortalAPI(portal.url, token=portal.token)
-        promptfoo_dir = str(shard.promptfoo_dir(folder)) if shard is not None else None
+        promptfoo_dir = str(shard.promptfoo_dir(folder)) if shard is not None else promptfoo_dir
         if entry is not None and manifest is not None:
             entry.data_dir = str(portal.data_dir.resolve()) if portal.data_dir else None
             entry.portal_url = portal.url if portal.data_dir is None else None

@@ -230,14 +230,23 @@ def _document(plan: MergePlan, documents: Sequence[Mapping[str, Any]]) -> dict[s
         "results": _ROWS,
         "stats": _stats(d["results"].get("stats") or {} for d in documents),
     }
+    return results_document(_eval_id(plan, created), results, config, documents)
+
+
+def results_document(
+    eval_id: str, results: dict[str, Any], config: dict[str, Any], documents: Sequence[Mapping[str, Any]]
+) -> dict[str, Any]:
+    """A whole ``-o`` document of ``results`` made of ``documents`` (the first one's metadata and
+    options, every one's vars and traces): also the merged rounds of --repeat-until-decided."""
+    first = documents[0]
     merged: dict[str, Any] = {
-        "evalId": _eval_id(plan, created),
+        "evalId": eval_id,
         "results": results,
         "config": config,
         "shareableUrl": None,
         "metadata": {
             **(first.get("metadata") or {}),
-            "evaluationCreatedAt": created,
+            "evaluationCreatedAt": results["timestamp"],
             "exportedAt": datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%S.") + "000Z",
         },
         "vars": list(dict.fromkeys(v for d in documents for v in d.get("vars") or [])),
@@ -271,7 +280,12 @@ def _eval_id(plan: MergePlan, created: str) -> str:
     """Promptfoo's form, ``eval-XyZ-2026-01-01T10:00:00``; the same shards give the same id (merging
     them again replaces the eval), another set of them another id."""
     held = ",".join(str(f.stamp.shard.index) for f in plan.files)
-    digest = hashlib.sha256(f"{plan.stamp.fingerprint} {held} {created}".encode()).digest()
+    return promptfoo_eval_id(f"{plan.stamp.fingerprint} {held}", created)
+
+
+def promptfoo_eval_id(seed: str, created: str) -> str:
+    """An eval id of Promptfoo's form, ``eval-XyZ-2026-01-01T10:00:00``: the same seed and time, the same id."""
+    digest = hashlib.sha256(f"{seed} {created}".encode()).digest()
     code = "".join(_ALPHABET[b % len(_ALPHABET)] for b in digest[:3])
     return f"eval-{code}-{created[:19]}"
 
@@ -313,3 +327,7 @@ def _add(a: Mapping[str, Any], b: Mapping[str, Any]) -> dict[str, Any]:
 
 def _number(value: Any) -> bool:
     return isinstance(value, int | float) and not isinstance(value, bool)
+
+
+merged_prompts = _prompts  # also the rounds of --repeat-until-decided (agent_evals.runner.rounds_merge)
+merged_stats = _stats

@@ -32,7 +32,7 @@ def merge_command(files: Sequence[Path], *, output: str | None = None, import_ev
         merged = [merge_shards(plan, _output(plan, output)) for plan in plans]
         for result in merged:
             if import_eval:
-                _import(result.path)
+                import_results_file(result.path)
     except ShardError as exc:
         message = str(exc)
         print(message if message.startswith("merge:") else f"merge: {message}", file=sys.stderr)
@@ -56,7 +56,8 @@ def _output(plan: MergePlan, output: str | None) -> Path:
     return Path(output.replace(SUITE, plan.suite))
 
 
-def _import(path: Path) -> None:
+def import_results_file(path: Path) -> None:
+    """``promptfoo import --force`` of a results file into the viewer's database (a one-line ShardError)."""
     from agent_evals.paths import project_root
     from agent_evals.runner.run import promptfoo_command, promptfoo_env
 

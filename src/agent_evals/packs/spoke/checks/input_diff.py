@@ -31,6 +31,8 @@ from agent_evals.assertions.json_pointer import PointerError, parse
 from agent_evals.packs.spoke.checks.submission import DEFAULT_ARGUMENT, DEFAULT_TOOL, submitted
 from agent_evals.assertions.values import render
 
+VERSION = 1  # the check's version, recorded with each verdict: bump it when a verdict can change (docs/assertions.md)
+
 NAME = "input_diff"
 
 

@@ -27,6 +27,8 @@ from agent_evals.assertions._run import RunRecord, Snapshot, read_record, requir
 from agent_evals.assertions.names import name_matches
 from agent_evals.packs.spoke.checks.submission import DEFAULT_TOOL
 
+VERSION = 1  # the check's version, recorded with each verdict: bump it when a verdict can change (docs/assertions.md)
+
 NAME = "pull_request"
 Expect = Literal["created", "none"]
 EXPECTS: tuple[Expect, ...] = get_args(Expect)

@@ -21,6 +21,8 @@ from agent_evals.assertions._run import Snapshot, require_snapshot
 from agent_evals.assertions.schema_check import BadSchema, SchemaIssue, schema_issues
 from agent_evals.packs.spoke.checks.submission import DEFAULT_ARGUMENT, DEFAULT_TOOL, submitted
 
+VERSION = 1  # the check's version, recorded with each verdict: bump it when a verdict can change (docs/assertions.md)
+
 NAME = "spoke_json_valid"
 SCHEMA_RESOURCE = "schema"
 
