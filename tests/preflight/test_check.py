@@ -47,9 +47,17 @@ CASE = """\
 """
 
 
+def link_project_files(root: Path) -> None:
+    """What the suites' ``file://../../`` paths name, linked from the project (as a copy of evals/ would need)."""
+    for shared in ("assertions", "providers", "hooks"):
+        if not (root / shared).exists():
+            (root / shared).symlink_to(PROJECT_ROOT / shared)
+
+
 def make_suite(tmp_path: Path, case: str = CASE, extra: str = "", name: str = "s1") -> Suite:
     folder = tmp_path / "evals" / name
     (folder / "cases").mkdir(parents=True)
+    link_project_files(tmp_path)
     (folder / "promptfooconfig.yaml").write_text(CONFIG % {"extra": extra})
     (folder / "cases" / "a.yaml").write_text(textwrap.dedent(case))
     return Suite(name, folder)
@@ -118,6 +126,18 @@ def test_the_real_suites_pass_for_a_replay() -> None:
                             "       config: {tool: get_pull_request, args: {id: $fixture.failing.id}}}\n", "",
                      "evals/s1/cases/a.yaml:1: C01: $fixture.failing.id: the case has no fixture with key 'failing' "
                      "(keys: none)", id="fixture reference in a check"),
+        pytest.param(CASE.replace("assertions/tool_sequence.py", "assertions/no_such_check.py"), "",
+                     "evals/s1/cases/a.yaml:7: C01: assertion 2 (python): file://../../assertions/no_such_check.py "
+                     "names no file (assertions/no_such_check.py does not exist)",
+                     id="missing check file"),
+        pytest.param(CASE.replace("assertions/tool_sequence.py", "assertions/tool_sequense.py"), "",
+                     "evals/s1/cases/a.yaml:7: C01: assertion 2 (python): file://../../assertions/tool_sequense.py "
+                     "names no file (assertions/tool_sequense.py does not exist); did "
+                     "you mean tool_sequence.py?",
+                     id="misspelled check file"),
+        pytest.param(CASE.replace("- type: python", "- type: pythonn"), "",
+                     "evals/s1/cases/a.yaml:7: C01: assertion 2 (pythonn): unknown assertion type 'pythonn'; did you "
+                     "mean python?", id="unknown assertion type"),
         pytest.param(CASE.replace("C01, group", "C01 , group").replace("metadata: {id: C01 ,", "metadata: {"), "",
                      "evals/s1/cases/a.yaml:1: C01 copy: no metadata.id (the case id the report and cassettes use)",
                      id="no id"),
@@ -207,6 +227,7 @@ def test_a_stale_golden_cassette_is_named_with_what_changed(tmp_path: Path) -> N
     real = discover()[0]  # spoke-create
     copy = tmp_path / "evals" / real.name
     shutil.copytree(real.folder, copy)
+    link_project_files(tmp_path)
     instructions = tmp_path / "other.md"
     instructions.write_text((PROJECT_ROOT / "agent_config/agents/spoke/instructions.md").read_text() + "\nBe brief.\n")
     config = copy / "promptfooconfig.yaml"

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import socket
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -10,7 +11,7 @@ import pytest
 from agent_evals.portal_api import PortalAPI
 from agent_evals.testing.conversations import ConversationScript
 from agent_evals.packs.spoke.scripts import SpokeCopy
-from agent_evals.testing.scripted_openai import Reply
+from agent_evals.testing.scripted_openai import Reply, ScriptedOpenAIServer
 
 from .conftest import Call, check_contract
 
@@ -127,3 +128,27 @@ def test_user_model_failing_after_a_pr_keeps_the_recorded_turns(converse: Call) 
     assert metadata["turns"] == 2 and len(metadata["pull_requests"]) == 1
     assert [c["name"] for c in metadata["tool_calls"]][-1] == "create_spoke_pull_request"
     assert metadata["usage"]["user"]["calls"] == 2
+
+
+def test_an_assertion_promptfoo_would_fail_on_is_a_config_error_before_the_conversation(
+    converse: Call, scripted_llm: ScriptedOpenAIServer, tmp_path: Path
+) -> None:
+    """A misspelled check file or assertion type: one ``[config]`` error row, no model asked, nothing made
+    (Promptfoo itself would fail the row with a traceback after the whole conversation)."""
+    (tmp_path / "checks").mkdir()
+    (tmp_path / "checks" / "mine.py").write_text("def get_assert(output, context):\n    return True\n")
+    asserts = [
+        {"type": "python", "value": "file://checks/mine.py", "metric": "mine"},  # exists: fine
+        {"type": "python", "value": "file://../../assertions/no_such_check.py", "metric": "typo"},
+        {"type": "pythonn", "value": "file://checks/mine.py", "metric": "mine2"},
+    ]
+    before = len(scripted_llm.requests)
+
+    result = converse([COPY.script()], "E06", FIXED, asserts=asserts)
+
+    assert result["error"].startswith("[config] ")
+    assert "assertion 2 (python, metric typo): file://../../assertions/no_such_check.py names no file" in result["error"]
+    assert "assertion 3 (pythonn, metric mine2): unknown assertion type 'pythonn'; did you mean python?" in result["error"]
+    assert "assertion 1" not in result["error"]
+    assert result["metadata"]["tool_calls"] == [] and result["metadata"]["turns"] == 0
+    assert len(scripted_llm.requests) == before  # not a token spent

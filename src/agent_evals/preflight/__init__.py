@@ -64,7 +64,7 @@ def preflight(
         chosen = select(loaded.tests, flags)
         result.selected[suite.name] = chosen
         tests = loaded.tests if chosen is None else chosen
-        check_tests(tests, plans, result.problems)
+        check_tests(tests, plans, result.problems, suite.folder)
         if replay:
             folder = replay_folder(loaded, replay)
             result.problems += check_cassettes(loaded, tests, plans, folder, allow_stale=allow_stale, repeat=flags.repeat)

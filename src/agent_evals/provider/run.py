@@ -21,6 +21,7 @@ import time
 import uuid
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 from agent_evals.agent.config import DEFAULT_AGENT
@@ -45,6 +46,7 @@ from agent_evals.provider.config import ProviderConfig, ProviderConfigError, par
 from agent_evals.provider.deadline import ConversationTimeout, deadline_s
 from agent_evals.provider.fixtures import fill_references, make_fixtures, remove_fixtures
 from agent_evals.provider.grading import grade_checks
+from agent_evals.provider.promptfoo_assertions import assertion_problems
 from agent_evals.provider.judged import informative_checks, judge_row
 from agent_evals.provider.snapshot import take_snapshot
 from agent_evals.provider.tracing import Tracer
@@ -128,7 +130,7 @@ async def run_case(
     checks: list[CheckRef] = []
     try:
         pack = load_pack(config.pack)
-        checks = validated_checks(asserts, pack)
+        checks = validated_checks(asserts, pack, base=config.base_dir)
         if problems := pack.fixture_problems(config.fixtures):
             raise ProviderConfigError("; ".join(problems))
         if config.replay_dir() is None:  # the run's budget is spent: end at once (a replay spends nothing)
@@ -197,11 +199,16 @@ def _abandon_own_pull_requests(record: RunRecord) -> dict[str, Any] | None:
     return {**report.as_dict(), "by": "provider"}
 
 
-def validated_checks(asserts: Sequence[Any], pack: Pack | None = None) -> list[CheckRef]:
+def validated_checks(asserts: Sequence[Any], pack: Pack | None = None, *, base: Path | None = None) -> list[CheckRef]:
     """The test's kit checks, each config checked by its own parser, each of the core or of the suite's
-    pack: a bad one is a config error, not a failure."""
+    pack, and every assertion of a type Promptfoo knows whose ``file://`` (relative to ``base``, the
+    suite's folder) exists: a bad one is a config error before the conversation, not a failure after it."""
     checks = kit_checks(list(asserts))
     problems = []
+    for position, item in enumerate(asserts):
+        if isinstance(item, Mapping):
+            label = f"assertion {position + 1} ({item.get('type') or 'no type'}, metric {item.get('metric') or 'none'})"
+            problems += [f"{label}: {p}" for p in assertion_problems(item, base or Path.cwd())]
     for check in checks:
         owner = pack_of(check.name)
         if pack is not None and owner is not None and owner != pack.name:

@@ -1,0 +1,60 @@
+"""Bad input through the real runner and Promptfoo: what the check would have said is, without the check,
+an error of kind ``config`` on the row, before the conversation, and the report counts it as an error."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from agent_evals.report import build_report, check_gate, load_gate, load_results
+from tests.conftest import PROJECT_ROOT, clean_env
+from tests.project_copy import copy_project
+
+pytestmark = pytest.mark.skipif(
+    not (PROJECT_ROOT / "node_modules" / ".bin" / "promptfoo").exists(), reason="npm packages not installed"
+)
+
+
+def _env(home: Path) -> dict[str, str]:
+    env = {**clean_env(), "AGENT_EVALS_HOME": str(home), "PROMPTFOO_CONFIG_DIR": str(home / "promptfoo")}
+    env.pop("AGENT_EVALS_DATA_DIR", None)
+    return env
+
+
+def test_a_misspelled_check_file_and_assertion_type_are_config_errors_not_failures(tmp_path: Path) -> None:
+    home = copy_project(tmp_path, ("spoke-create",))
+    cases = home / "evals" / "spoke-create" / "cases" / "1-copy.yaml"
+    text = cases.read_text()
+    c02 = text.index("- description: C02")
+    text = (text[:c02].replace("assertions/spoke_json_valid.py", "assertions/no_such_check.py", 1)
+            + text[c02:].replace("- type: python\n", "- type: pythonn\n", 1))
+    cases.write_text(text)
+    out = tmp_path / "results.json"
+
+    done = subprocess.run(
+        [sys.executable, "-m", "agent_evals.cli", "run", "spoke-create", "--replay", "--no-check",
+         "--filter-pattern", "C0[12] ", "-o", str(out)],
+        env=_env(home), cwd=home, capture_output=True, text=True, timeout=300,
+    )
+
+    assert done.returncode == 100, done.stdout[-3000:] + done.stderr[-3000:]
+    rows = {r["testCase"]["metadata"]["id"]: r for r in json.loads(out.read_text())["results"]["results"]}
+    for case, what in (("C01", "file://../../assertions/no_such_check.py names no file"),
+                       ("C02", "unknown assertion type 'pythonn'; did you mean python?")):
+        row = rows[case]
+        assert row["failureReason"] == 2, row.get("error")  # an error, not a failure
+        assert row["error"].startswith("[config] ") and what in row["error"], row["error"]
+        assert "Traceback" not in row["error"]
+        assert row["response"]["metadata"]["tool_calls"] == []  # nothing was spent on the conversation
+        assert f"  {case}    ERROR" in done.stdout
+    loaded = load_results([str(out)])
+    report = build_report(loaded.evals, loaded.runs, loaded.rows)
+    assert report.totals.errors == 2 and report.totals.failed == 0
+    assert dict(report.errors_by_kind) == {"config": 2}
+    assert not report.complete
+    verdict = check_gate(load_gate(PROJECT_ROOT / "evals" / "gate.yaml"), report)
+    assert not verdict.holds
