@@ -4,6 +4,7 @@ several problems are all listed; nothing runs when there is one."""
 from __future__ import annotations
 
 import shutil
+import subprocess
 import textwrap
 from pathlib import Path
 
@@ -14,7 +15,7 @@ from agent_evals.preflight.command import check_command, report
 from agent_evals.runner.promptfoo_args import FlagError, read_flags
 from agent_evals.runner.suites import Suite, discover
 from agent_evals.testing.scripted_openai import Reply, ScriptedOpenAIServer
-from tests.conftest import PROJECT_ROOT
+from tests.conftest import PROJECT_ROOT, clean_env
 
 CONFIG = """\
 description: a suite
@@ -257,8 +258,11 @@ def test_filters_that_select_nothing_and_bad_flags(tmp_path: Path, capsys: pytes
 
 def test_live_roles_need_a_model_and_the_model_must_answer(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     suite = make_suite(tmp_path)
-    result = preflight([suite], read_flags([]), offline=True)
+    result = preflight([suite], read_flags([]))
     assert [str(p) for p in result.problems][0].startswith("the agent role has no model: No LLM endpoint configured")
+    offline = preflight([suite], read_flags([]), offline=True)  # offline needs no model: a note for later
+    assert offline.ok and offline.notes[0].startswith("the agent role has no model: No LLM endpoint configured")
+    assert offline.notes[0].endswith("(a live run needs it; --offline asks no model)")
     with ScriptedOpenAIServer(lambda r: Reply.error(401, "bad key", headers={"x-should-retry": "false"})) as server:
         monkeypatch.setenv("OPENAI_BASE_URL", server.base_url)
         monkeypatch.setenv("AGENT_MODEL", "agent-x")
@@ -284,3 +288,58 @@ def test_an_external_portal_must_answer_and_accept_the_token(
     monkeypatch.setenv("PORTAL_TOKEN", live_portal.token)
     found = [str(p) for p in preflight([suite], read_flags([]), offline=True).problems]
     assert not any(p.startswith("PORTAL_URL") for p in found)
+
+
+def test_a_byte_that_is_not_utf8_is_one_line_with_file_and_line(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    suite = make_suite(tmp_path)
+    case = suite.folder / "cases" / "a.yaml"
+    case.write_bytes(case.read_bytes().replace(b"Get a copy of", b"Get a copy \xe9of"))
+    assert problems(suite) == [
+        "evals/s1/cases/a.yaml:5: not UTF-8: byte(s) e9 at column 24; save the file as UTF-8"
+    ]
+    monkeypatch.setattr("agent_evals.preflight.command.select", lambda name: [suite])
+    assert check_command("s1", replay=None, offline=True, allow_stale=False, promptfoo_args=[]) == 2
+    out = capsys.readouterr().out.splitlines()
+    assert out[0] == "  evals/s1/cases/a.yaml:5: not UTF-8: byte(s) e9 at column 24; save the file as UTF-8"
+
+
+def test_a_yaml_error_in_one_case_file_hides_no_other_problem(tmp_path: Path) -> None:
+    suite = make_suite(tmp_path, CASE.replace("metric: tool_sequence", "metric: [unclosed"))
+    (suite.folder / "cases" / "b.yaml").write_text(CASE.replace("C01", "C02").replace("mode: in_order", "mod: in_order"))
+    (suite.folder / "cases" / "c.yaml").write_text("- just a string\n")
+    assert problems(suite) == [
+        "evals/s1/cases/a.yaml:10: YAML syntax error: while parsing a flow sequence expected ',' or ']', but got ':'",
+        "evals/s1/cases/c.yaml: a test must be a mapping (description, vars, assert, …), got 'just a string'",
+        "evals/s1/cases/b.yaml:7: C02: assertion 2 (tool_sequence): invalid config: unknown config key 'mod'; allowed "
+        "keys: expected, mode, ignore",
+    ]
+
+
+def test_a_case_file_the_tests_do_not_name_is_named(tmp_path: Path) -> None:
+    suite = make_suite(tmp_path)
+    suite.config.write_text(suite.config.read_text().replace("tests: file://cases/*.yaml",
+                                                             "tests:\n  - file://cases/a.yaml"))
+    (suite.folder / "cases" / "b.yaml").write_text(CASE.replace("C01", "C02"))
+    (suite.folder / "cases" / "more").mkdir()
+    (suite.folder / "cases" / "more" / "c.yml").write_text(CASE.replace("C01", "C03"))
+    (suite.folder / "cases" / "notes.txt").write_text("not a case file")
+    assert problems(suite) == [
+        "evals/s1/cases/b.yaml: tests: in promptfooconfig.yaml does not name this case file, so its cases never run; "
+        "add `- file://cases/b.yaml` to tests: (or move the file out of cases/)",
+        "evals/s1/cases/more/c.yml: tests: in promptfooconfig.yaml does not name this case file, so its cases never "
+        "run; add `- file://cases/more/c.yml` to tests: (or move the file out of cases/)",
+    ]
+
+
+def test_offline_needs_no_endpoint_as_the_readme_runs_it() -> None:
+    """``npm run check -- all --offline`` ("config only") on a machine with no model configured."""
+    env = {k: v for k, v in clean_env().items() if k not in ("AGENT_EVALS_DATA_DIR",)}
+    done = subprocess.run(["npm", "run", "--silent", "check", "--", "all", "--offline"], cwd=PROJECT_ROOT, env=env,
+                          capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stdout + done.stderr
+    lines = done.stdout.splitlines()
+    assert lines[-1] == "check: ok (90 case(s) in 5 suite(s))"
+    assert lines[:-1] and all(line.startswith("note: the ") and line.endswith("--offline asks no model)")
+                              for line in lines[:-1]), lines

@@ -58,3 +58,21 @@ def test_a_misspelled_check_file_and_assertion_type_are_config_errors_not_failur
     assert not report.complete
     verdict = check_gate(load_gate(PROJECT_ROOT / "evals" / "gate.yaml"), report)
     assert not verdict.holds
+
+
+@pytest.mark.parametrize("command", [["check", "spoke-create", "--offline"], ["run", "spoke-create", "--replay"]])
+def test_a_byte_that_is_not_utf8_stops_check_and_run_with_one_line(tmp_path: Path, command: list[str]) -> None:
+    home = copy_project(tmp_path, ("spoke-create",))
+    case = home / "evals" / "spoke-create" / "cases" / "3-new.yaml"
+    case.write_bytes(case.read_bytes().replace(b"brand-new", b"brand\xe9new", 1))
+    line = next(i for i, text in enumerate(case.read_bytes().splitlines(), 1) if b"brand\xe9new" in text)
+
+    done = subprocess.run([sys.executable, "-m", "agent_evals.cli", *command], env=_env(home), cwd=home,
+                          capture_output=True, text=True, timeout=120)
+
+    assert done.returncode == 2, done.stdout + done.stderr
+    assert "Traceback" not in done.stdout + done.stderr
+    problems = [text for text in done.stdout.splitlines() if text.startswith("  ")]
+    assert len(problems) == 1, done.stdout
+    assert problems[0].startswith(f"  evals/spoke-create/cases/3-new.yaml:{line}: not UTF-8: byte(s) e9 at column ")
+    assert done.stdout.splitlines()[-1] == "check: 1 problem(s); nothing was run"

@@ -16,6 +16,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from agent_evals.cases import check_suite
+from agent_evals.preflight.case_files import unlisted_case_files
 from agent_evals.preflight.live_checks import check_external_portal, check_models, check_prices
 from agent_evals.preflight.problems import Problem
 from agent_evals.preflight.replay_checks import check_cassettes, replay_folder
@@ -30,6 +31,7 @@ __all__ = ["Preflight", "Problem", "preflight"]
 @dataclass
 class Preflight:
     problems: list[Problem] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)  # worth knowing, not in the way (e.g. --offline without a model)
     selected: dict[str, list[TestEntry] | None] = field(default_factory=dict)  # None: unknown ahead
 
     @property
@@ -55,11 +57,13 @@ def preflight(
     for suite in suites:
         result.problems += [Problem(None, line) for line in check_suite(suite)]
         try:
-            loaded = load_suite(suite)
+            loaded = load_suite(suite, lenient=True)
         except SuiteFileError as exc:
             result.problems.append(Problem(exc.where, exc.detail))
             result.selected[suite.name] = None
             continue
+        result.problems += [Problem(exc.where, exc.detail) for exc in loaded.errors]
+        result.problems += unlisted_case_files(loaded)
         plans = provider_plans(loaded, result.problems)
         chosen = select(loaded.tests, flags)
         result.selected[suite.name] = chosen
@@ -75,7 +79,7 @@ def preflight(
     unpriced = check_prices(dict.fromkeys(roles)) if budget and not replay else []  # type: ignore[arg-type]
     result.problems += unpriced  # before any request: a budget needs a price for every model
     if not replay and not unpriced:
-        result.problems += check_models(dict.fromkeys(roles), offline=offline)  # type: ignore[arg-type]
+        result.problems += check_models(dict.fromkeys(roles), offline=offline, notes=result.notes)  # type: ignore[arg-type]
     result.problems += _deadline_problems()
     result.problems += check_external_portal()
     return result
