@@ -142,11 +142,11 @@ def build_parser() -> argparse.ArgumentParser:
     reset.set_defaults(handler=_portal_reset)
 
     run = sub.add_parser(
-        "run",
+        "run", allow_abbrev=False,
         help="run a suite (or all) through promptfoo; unknown flags go to `promptfoo eval`",
         description="Run evaluation suites. Any flag not listed here is passed to `promptfoo eval`.",
     )
-    run.add_argument("suite", help="suite name (a folder under evals/) or 'all'")
+    run.add_argument("suite", nargs="?", help="suite name (a folder under evals/) or 'all'")
     run.add_argument(
         "--replay",
         nargs="?",
@@ -169,11 +169,11 @@ def build_parser() -> argparse.ArgumentParser:
     run.set_defaults(handler=_run, passthrough=True)
 
     check = sub.add_parser(
-        "check",
+        "check", allow_abbrev=False,
         help="check suites before a run: configs, cases, assertions, cassettes, models; exit 2 on a problem",
         description="Check suites before spending anything. Promptfoo filter flags select the cases.",
     )
-    check.add_argument("suite", help="suite name (a folder under evals/) or 'all'")
+    check.add_argument("suite", nargs="?", help="suite name (a folder under evals/) or 'all'")
     check.add_argument("--replay", nargs="?", const="golden", default=None, metavar="DIR",
                        help="check for a replay: cassettes present and not stale")
     check.add_argument("--offline", action="store_true", help="do not send a request to the models")
@@ -241,11 +241,48 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+def _suite_and_flags(parser: argparse.ArgumentParser, args: argparse.Namespace, extra: list[str]) -> str | None:
+    """For ``run`` and ``check``: a suite was given, and every other flag is one ``promptfoo eval`` knows;
+    else one line saying what is wrong."""
+    from agent_evals.runner.cli_flags import unknown_flag
+    from agent_evals.runner.suites import ALL, discover
+
+    names = [suite.name for suite in discover()]
+    args.suite = args.suite or None  # suite_first puts "" where no suite was given
+    subparser = _subparsers(parser).choices[args.command]
+    problem = unknown_flag(extra, subparser._option_string_actions)
+    if problem is None and args.suite is None:
+        problem = f"which suite? give one of {', '.join(names)}, or {ALL}"
+    return problem
+
+
+def _suite_first(parser: argparse.ArgumentParser, argv: list[str]) -> list[str]:
+    """``run``/``check``: the suite moved before the flags (``cli_flags.suite_first``), so a Promptfoo flag's
+    value is never taken for it."""
+    from agent_evals.runner.cli_flags import suite_first
+    from agent_evals.runner.suites import ALL, discover
+
+    commands = _subparsers(parser).choices
+    at = next((i for i, word in enumerate(argv) if word in commands), None)
+    if at is None or argv[at] not in ("run", "check"):
+        return argv
+    kit = {flag: "none" if action.nargs == 0 else "optional" if action.nargs == "?" else "one"
+           for flag, action in commands[argv[at]]._option_string_actions.items()}
+    return [*argv[:at + 1], *suite_first(argv[at + 1:], kit, [*(suite.name for suite in discover()), ALL])]
+
+
+def _subparsers(parser: argparse.ArgumentParser) -> argparse._SubParsersAction:
+    return next(a for a in parser._actions if isinstance(a, argparse._SubParsersAction))
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = build_parser()
-    args, extra = parser.parse_known_args(argv)
+    args, extra = parser.parse_known_args(_suite_first(parser, list(sys.argv[1:] if argv is None else argv)))
     if extra and not getattr(args, "passthrough", False):
         parser.error(f"unrecognized arguments: {' '.join(extra)}")
+    if args.command in ("run", "check") and (problem := _suite_and_flags(parser, args, extra)) is not None:
+        print(f"agent-evals {args.command}: {problem}", file=sys.stderr)
+        return 2
     logging.basicConfig(
         level=logging.DEBUG if args.verbose else logging.INFO,
         format="%(levelname)s %(name)s: %(message)s",

@@ -14,7 +14,7 @@ import argparse
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, NoReturn
 
 from agent_evals.runner.suite_files import TestEntry
 
@@ -46,8 +46,13 @@ class Flags:
         return bool(self.metadata or self.pattern or self.first_n is not None or self.range or self.unpredictable)
 
 
+class _Parser(argparse.ArgumentParser):
+    def error(self, message: str) -> NoReturn:  # one line of ours, not argparse's usage
+        raise FlagError(f"a promptfoo flag: {message.replace('argument ', '', 1)}")
+
+
 def _parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(add_help=False, allow_abbrev=False)
+    parser = _Parser(add_help=False, allow_abbrev=False)
     parser.add_argument("-j", "--max-concurrency", dest="concurrency")
     parser.add_argument("--repeat")
     parser.add_argument("--filter-metadata", action="append", default=[])
@@ -65,10 +70,7 @@ def _parser() -> argparse.ArgumentParser:
 
 def read_flags(args: Sequence[str]) -> Flags:
     """Read the flags; raises FlagError with one line naming the flag and what is allowed."""
-    try:
-        known, _ = _parser().parse_known_args(list(args))
-    except SystemExit:  # argparse already printed; say it once in our words
-        raise FlagError("a promptfoo flag is missing its value (e.g. `-j` without a number)") from None
+    known, _ = _parser().parse_known_args(list(args))
     return Flags(
         concurrency=_positive(known.concurrency, "-j/--max-concurrency") or DEFAULT_CONCURRENCY,
         concurrency_given=known.concurrency is not None,
