@@ -343,3 +343,26 @@ def test_offline_needs_no_endpoint_as_the_readme_runs_it() -> None:
     assert lines[-1] == "check: ok (90 case(s) in 5 suite(s))"
     assert lines[:-1] and all(line.startswith("note: the ") and line.endswith("--offline asks no model)")
                               for line in lines[:-1]), lines
+
+
+def test_one_output_file_for_several_suites_is_refused_before_the_run(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
+) -> None:
+    """Each suite is an eval of its own: a shared ``-o`` file would keep the last suite's rows only."""
+    suites = discover()
+    found = preflight(suites, read_flags(["-o", "results.json", "--filter-pattern", "^(C01|Q01|I01) "]),
+                      replay="golden")
+    assert [str(p) for p in found.problems] == [
+        "-o results.json would be written by each of 3 suites (spoke-create, spoke-qa, integration-qa) and keep only "
+        "the last one's rows: put {suite} in the path, e.g. -o {suite}.json"
+    ]
+    assert preflight(suites, read_flags(["-o", "out/{suite}.json"]), replay="golden").ok
+    assert preflight(suites, read_flags(["-o", "results.json", "--filter-pattern", "^Q01 "]), replay="golden").ok
+
+    from agent_evals.runner.run import run
+
+    monkeypatch.setenv("AGENT_EVALS_DATA_DIR", str(tmp_path / "data" / "portal"))
+    assert run("all", "golden", None, ["-o", "out/all.html"], check=False) == 2  # without the check: the same line
+    assert "-o out/all.html would be written by each of 5 suites" in caplog.text
+    assert "e.g. -o out/{suite}.html" in caplog.text
+    assert not (tmp_path / "data").exists()

@@ -21,7 +21,7 @@ from agent_evals.preflight.live_checks import check_external_portal, check_model
 from agent_evals.preflight.problems import Problem
 from agent_evals.preflight.replay_checks import check_cassettes, replay_folder
 from agent_evals.preflight.suite_checks import check_tests, needs_judge, needs_user_model, provider_plans
-from agent_evals.runner.promptfoo_args import Flags, select
+from agent_evals.runner.promptfoo_args import Flags, select, shared_output
 from agent_evals.runner.suite_files import SuiteFileError, TestEntry, load_suite
 from agent_evals.runner.suites import Suite
 
@@ -76,6 +76,9 @@ def preflight(
             roles += _roles(plans, tests)
     if flags.filtered and all(c is not None and not c for c in result.selected.values()) and result.selected:
         result.problems.append(Problem(None, f"the filters select no case in {_names(suites)}: {_filters(flags)}"))
+    running = [name for name, chosen in result.selected.items() if chosen is None or chosen]
+    if (shared := shared_output(flags, running)) is not None:
+        result.problems.append(Problem(None, shared))
     unpriced = check_prices(dict.fromkeys(roles)) if budget and not replay else []  # type: ignore[arg-type]
     result.problems += unpriced  # before any request: a budget needs a price for every model
     if not replay and not unpriced:

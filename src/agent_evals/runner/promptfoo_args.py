@@ -86,6 +86,18 @@ def read_flags(args: Sequence[str]) -> Flags:
     )
 
 
+def shared_output(flags: Flags, suites: Sequence[str]) -> str | None:
+    """One line when an ``-o`` path without ``{suite}`` would be written by several suites (each is an
+    eval of its own, so the file would keep the last suite's rows only); None when it cannot happen."""
+    shared = [path for path in flags.outputs if "{suite}" not in path]
+    if len(suites) < 2 or not shared:
+        return None
+    example = shared[0].rpartition("/")[0]
+    suffix = shared[0].rpartition(".")[2] if "." in shared[0].rpartition("/")[2] else "json"
+    return (f"-o {shared[0]} would be written by each of {len(suites)} suites ({', '.join(suites)}) and keep only the "
+            f"last one's rows: put {{suite}} in the path, e.g. -o {example + '/' if example else ''}{{suite}}.{suffix}")
+
+
 def _positive(value: str | None, flag: str) -> int | None:
     if value is None:
         return None

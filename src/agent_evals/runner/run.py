@@ -40,7 +40,7 @@ from agent_evals.runner.describe import eval_description
 from agent_evals.runner.interrupts import ForcedExit, Interrupts
 from agent_evals.runner.manifest import RunManifest, SuiteRun, now, runs_dir, suite_eval_id
 from agent_evals.runner.portals import Portal, PortalPool, portal_for
-from agent_evals.runner.promptfoo_args import DEFAULT_CONCURRENCY, FlagError, Flags, read_flags
+from agent_evals.runner.promptfoo_args import DEFAULT_CONCURRENCY, FlagError, Flags, read_flags, shared_output
 from agent_evals.runner.promptfoo_process import PromptfooResult, run_promptfoo
 from agent_evals.runner.suites import Suite, select
 from agent_evals.llm.budget import LEDGER_ENV
@@ -153,6 +153,9 @@ def run(
             return 2
         suites = _with_cases(suites, result)
         selected = {name: None if tests is None else [t.case_id for t in tests] for name, tests in result.selected.items()}
+    elif (shared := shared_output(flags, [item.name for item in suites])) is not None:
+        log.error("%s", shared)  # the preflight says it too
+        return 2
     if not replay:
         _endpoint_notice()
     _grader_notice(replay=bool(replay))
