@@ -53,7 +53,7 @@ from agent_evals.shards.spec import Shard, ShardError, parse_shard
 log = logging.getLogger(__name__)
 
 CLEANUP_SETTLE_S = 0.3  # after an interrupt, a create call already sent may still land: sweep twice
-__all__ = ["DEFAULT_CONCURRENCY", "concurrency", "promptfoo_command", "promptfoo_env", "run", "run_suite", "view"]
+__all__ = ["DEFAULT_CONCURRENCY", "concurrency", "promptfoo_command", "promptfoo_env", "run", "run_suite"]
 
 
 def promptfoo_env(base: Mapping[str, str] | None = None) -> dict[str, str]:
@@ -607,13 +607,3 @@ def _grader_notice(*, replay: bool = False) -> None:
 
 def _print_view_hint() -> None:
     print("\nResults are in the Promptfoo viewer: npm run eval:view", flush=True)
-
-
-def view(promptfoo_args: list[str]) -> int:
-    """``agent-evals view``: the Promptfoo viewer over this project's results."""
-    process = subprocess.Popen(promptfoo_command("view", *promptfoo_args), env=promptfoo_env(), cwd=project_root())
-    try:
-        return process.wait()
-    except KeyboardInterrupt:
-        process.wait()
-        return 130
