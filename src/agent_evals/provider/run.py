@@ -48,7 +48,7 @@ from agent_evals.provider.fixtures import fill_references, make_fixtures, remove
 from agent_evals.provider.grading import grade_checks
 from agent_evals.provider.promptfoo_assertions import assertion_problems
 from agent_evals.provider.judged import informative_checks, judge_row
-from agent_evals.provider.snapshot import take_snapshot
+from agent_evals.provider.snapshot import take_snapshot, taken_away
 from agent_evals.provider.tracing import Tracer
 from agent_evals.record import AgentInfo, End, ErrorKind, PullRequestRef, RunRecord, Trace, Usage, UserInfo, UserKind
 from agent_evals.secrets import redact
@@ -241,6 +241,9 @@ def _snapshot(record: RunRecord, pack: Pack, checks: Sequence[CheckRef], identit
     except PortalError as exc:
         if record.end is None or record.end.reason != "error":
             record.end = End.failed("portal", f"could not read the end state from the portal for grading: {exc}")
+        return
+    if (why := taken_away(record, record.snapshot)) is not None and (record.end is None or record.end.reason != "error"):
+        record.end = End.failed("portal", why)
 
 
 async def converse(

@@ -29,6 +29,16 @@ def stale_runs(runs_root: Path, *, data_dir: Path) -> list[RunManifest]:
     return out
 
 
+def live_runs(runs_root: Path) -> dict[str, int]:
+    """The runs still going: ``{run id: runner pid}`` of every unfinished manifest whose runner is alive."""
+    return {m.run_id: m.pid for m in load_manifests(runs_root) if m.finished_at is None and pid_alive(m.pid)}
+
+
+def run_of(eval_id: str) -> str:
+    """The run an eval id belongs to: ``run-1a2b`` of ``run-1a2b.spoke-create`` (a suite's) or of itself."""
+    return eval_id.split(".", 1)[0]
+
+
 def stale_data_dirs(runs_root: Path) -> list[Path]:
     """Every data dir a dead, unfinished run used and was not swept in yet (e.g. a killed shard's)."""
     found: dict[str, None] = {}
