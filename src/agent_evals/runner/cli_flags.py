@@ -63,7 +63,7 @@ def unknown_flag(args: Sequence[str], kit_flags: Iterable[str]) -> str | None:
 def suite_first(args: Sequence[str], kit_flags: Mapping[str, Takes], suites: Sequence[str]) -> list[str]:
     """``args`` with the suite first (``""`` when none is given), so that argparse never takes a flag's value
     for it: the first word that is no flag's value, or a suite's name where a flag may do without a value
-    (``--replay spoke-create``, unless such a folder exists) or has one already (``-o a.json spoke-create``)."""
+    (``--replay tickets``, unless such a folder exists) or has one already (``-o a.json tickets``)."""
     takes: Takes = "none"
     values = 0
     for index, arg in enumerate(args):

@@ -35,7 +35,7 @@ def live_runs(runs_root: Path) -> dict[str, int]:
 
 
 def run_of(eval_id: str) -> str:
-    """The run an eval id belongs to: ``run-1a2b`` of ``run-1a2b.spoke-create`` (a suite's) or of itself."""
+    """The run an eval id belongs to: ``run-1a2b`` of ``run-1a2b.tickets-create`` (a suite's) or of itself."""
     return eval_id.split(".", 1)[0]
 
 
