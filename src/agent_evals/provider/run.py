@@ -51,6 +51,7 @@ from agent_evals.provider.judged import informative_checks, judge_row
 from agent_evals.provider.snapshot import take_snapshot, taken_away
 from agent_evals.provider.tracing import Tracer
 from agent_evals.record import AgentInfo, End, ErrorKind, PullRequestRef, RunRecord, Trace, Usage, UserInfo, UserKind
+from agent_evals.record.caps import cap_text, cap_value
 from agent_evals.secrets import redact
 
 log = logging.getLogger(__name__)
@@ -174,9 +175,31 @@ async def run_case(
     if graded and "error" not in response:  # an error row is not graded: Promptfoo skips its assertions
         # graded on exactly the metadata the Python assertions would read from Promptfoo
         response["metadata"]["checks"] = grade_checks(graded, list(asserts), response["metadata"])
+    if not reads_stored_metadata(asserts):  # graded on whole values above: what is stored keeps MAX_CHARS of each
+        response = capped(response)
     if tracer is not None:
         tracer.finish(record)  # before answering: Promptfoo reads the spans when it grades the row
     return response
+
+
+def capped(response: dict[str, Any]) -> dict[str, Any]:
+    """Promptfoo's answer with every text of the record capped (``record.caps``), but the checks' configs,
+    which ``assertions/kit.js`` matches against the test's own."""
+    metadata = dict(response["metadata"])
+    checks = metadata.pop("checks", None)
+    metadata = cap_value(metadata)
+    if checks is not None:
+        metadata["checks"] = [{**c, "reason": cap_text(str(c.get("reason", "")))} for c in checks]
+    out = {**response, "metadata": metadata}
+    if "error" in out:
+        out["error"] = cap_text(str(out["error"]))
+    return out
+
+
+def reads_stored_metadata(asserts: Sequence[Any]) -> bool:
+    """A Python assertion Promptfoo runs itself (a kit check on the Python path, a team's own) reads the
+    row's metadata as stored, so the stored record keeps whole values for it."""
+    return any(isinstance(a, Mapping) and str(a.get("type", "")).removeprefix("not-") == "python" for a in asserts)
 
 
 def _abandon_own_pull_requests(record: RunRecord) -> dict[str, Any] | None:
