@@ -209,11 +209,13 @@ function informativeScores(result) {
   return scores;
 }
 
+// The first failing check, as the report picks it (its first failing entry, not Promptfoo's result.error,
+// which holds the last one); the whole reason: the runner fits it on the line as the report does.
 function firstFailure(result) {
-  if (result.error) return String(result.error).split("\n")[0];
+  if (result.failureReason === 2) return String(result.error || "").split("\n")[0];
   const components = (result.gradingResult && result.gradingResult.componentResults) || [];
   const failed = components.find((c) => c && c.pass === false && !String(c.reason || "").startsWith("NOT GRADED"));
-  return failed ? String(failed.reason || "").split("\n")[0] : "";
+  return failed ? String(failed.reason || "") : String(result.error || "").split("\n")[0];
 }
 
 function caseLine(test, result) {

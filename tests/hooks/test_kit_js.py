@@ -62,7 +62,9 @@ ROW = {
     "response": {"metadata": {"case_id": "C01", "cleanup": {"abandoned": [3], "by": "provider"}}},
     "gradingResult": {"componentResults": [
         {"pass": True, "reason": "NOT GRADED: x"}, {"pass": False, "reason": "tool_sequence in_order: missing\nmore"},
+        {"pass": False, "reason": "argument_match: the last failure"},
     ]},
+    "error": "argument_match: the last failure",  # Promptfoo's error of a failed row: its last failing entry
 }
 
 
@@ -71,8 +73,9 @@ def test_after_each_prints_the_case_and_leaves_a_row_the_provider_cleaned(tmp_pa
                       {"AGENT_EVALS_CASE_LINES": "json", "PORTAL_URL": "http://127.0.0.1:9"})
     assert out is None  # nothing to add: the provider already abandoned the row's PR
     (line,) = [json.loads(x[len("@@agent-evals "):]) for x in lines if x.startswith("@@agent-evals ")]
+    # the first failing entry, as the report picks it, whole (the runner fits it on the line as the report does)
     assert line == {"id": "C01", "status": "FAIL", "description": "C01 copy", "latency_ms": 2340,
-                    "reason": "tool_sequence in_order: missing", "error_kind": None, "provider": "spoke",
+                    "reason": "tool_sequence in_order: missing\nmore", "error_kind": None, "provider": "spoke",
                     "not_graded": 0}
 
 
