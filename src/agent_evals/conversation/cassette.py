@@ -55,7 +55,7 @@ from agent_evals.secrets import redact
 
 FORMAT: Final = "agent-evals/cassette@2"
 OLD_FORMATS: Final = ("agent-evals/cassette@1",)
-UPGRADE_COMMAND = "agent-evals cassettes upgrade"
+UPGRADE_COMMAND = "npx agent-evals cassettes upgrade"
 _SAFE_NAME = re.compile(r"[^A-Za-z0-9._-]+")
 
 

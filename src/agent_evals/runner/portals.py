@@ -143,7 +143,7 @@ def _shared(suite: Suite, data_dir: Path) -> Portal | None:
         raise PortalSetupError(
             f"the portal serving {data_dir} (pid {serving.pid}, {serving.url}) runs with settings "
             f"{serving.settings_file or 'none'}, but suite {suite.name} needs {expected or 'none'}; stop it, or "
-            f"start it with `agent-evals portal serve --suite {suite.name}`"
+            f"start it with `npm run portal -- --suite {suite.name}`"
         )
     token = os.environ.get("PORTAL_TOKEN") or None
     if serving.token_required and token is None:

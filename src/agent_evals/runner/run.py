@@ -45,7 +45,7 @@ from agent_evals.runner.promptfoo_process import PromptfooResult, run_promptfoo
 from agent_evals.runner.suites import Suite, select
 from agent_evals.llm.budget import LEDGER_ENV
 from agent_evals.runner.budget import BudgetSetupError, RunBudgets, parse_budget, run_budgets
-from agent_evals.runner.sharding import SuiteShard, plan_suite_shard
+from agent_evals.runner.sharding import SuiteShard, merge_hint, plan_suite_shard
 from agent_evals.runner.sweep import sweep_stale
 from agent_evals.shards.durations import read_durations
 from agent_evals.shards.spec import Shard, ShardError, parse_shard
@@ -184,7 +184,7 @@ def run(
     _finish(manifest, folder, code)
     _print_summary(manifest)
     if shards:
-        _print_merge_hint(shards)
+        _print_merge_hint(shards, promptfoo_args)
     else:
         _print_view_hint()
     return code
@@ -205,11 +205,10 @@ def _plan_shards(suites: list[Suite], flags: Flags, shard: Shard, manifest: RunM
     return shards
 
 
-def _print_merge_hint(shards: dict[str, SuiteShard]) -> None:
-    total = next(iter(shards.values())).shard.total
-    print(f"\nThis is one shard of {total}: once every shard ran, merge their results files into one eval for "
-          f"the viewer, the report and the gate, e.g.\n  agent-evals merge results/*.shard-*-of-{total}.json",
-          flush=True)
+def _print_merge_hint(shards: dict[str, SuiteShard], promptfoo_args: list[str]) -> None:
+    shard = next(iter(shards.values())).shard
+    print(f"\nThis is one shard of {shard.total}: once every shard ran, merge their results files into one eval for "
+          f"the viewer, the report and the gate:\n  {merge_hint(promptfoo_args, shard)}", flush=True)
 
 
 def _print_summary(manifest: RunManifest) -> None:
