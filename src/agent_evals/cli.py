@@ -76,6 +76,12 @@ def _cassettes_upgrade(args: argparse.Namespace) -> int:
     return 0
 
 
+def _golden(args: argparse.Namespace) -> int:
+    from agent_evals.golden.record import record_command
+
+    return record_command(args.suites, stale_only=args.stale)
+
+
 def _view(args: argparse.Namespace) -> int:
     from agent_evals.runner.viewer import view
 
@@ -234,6 +240,17 @@ def build_parser() -> argparse.ArgumentParser:
                        help="where to write it ({suite} for several suites; default: <suite>.json beside the first)")
     merge.add_argument("--no-import", action="store_true", help="write the file only, not into the viewer's database")
     merge.set_defaults(handler=_merge)
+
+    golden = sub.add_parser(
+        "golden", help="record the golden conversations (golden/plan.yaml played by a scripted model): a new or "
+                       "changed case with --stale",
+        description="Record each suite's golden cassettes from its golden/plan.yaml: the suite runs for real with a "
+                    "scripted model playing the plan; each case that passes is written, each that does not is named.",
+    )
+    from agent_evals.golden import add_arguments as golden_arguments
+
+    golden_arguments(golden)
+    golden.set_defaults(handler=_golden)
 
     viewer = sub.add_parser(
         "view", help="open the Promptfoo viewer on this project's results (this machine only, unless --host)",

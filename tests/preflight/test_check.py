@@ -215,13 +215,17 @@ def test_a_default_assertion_problem_is_said_once(tmp_path: Path) -> None:
 def test_replay_needs_the_folder_and_every_cassette(tmp_path: Path) -> None:
     suite = make_suite(tmp_path)
     assert problems(suite, replay="golden") == [
-        f"s1: replay folder {suite.folder / 'golden'} does not exist (record one with --record DIR, or use --replay "
-        "for the golden conversations)"
+        f"s1: replay folder {suite.folder / 'golden'} does not exist (write its golden plan, then record it: "
+        "`npx agent-evals golden s1`)"
+    ]
+    assert problems(suite, replay=str(tmp_path / "cassettes")) == [
+        f"s1: replay folder {tmp_path / 'cassettes' / 's1'} does not exist (record one with `npm run eval -- s1 "
+        f"--record {tmp_path / 'cassettes'}`, or use --replay for the golden conversations)"
     ]
     (suite.folder / "golden").mkdir()
     found = problems(suite, replay="golden")
-    assert found == [f"evals/s1/cases/a.yaml:1: C01: no cassette at {suite.folder / 'golden' / 'C01.json'} (record one "
-                     "with --record, or check the replay folder)"]
+    assert found == ["evals/s1/cases/a.yaml:1: C01: no golden conversation (golden/C01.json): add the case to "
+                     "golden/plan.yaml, then record it: `npx agent-evals golden s1 --stale`"]
 
 
 def test_a_stale_golden_cassette_is_named_with_what_changed(tmp_path: Path) -> None:
@@ -236,9 +240,9 @@ def test_a_stale_golden_cassette_is_named_with_what_changed(tmp_path: Path) -> N
     found = problems(Suite(real.name, copy), "--filter-pattern", "C0[12]", replay="golden")
     assert found == [
         "evals/spoke-create/cases/1-copy.yaml:3: C01: cassette C01.json is stale: instructions changed; re-record it "
-        "(`python -m agent_evals.golden <suite> --stale` for golden conversations) or replay it with --allow-stale",
+        "(`npx agent-evals golden spoke-create --stale` for golden conversations) or replay it with --allow-stale",
         "evals/spoke-create/cases/1-copy.yaml:81: C02: cassette C02.json is stale: instructions changed; re-record it "
-        "(`python -m agent_evals.golden <suite> --stale` for golden conversations) or replay it with --allow-stale",
+        "(`npx agent-evals golden spoke-create --stale` for golden conversations) or replay it with --allow-stale",
     ]
     assert problems(Suite(real.name, copy), "--filter-pattern", "C0[12]", replay="golden", allow_stale=True) == []
 
