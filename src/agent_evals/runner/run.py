@@ -33,6 +33,7 @@ from agent_evals.provider.deadline import configured_deadline_s, runner_request_
 from agent_evals.record import KitError
 from agent_evals.runner.eval_marks import database_ready, mark_interrupted, results_db
 from agent_evals.runner.console import PromptfooConsole, suite_summary
+from agent_evals.runner.progress import Progress, Ticker
 from agent_evals.runner.suite_output import ordered_output
 from agent_evals.runner.trace_port import busy_trace_port, trace_receiver
 from agent_evals.runner.warm_workers import WarmWorkers
@@ -233,12 +234,14 @@ def _run_suites(suites: list[Suite], manifest: RunManifest, folder: Path, select
                 **options: object) -> int:
     """The suites in order, up to ``at_once`` side by side (each in a thread of its own, its lines
     together in the suites' order), never two with the same trace receiver at once."""
+    progress = _progress(suites, selected, repeat) if sys.stdout.isatty() else None  # a status line on a terminal
     with Interrupts() as interrupts:
         lanes = Lanes(at_once)
         try:
             with (PortalPool(manifest.run_id, folder, suites) as portals,
                   WarmWorkers(folder / "warm-workers.log", folder / "warm-workers.json") as warm,
-                  ordered_output([item.name for item in suites]) as output):
+                  ordered_output([item.name for item in suites], progress.line if progress else None) as output,
+                  Ticker(output.redraw) if progress else nullcontext()):
                 for item in suites:
                     receiver = trace_receiver(item.config)
                     lanes.wait_for_room(receiver)
@@ -256,7 +259,7 @@ def _run_suites(suites: list[Suite], manifest: RunManifest, folder: Path, select
                         with output.suite(item.name):
                             code = run_suite(item, run_id=manifest.run_id, folder=folder, manifest=manifest,
                                              entry=entry, interrupts=interrupts, portals=portals, shard=shard,
-                                             budgets=budgets, warm=warm, on_first_row=begun.set,
+                                             budgets=budgets, warm=warm, on_first_row=begun.set, progress=progress,
                                              **options)  # type: ignore[arg-type]
                             entry.budget = budgets.state(item.name)
                             return code
@@ -280,6 +283,11 @@ def _run_suites(suites: list[Suite], manifest: RunManifest, folder: Path, select
             manifest.interrupted = True
             return interrupts.exit_code
     return max(lanes.codes.values(), default=0)
+
+
+def _progress(suites: list[Suite], selected: dict[str, list[str] | None], repeat: int) -> Progress:
+    return Progress({item.name: _case_count(item, SuiteRun(item.name, selected=selected.get(item.name), repeat=repeat))
+                     for item in suites})
 
 
 class Lanes:
@@ -351,6 +359,7 @@ def run_suite(
     budgets: RunBudgets | None = None,
     warm: WarmWorkers | None = None,
     on_first_row: Callable[[], None] | None = None,
+    progress: Progress | None = None,
 ) -> int:
     """One suite through Promptfoo with its portal (see the module docstring); ``portals`` shares a
     portal between the suites of one run, ``warm`` starts Promptfoo's Python processes warm."""
@@ -375,6 +384,8 @@ def run_suite(
         if portal.data_dir is not None:
             _sweep_stale(portal, api)
         workers = python_workers(workers, _case_count(suite, entry), replay=bool(replay))
+        if progress is not None:
+            progress.started(suite.name, workers)
         env = _suite_env(suite, portal, eval_id, workers, replay=replay, record=record, allow_stale=allow_stale)
         if promptfoo_dir is not None:  # the shard's eval stays in the run's folder until `agent-evals merge`
             env["PROMPTFOO_CONFIG_DIR"] = promptfoo_dir
@@ -397,6 +408,8 @@ def run_suite(
         with open(folder / f"promptfoo-{suite.name}.log", "a", encoding="utf-8") as promptfoo_log:
             console = PromptfooConsole(promptfoo_log, table=bool(flags.table), show_provider=_providers(suite) > 1)
             interrupts.on_first.append(lambda: setattr(console, "quiet", True))
+            if progress is not None:
+                progress.follow(suite.name, lambda: console.counts.total)
             if interrupts.requested:  # stopped while the portal started: nothing ran
                 result = PromptfooResult(interrupts.exit_code, None)
             else:
@@ -418,6 +431,8 @@ def run_suite(
             mark_interrupted(results_db(promptfoo_config_dir(env)), result.eval_id)
             print(f"eval {result.eval_id} is marked [INTERRUPTED] in the viewer", flush=True)
         code = interrupts.exit_code if interrupts.requested else result.code
+        if progress is not None:
+            progress.finished(suite.name)
         if entry is not None:
             entry.exit_code, entry.interrupted, entry.eval_id = code, interrupts.requested, result.eval_id
     return code
