@@ -234,8 +234,8 @@ def _run_suites(suites: list[Suite], manifest: RunManifest, folder: Path, select
                 **options: object) -> int:
     """The suites in order, up to ``at_once`` side by side (each in a thread of its own, its lines
     together in the suites' order), never two with the same trace receiver at once."""
-    progress = _progress(suites, selected, repeat) if sys.stdout.isatty() else None  # a status line on a terminal
     with Interrupts() as interrupts:
+        progress = _progress(suites, selected, repeat) if sys.stdout.isatty() else None  # a status line on a terminal
         lanes = Lanes(at_once)
         try:
             with (PortalPool(manifest.run_id, folder, suites) as portals,
