@@ -15,7 +15,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
-MAX_CHARS = 16_384  # per text kept in the stored record (a spoke configuration is ~3,000)
+MAX_CHARS = 16_384  # per text kept in the stored record (a whole configuration is rarely a fifth of it)
 _MARKER = re.compile(r"…\[cut ([\d,]+) of ([\d,]+) characters\]$")
 
 

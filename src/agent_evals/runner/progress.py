@@ -1,6 +1,6 @@
 """Progress of a run on a terminal: one status line under the case lines, redrawn as rows end.
 
-    12/90 done · 4 running (spoke-create, spoke-qa) · 1m05s · about 3 min left
+    12/90 done · 4 running (tickets-create, tickets-qa) · 1m05s · about 3 min left
 
 A run against a real model prints nothing for about a minute before its first case ends, and
 with suites side by side a later suite's lines wait until the suites before it are done
@@ -63,7 +63,7 @@ class Progress:
                 entry.total = entry.ended
 
     def line(self) -> str:
-        """``12/90 done · 4 running (spoke-create, spoke-qa) · 1m05s · about 3 min left``."""
+        """``12/90 done · 4 running (tickets-create, tickets-qa) · 1m05s · about 3 min left``."""
         with self._lock:
             suites = [(name, s, _done(s)) for name, s in self._suites.items()]
         done = sum(d for _, _, d in suites)
