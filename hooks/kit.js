@@ -13,17 +13,18 @@
 // beforeEach points the kit's checks (type: python on assertions/<check>.py) at assertions/kit.js,
 //            which answers them from the provider's grading: one grading per row, in the worker,
 //            instead of one Python process per check (AGENT_EVALS_ASSERTIONS=python keeps the
-//            Python processes). Without a grader model, model-graded assertions become a visible
-//            NOT GRADED entry (weight 0, no metric: never in a score) listed in metadata.not_graded.
-//            The kit's judged checks (goal_reached, expected_statements, trajectory_quality) are
-//            asked of the judge by the provider: live when a judge model is configured, in a
-//            replay when the case's cassettes hold judge replies; otherwise they too become NOT
-//            GRADED entries. When the judge can answer, a conversation case with a goal that does
-//            not list goal_reached gets an informative goal_reached entry (weight 0).
+//            Python processes). Without a grader model, model-graded assertions are NOT GRADED:
+//            taken out of the row's assertions (Promptfoo counts each assertion as passed or
+//            failed, a weight-0 one as passed, so no entry can stand for "not graded") and listed
+//            in metadata.not_graded. The kit's judged checks (goal_reached, expected_statements,
+//            trajectory_quality) are asked of the judge by the provider: live when a judge model is
+//            configured, in a replay when the case's cassettes hold judge replies; otherwise they
+//            too are NOT GRADED. (When the judge can answer, the provider also grades an
+//            informative goal_reached for a conversation case with a goal that does not list one.)
 // afterEach  the provider already abandoned its row's PRs (metadata.cleanup); a row it could not
 //            clean (it crashed, timed out, the portal was down) is cleaned here through Python.
-//            An informative goal_reached becomes the row's named score goal_reached (a weight-0
-//            entry cannot carry one). Prints one line per finished case.
+//            An informative goal_reached becomes the row's named score goal_reached (it is no
+//            assertion, so it never counts as passed or failed). Prints one line per finished case.
 // afterAll   abandons what the run left active and stops the portal beforeAll started.
 //
 // The logic lives in Python (agent_evals.runner.plain, agent_evals.hooks); this file only wires
@@ -167,15 +168,6 @@ function judgedName(assertion) {
   return match && JUDGED.has(match[1]) ? match[1] : null;
 }
 
-function notGradedEntry(what, why) {
-  const reason = `NOT GRADED: ${what}: ${why}; this check did not run and counts neither as a pass nor in any score`;
-  return { type: "javascript", value: `({pass: true, score: 0, reason: ${JSON.stringify(reason)}})`, weight: 0 };
-}
-
-function hasGoal(test) {
-  const user = test.vars && test.vars.simulated_user;
-  return Boolean(user && typeof user === "object" && typeof user.goal === "string" && user.goal.trim());
-}
 const KIT_JS = `file://${path.join(ROOT, "assertions", "kit.js")}`;
 
 // A kit check `type: python` becomes kit.js:<check> (answered from the provider's grading); its not- form
@@ -197,32 +189,25 @@ function fastForm(assertion) {
 async function beforeEach({ test }) {
   const original = (test && test.assert) || [];
   const judged = original.filter((a) => judgedName(a) !== null);
-  const missing = judged.length || hasGoal(test || {}) ? judgeMissing(test || {}) : null;
-  const extra = [];
-  if (missing === null && hasGoal(test || {}) && !judged.some((a) => judgedName(a) === "goal_reached")) {
-    extra.push({ type: "python", value: `file://${path.join(ROOT, "assertions", "goal_reached.py")}`, weight: 0 });
-  }
-  const asserts = [...original, ...extra].map(fastForm);
-  const changed = extra.length > 0 || asserts.some((a, i) => a !== original[i]);
+  const missing = judged.length ? judgeMissing(test || {}) : null;
+  const asserts = original.map(fastForm);
+  const changed = asserts.some((a, i) => a !== original[i]);
   const graded = asserts.filter((a) => a && MODEL_GRADED.has(String(a.type || "").replace(/^not-/, "")));
   const offGraded = judgeConfigured() ? [] : graded;
   const offJudged = missing === null ? [] : asserts.filter((a) => judgedName(a) !== null);
   if (offGraded.length === 0 && offJudged.length === 0) {
     return changed ? { test: { ...test, assert: asserts } } : undefined; // else the test stays as it is
   }
-  const label = (a, name) => `${name}${a.metric ? ` (${a.metric})` : ""}`;
   // an entry of a weight-0 assertion decides nothing: the gate does not count it (agent_evals.report.rows.INFORMATIVE)
   const informative = (a) => (a.weight === 0 ? " (informative, weight 0)" : "");
+  // Not graded: out of the assertions altogether. Promptfoo counts every assertion's result as a pass or a
+  // fail (and forces a weight-0 one to pass), so an entry for it would read as a pass in the viewer.
   const notGraded = [
     ...offGraded.map((a) => `${a.type} (${a.metric || "no metric"}): no grader model${informative(a)}`),
     ...offJudged.map((a) => `${judgedName(a)} (${a.metric || "no metric"}): ${missing}${informative(a)}`),
   ];
-  const entries = [
-    ...offGraded.map((a) => notGradedEntry(label(a, a.type), "no grader model is configured (JUDGE_MODEL and an endpoint)")),
-    ...offJudged.map((a) => notGradedEntry(label(a, judgedName(a)), missing)),
-  ];
   const kept = asserts.filter((a) => !offGraded.includes(a) && !offJudged.includes(a));
-  return { test: { ...test, assert: [...kept, ...entries], metadata: { ...(test.metadata || {}), not_graded: notGraded } } };
+  return { test: { ...test, assert: kept, metadata: { ...(test.metadata || {}), not_graded: notGraded } } };
 }
 
 // The informative goal_reached the provider graded (a weight-0 entry carries no named score).
@@ -236,11 +221,13 @@ function informativeScores(result) {
   return scores;
 }
 
+// The first failing check, as the report picks it (its first failing entry, not Promptfoo's result.error,
+// which holds the last one); the whole reason: the runner fits it on the line as the report does.
 function firstFailure(result) {
-  if (result.error) return String(result.error).split("\n")[0];
+  if (result.failureReason === 2) return String(result.error || "").split("\n")[0];
   const components = (result.gradingResult && result.gradingResult.componentResults) || [];
   const failed = components.find((c) => c && c.pass === false && !String(c.reason || "").startsWith("NOT GRADED"));
-  return failed ? String(failed.reason || "").split("\n")[0] : "";
+  return failed ? String(failed.reason || "") : String(result.error || "").split("\n")[0];
 }
 
 function caseLine(test, result) {

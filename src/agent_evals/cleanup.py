@@ -10,7 +10,8 @@ Three levels, from narrow to wide:
   Promptfoo has exited, also after Ctrl-C): every active PR with the run's eval id,
   and the fixtures its cases made (``cleanup_test`` removes a test's fixtures too).
 - :func:`cleanup_all_eval_prs` — ``agent-evals cleanup``: every active PR created
-  by any eval run (a PR with an eval id); PRs people made are never touched.
+  by any eval run (a PR with an eval id) that is over; PRs people made, and those of
+  runs still going, are never touched.
 
 A failed abandon is retried, then reported; cleanup never raises into the eval.
 """
@@ -40,6 +41,7 @@ class CleanupReport:
     failed: dict[int, str] = field(default_factory=dict)
     error: str | None = None  # the portal could not be asked at all
     removed_fixtures: list[str] = field(default_factory=list)  # what the cases' fixtures had made
+    kept: list[int] = field(default_factory=list)  # active PRs of runs still going, left to them
 
     def as_dict(self) -> dict[str, Any]:
         out: dict[str, Any] = {"abandoned": self.abandoned, "already_closed": self.already_closed}
@@ -55,6 +57,8 @@ class CleanupReport:
         parts = [f"abandoned {len(self.abandoned)} PR(s)"]
         if self.removed_fixtures:
             parts.append(f"removed {len(self.removed_fixtures)} fixture(s)")
+        if self.kept:
+            parts.append(f"left {len(self.kept)} PR(s) of runs still going ({', '.join(f'#{i}' for i in self.kept)})")
         if self.failed:
             parts.append(f"{len(self.failed)} failed: " + "; ".join(f"#{k}: {v}" for k, v in self.failed.items()))
         if self.error:
@@ -182,10 +186,15 @@ def _remove_fixtures(api: PortalAPI, report: CleanupReport, **which: str) -> Non
     report.abandoned += [i for i in removed.get("abandoned") or [] if i not in report.abandoned]
 
 
-def cleanup_all_eval_prs(api: PortalAPI) -> CleanupReport:
-    """Abandon every active PR that an eval run created (it has an eval id); others are untouched."""
+def cleanup_all_eval_prs(api: PortalAPI, *, alive: Callable[[str], bool] = lambda eval_id: False) -> CleanupReport:
+    """Abandon every active PR that an eval run created (it has an eval id) and whose run is over
+    (``alive(eval_id)`` false); PRs people made, and those of runs still going, are untouched
+    (the latter listed in ``kept``)."""
     try:
-        ids = [pr["id"] for pr in api.list_pull_requests(status="active") if pr.get("eval_id")]
+        found = [pr for pr in api.list_pull_requests(status="active") if pr.get("eval_id")]
     except PortalError as exc:
         return CleanupReport(error=str(exc))
-    return abandon(api, ids)
+    kept = [pr["id"] for pr in found if alive(str(pr["eval_id"]))]
+    report = abandon(api, [pr["id"] for pr in found if pr["id"] not in kept])
+    report.kept = kept
+    return report

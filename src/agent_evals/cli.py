@@ -80,10 +80,21 @@ def _cassettes_upgrade(args: argparse.Namespace) -> int:
     return 0
 
 
-def _view(args: argparse.Namespace, extra: list[str]) -> int:
-    from agent_evals.runner.run import view
+def _golden(args: argparse.Namespace) -> int:
+    from agent_evals.golden.record import record_command
 
-    return view(extra)
+    return record_command(args.suites, stale_only=args.stale)
+
+
+def _view(args: argparse.Namespace) -> int:
+    from agent_evals.runner.viewer import view
+
+    passed = [*(["-p", str(args.port)] if args.port is not None else []), *(["-y"] if args.yes else []),
+              *(["-n"] if args.no else []),
+              *(["--filter-description", args.filter_description] if args.filter_description else []),
+              *(["--env-file", args.env_file] if args.env_file else []), *(["--verbose"] if args.pf_verbose else []),
+              *([args.directory] if args.directory else [])]
+    return view(passed, host=args.host)
 
 
 def _report(args: argparse.Namespace) -> int:
@@ -165,7 +176,7 @@ def build_parser() -> argparse.ArgumentParser:
         description="Run evaluation suites. Any flag not listed here is passed to `promptfoo eval`.",
         allow_abbrev=False,  # Promptfoo's --repeat is not --repeat-until-decided
     )
-    run.add_argument("suite", help="suite name (a folder under evals/) or 'all'")
+    run.add_argument("suite", nargs="?", help="suite name (a folder under evals/) or 'all'")
     run.add_argument(
         "--replay",
         nargs="?",
@@ -192,11 +203,11 @@ def build_parser() -> argparse.ArgumentParser:
     run.set_defaults(handler=_run, passthrough=True)
 
     check = sub.add_parser(
-        "check",
+        "check", allow_abbrev=False,
         help="check suites before a run: configs, cases, assertions, cassettes, models; exit 2 on a problem",
         description="Check suites before spending anything. Promptfoo filter flags select the cases.",
     )
-    check.add_argument("suite", help="suite name (a folder under evals/) or 'all'")
+    check.add_argument("suite", nargs="?", help="suite name (a folder under evals/) or 'all'")
     check.add_argument("--replay", nargs="?", const="golden", default=None, metavar="DIR",
                        help="check for a replay: cassettes present and not stale")
     check.add_argument("--offline", action="store_true", help="do not send a request to the models")
@@ -281,8 +292,33 @@ def build_parser() -> argparse.ArgumentParser:
     merge.add_argument("--no-import", action="store_true", help="write the file only, not into the viewer's database")
     merge.set_defaults(handler=_merge)
 
-    viewer = sub.add_parser("view", help="open the Promptfoo viewer on this project's results")
-    viewer.set_defaults(handler=_view, passthrough=True)
+    golden = sub.add_parser(
+        "golden", help="record the golden conversations (golden/plan.yaml played by a scripted model): a new or "
+                       "changed case with --stale",
+        description="Record each suite's golden cassettes from its golden/plan.yaml: the suite runs for real with a "
+                    "scripted model playing the plan; each case that passes is written, each that does not is named.",
+    )
+    from agent_evals.golden import add_arguments as golden_arguments
+
+    golden_arguments(golden)
+    golden.set_defaults(handler=_golden)
+
+    viewer = sub.add_parser(
+        "view", help="open the Promptfoo viewer on this project's results (this machine only, unless --host)",
+        description="Promptfoo's viewer (promptfoo view) on this project's results database.",
+    )
+    viewer.add_argument("directory", nargs="?", help="Promptfoo's folder to read (default: its results database)")
+    viewer.add_argument("--host", default="127.0.0.1",
+                        help="the address to listen on (default 127.0.0.1: this machine only; 0.0.0.0 shares the "
+                             "results with everyone who can reach this machine)")
+    viewer.add_argument("-p", "--port", type=int, default=None, help="port (Promptfoo's default: 15500)")
+    viewer.add_argument("-y", "--yes", action="store_true", help="open the browser without asking")
+    viewer.add_argument("-n", "--no", action="store_true", help="do not ask and do not open the browser")
+    viewer.add_argument("--filter-description", default=None, metavar="PATTERN",
+                        help="list only evals whose description matches this regex")
+    viewer.add_argument("--env-file", "--env-path", default=None, metavar="PATH", help="a .env file for Promptfoo")
+    viewer.add_argument("--verbose", dest="pf_verbose", action="store_true", help="Promptfoo's debug logs")
+    viewer.set_defaults(handler=_view)
 
     cleanup = sub.add_parser("cleanup", help="abandon every active PR created by eval runs")
     cleanup.add_argument("--portal-url", default=None, help="a running portal (default: $PORTAL_URL)")
@@ -292,11 +328,64 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+def _suite_and_flags(parser: argparse.ArgumentParser, args: argparse.Namespace, extra: list[str]) -> str | None:
+    """For ``run`` and ``check``: a suite was given, and every other flag is one ``promptfoo eval`` knows;
+    else one line saying what is wrong."""
+    from agent_evals.runner.cli_flags import unknown_flag
+    from agent_evals.runner.suites import ALL, discover
+
+    names = [suite.name for suite in discover()]
+    args.suite = args.suite or None  # suite_first puts "" where no suite was given
+    subparser = _subparsers(parser).choices[args.command]
+    problem = unknown_flag(extra, subparser._option_string_actions)
+    if problem is None and args.suite is None:
+        problem = f"which suite? give one of {', '.join(names)}, or {ALL}"
+    return problem
+
+
+def _suite_first(parser: argparse.ArgumentParser, argv: list[str]) -> list[str]:
+    """``run``/``check``: the suite moved before the flags (``cli_flags.suite_first``), so a Promptfoo flag's
+    value is never taken for it."""
+    from agent_evals.runner.cli_flags import suite_first
+    from agent_evals.runner.suites import ALL, discover
+
+    commands = _subparsers(parser).choices
+    at = next((i for i, word in enumerate(argv) if word in commands), None)
+    if at is None or argv[at] not in ("run", "check"):
+        return argv
+    kit = {flag: "none" if action.nargs == 0 else "optional" if action.nargs == "?" else "one"
+           for flag, action in commands[argv[at]]._option_string_actions.items()}
+    return [*argv[:at + 1], *suite_first(argv[at + 1:], kit, [*(suite.name for suite in discover()), ALL])]
+
+
+def _subparsers(parser: argparse.ArgumentParser) -> argparse._SubParsersAction:
+    return next(a for a in parser._actions if isinstance(a, argparse._SubParsersAction))
+
+
+def _unknown(parser: argparse.ArgumentParser, args: argparse.Namespace, extra: list[str]) -> str:
+    """One line for arguments a subcommand does not take, with the closest flag it has."""
+    import difflib
+
+    sub: argparse.ArgumentParser = _subparsers(parser).choices[args.command]
+    for name in ("portal_command", "cases_command", "cassettes_command"):  # a subcommand's own subcommand
+        if getattr(args, name, None):
+            sub = _subparsers(sub).choices[getattr(args, name)]
+    word = extra[0].split("=", 1)[0]
+    if not word.startswith("-"):
+        return f"unexpected argument {word!r} (see --help)"
+    close = difflib.get_close_matches(word, list(sub._option_string_actions), n=1, cutoff=0.7)
+    return f"unknown flag {word}" + (f"; did you mean {close[0]}?" if close else " (see --help)")
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = build_parser()
-    args, extra = parser.parse_known_args(argv)
+    args, extra = parser.parse_known_args(_suite_first(parser, list(sys.argv[1:] if argv is None else argv)))
     if extra and not getattr(args, "passthrough", False):
-        parser.error(f"unrecognized arguments: {' '.join(extra)}")
+        print(f"agent-evals {args.command}: {_unknown(parser, args, extra)}", file=sys.stderr)
+        return 2
+    if args.command in ("run", "check") and (problem := _suite_and_flags(parser, args, extra)) is not None:
+        print(f"agent-evals {args.command}: {problem}", file=sys.stderr)
+        return 2
     logging.basicConfig(
         level=logging.DEBUG if args.verbose else logging.INFO,
         format="%(levelname)s %(name)s: %(message)s",

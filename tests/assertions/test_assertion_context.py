@@ -60,7 +60,7 @@ def test_provider_response_metadata_first_then_context_metadata() -> None:
 
 UNSUPPORTED = (
     "is not supported (this kit reads version 2); re-run the case, or upgrade cassettes with "
-    "`agent-evals cassettes upgrade DIR`"
+    "`npx agent-evals cassettes upgrade DIR`"
 )
 FOREIGN = [
     # metadata, reason (after the assertion's name)

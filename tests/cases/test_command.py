@@ -40,7 +40,7 @@ def test_expand_check_and_write(copy: Suite, capsys: pytest.CaptureFixture[str],
     assert main(["cases", "expand", copy.name, "--check"]) == 1
     out = capsys.readouterr().out.splitlines()
     assert out[0] == (f"cases: {copy.name}: cases/generated.yaml is out of sync with cases/templates.yaml and "
-                      f"cases/rows.csv (1 case(s) differ: V02); run `agent-evals cases expand {copy.name}`")
+                      f"cases/rows.csv (1 case(s) differ: V02); run `npx agent-evals cases expand {copy.name}`")
     assert [line for line in check_suite(copy)] == [line.removeprefix("cases: ") for line in out]
 
     assert main(["cases", "expand", copy.name]) == 0
@@ -62,4 +62,4 @@ def test_the_preflight_reports_an_out_of_sync_file_in_one_line(copy: Suite) -> N
     result = preflight([copy], read_flags([]), replay="golden", offline=True)
     lines = [str(p) for p in result.problems if "out of sync" in str(p)]
     assert lines == [f"{copy.name}: cases/generated.yaml is out of sync with cases/templates.yaml and cases/rows.csv "
-                     f"(1 case(s) differ: V01); run `agent-evals cases expand {copy.name}`"]
+                     f"(1 case(s) differ: V01); run `npx agent-evals cases expand {copy.name}`"]

@@ -147,9 +147,9 @@ def test_out_of_sync_files_are_named_in_one_line(tmp_path: Path) -> None:
     found = out_of_sync(expand(load_source(folder)))
     assert [line for _, line in found] == [
         "cases/generated.yaml is out of sync with cases/templates.yaml and cases/rows.csv (1 case(s) differ: T01); "
-        "run `agent-evals cases expand desk`",
+        "run `npx agent-evals cases expand desk`",
         "golden/plan.generated.yaml is out of sync with cases/templates.yaml and cases/rows.csv (1 case(s) differ: "
-        "T01); run `agent-evals cases expand desk`",
+        "T01); run `npx agent-evals cases expand desk`",
     ]
     (folder / "cases" / "generated.yaml").unlink()
     assert out_of_sync(expand(load_source(folder)))[0][1].startswith("cases/generated.yaml is missing: it is generated")

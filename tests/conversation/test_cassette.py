@@ -102,7 +102,7 @@ def test_an_old_cassette_names_its_version_and_the_upgrade_command(tmp_path: Pat
     path = tmp_path / "C01.json"
     path.write_text(json.dumps(V1))
     with pytest.raises(CassetteError, match=r"format agent-evals/cassette@1, older than this kit's .*@2: upgrade it "
-                                            r"with `agent-evals cassettes upgrade"):
+                                            r"with `npx agent-evals cassettes upgrade"):
         load_cassette(path)
 
 

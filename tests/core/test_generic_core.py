@@ -18,6 +18,7 @@ from agent_evals.packs import GenericPack, PackError, built_in, load_pack
 from agent_evals.portal.process import PortalProcess
 from agent_evals.provider.run import call_api
 from agent_evals.testing.scripted_replies import ChatRequest
+from tests.conftest import PROJECT_ROOT
 from tests.toy_pack import PACK, TicketsPack
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -164,7 +165,8 @@ def _toy_options(**config: Any) -> dict[str, Any]:
 
 def test_a_check_of_another_pack_is_a_config_error_not_a_failure() -> None:
     test = {"description": "T02 x", "metadata": {"id": "T02"}, "assert": [
-        {"type": "python", "value": "file://../../assertions/input_diff.py", "config": {"source": "x", "expected_changes": {}}},
+        {"type": "python", "value": f"file://{PROJECT_ROOT}/assertions/input_diff.py",
+         "config": {"source": "x", "expected_changes": {}}},
     ]}
     answer = call_api("", _toy_options(), {"vars": {"user_messages": ["hi"]}, "test": test})
     assert answer["error"].startswith(

@@ -51,3 +51,14 @@ def test_a_changed_tool_description_is_named(suite: Suite, monkeypatch: pytest.M
     monkeypatch.setattr("agent_evals.preflight.replay_checks.portal_tool_specs", lambda: specs)
     found = stale_cases(suite)
     assert len(found) == 22 and all("is stale: tool get_doc's description changed;" in text for _, text in found)
+
+
+def test_golden_help_lists_its_flags_and_exits_0() -> None:
+    import subprocess
+    import sys
+
+    for command in ([sys.executable, "-m", "agent_evals.golden", "--help"],
+                    [sys.executable, "-m", "agent_evals.cli", "golden", "--help"]):
+        done = subprocess.run(command, capture_output=True, text=True, timeout=60)
+        assert done.returncode == 0, done.stderr
+        assert "--stale" in done.stdout and "SUITE" in done.stdout

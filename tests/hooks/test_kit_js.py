@@ -29,14 +29,13 @@ def hook(name: str, argument: dict[str, Any], env: dict[str, str] | None = None)
     return json.loads(next(line for line in lines if line.startswith("RESULT "))[7:]), lines
 
 
-def test_before_each_without_a_grader_puts_a_visible_not_graded_entry_in_place() -> None:
+def test_before_each_without_a_grader_takes_the_check_out_and_lists_it_as_not_graded() -> None:
+    """No entry stands in for it: Promptfoo (and its viewer) counts every assertion as passed or failed, a
+    weight-0 one as passed, so an entry would show a check that never ran as a pass."""
     out, _ = hook("beforeEach", {"test": {"description": "Q01", "assert": [RUBRIC, FACTS], "metadata": {"id": "Q01"}}})
     test = out["test"]
     assert test["metadata"] == {"id": "Q01", "not_graded": ["llm-rubric (rubric): no grader model"]}
-    assert test["assert"][0] == FACTS
-    entry = test["assert"][1]
-    assert entry["weight"] == 0 and "metric" not in entry  # neither in the score nor in a named metric
-    assert entry["type"] == "javascript" and "NOT GRADED: llm-rubric (rubric): no grader model" in entry["value"]
+    assert test["assert"] == [FACTS]
 
 
 @pytest.mark.parametrize(
@@ -53,9 +52,9 @@ def test_before_each_leaves_the_test_alone_otherwise(env: dict[str, str], assert
 
 def test_judge_model_none_and_the_runner_switch_grading_off() -> None:
     env = {"OPENAI_BASE_URL": "http://127.0.0.1:1/v1", "AGENT_MODEL": "m", "JUDGE_MODEL": "none"}
-    assert hook("beforeEach", {"test": {"assert": [RUBRIC]}}, env)[0]["test"]["assert"][0]["weight"] == 0
+    assert hook("beforeEach", {"test": {"assert": [RUBRIC]}}, env)[0]["test"]["assert"] == []
     env = {"OPENAI_BASE_URL": "http://127.0.0.1:1/v1", "AGENT_MODEL": "m", "AGENT_EVALS_JUDGE": "0"}
-    assert hook("beforeEach", {"test": {"assert": [RUBRIC]}}, env)[0]["test"]["assert"][0]["weight"] == 0
+    assert hook("beforeEach", {"test": {"assert": [RUBRIC]}}, env)[0]["test"]["assert"] == []
 
 
 ROW = {
@@ -63,7 +62,9 @@ ROW = {
     "response": {"metadata": {"case_id": "C01", "cleanup": {"abandoned": [3], "by": "provider"}}},
     "gradingResult": {"componentResults": [
         {"pass": True, "reason": "NOT GRADED: x"}, {"pass": False, "reason": "tool_sequence in_order: missing\nmore"},
+        {"pass": False, "reason": "argument_match: the last failure"},
     ]},
+    "error": "argument_match: the last failure",  # Promptfoo's error of a failed row: its last failing entry
 }
 
 
@@ -72,8 +73,9 @@ def test_after_each_prints_the_case_and_leaves_a_row_the_provider_cleaned(tmp_pa
                       {"AGENT_EVALS_CASE_LINES": "json", "PORTAL_URL": "http://127.0.0.1:9"})
     assert out is None  # nothing to add: the provider already abandoned the row's PR
     (line,) = [json.loads(x[len("@@agent-evals "):]) for x in lines if x.startswith("@@agent-evals ")]
+    # the first failing entry, as the report picks it, whole (the runner fits it on the line as the report does)
     assert line == {"id": "C01", "status": "FAIL", "description": "C01 copy", "latency_ms": 2340,
-                    "reason": "tool_sequence in_order: missing", "error_kind": None, "provider": "spoke",
+                    "reason": "tool_sequence in_order: missing\nmore", "error_kind": None, "provider": "spoke",
                     "not_graded": 0}
 
 
@@ -93,22 +95,21 @@ GOAL_TEST = {"description": "C01 x", "metadata": {"id": "C01"}, "vars": {"simula
 GRADER = {"OPENAI_BASE_URL": "http://127.0.0.1:1/v1", "AGENT_MODEL": "m"}
 
 
-def test_judged_checks_without_a_judge_become_not_graded_entries_and_no_goal_entry_is_added() -> None:
+def test_judged_checks_without_a_judge_are_taken_out_and_listed_as_not_graded() -> None:
     test = hook("beforeEach", {"test": GOAL_TEST})[0]["test"]
     assert test["metadata"]["not_graded"] == [
         "expected_statements (statements): no judge model is configured (JUDGE_MODEL and an LLM endpoint)"
     ]
-    [entry] = test["assert"]
-    assert entry["weight"] == 0 and "metric" not in entry
-    assert "NOT GRADED: expected_statements (statements): no judge model is configured" in entry["value"]
+    assert test["assert"] == []
 
 
-def test_with_a_judge_a_case_with_a_goal_gets_an_informative_goal_entry() -> None:
+def test_with_a_judge_the_judged_checks_stay_and_no_entry_is_added_for_the_informative_goal() -> None:
+    """The provider grades the informative goal_reached itself; afterEach makes it a named score, never an
+    assertion (a weight-0 one would read as passed whatever the verdict)."""
     test = hook("beforeEach", {"test": GOAL_TEST}, GRADER)[0]["test"]
     assert "not_graded" not in test["metadata"]
-    listed, goal = test["assert"]
+    [listed] = test["assert"]
     assert listed["type"] == "javascript" and listed["value"].endswith("assertions/kit.js:expected_statements")
-    assert goal == {"type": "javascript", "value": f"file://{PROJECT_ROOT}/assertions/kit.js:goal_reached", "weight": 0}
 
 
 def _cassette(folder, case: str, roles: list[str]) -> None:  # noqa: ANN001
@@ -123,7 +124,7 @@ def test_a_replay_grades_the_judged_checks_of_cases_whose_cassettes_hold_judge_r
     _cassette(tmp_path, "C02", ["user", "agent"])
     env = {"AGENT_EVALS_REPLAY_DIR": str(tmp_path)}  # no judge model at all: the recording has the replies
     graded = hook("beforeEach", {"test": GOAL_TEST}, env)[0]["test"]
-    assert [a["value"].rsplit(":", 1)[1] for a in graded["assert"]] == ["expected_statements", "goal_reached"]
+    assert [a["value"].rsplit(":", 1)[1] for a in graded["assert"]] == ["expected_statements"]
     other = {**GOAL_TEST, "description": "C02 y", "metadata": {"id": "C02"}}
     test = hook("beforeEach", {"test": other}, {**env, **GRADER})[0]["test"]  # a live judge does not answer a replay
     assert test["metadata"]["not_graded"] == [

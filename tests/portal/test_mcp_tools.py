@@ -126,6 +126,27 @@ def test_names_that_escape_the_repository_are_rejected(mcp: Mcp, name: str) -> N
     )
 
 
+@pytest.mark.parametrize(
+    ("field", "value", "expected"),
+    [
+        ("title", "Add\x00billing", "the title contains a NUL byte ('\\x00') at character 4; write it as plain text "
+                                   "on one line"),
+        ("title", "Add\nbilling", "the title contains a line break ('\\n') at character 4; write it as plain text "
+                                  "on one line"),
+        ("description", "Copy\x00of", "the description contains a NUL byte ('\\x00') at character 5; write it as "
+                                      "plain text"),
+        ("description", "bell\x07", "the description contains a control character ('\\x07') at character 5; write "
+                                    "it as plain text"),
+    ],
+)
+def test_a_control_character_in_a_title_or_description_says_what_was_wrong(
+    mcp: Mcp, field: str, value: str, expected: str
+) -> None:
+    arguments = {"spoke_name": "billing-dev-weu", "config": new_spoke(), "title": "t", "description": "d\nmore"}
+    arguments[field] = value
+    assert mcp.error("create_spoke_pull_request", arguments) == f"Error executing tool create_spoke_pull_request: {expected}"
+
+
 def test_get_spoke_schema_without_settings(mcp: Mcp) -> None:
     info = mcp.ok("get_spoke_schema")
     assert info["schema"]["title"] == "Spoke network configuration"

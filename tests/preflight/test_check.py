@@ -4,6 +4,7 @@ several problems are all listed; nothing runs when there is one."""
 from __future__ import annotations
 
 import shutil
+import subprocess
 import textwrap
 from pathlib import Path
 
@@ -14,7 +15,7 @@ from agent_evals.preflight.command import check_command, report
 from agent_evals.runner.promptfoo_args import FlagError, read_flags
 from agent_evals.runner.suites import Suite, discover
 from agent_evals.testing.scripted_openai import Reply, ScriptedOpenAIServer
-from tests.conftest import PROJECT_ROOT
+from tests.conftest import PROJECT_ROOT, clean_env
 
 CONFIG = """\
 description: a suite
@@ -47,9 +48,17 @@ CASE = """\
 """
 
 
+def link_project_files(root: Path) -> None:
+    """What the suites' ``file://../../`` paths name, linked from the project (as a copy of evals/ would need)."""
+    for shared in ("assertions", "providers", "hooks"):
+        if not (root / shared).exists():
+            (root / shared).symlink_to(PROJECT_ROOT / shared)
+
+
 def make_suite(tmp_path: Path, case: str = CASE, extra: str = "", name: str = "s1") -> Suite:
     folder = tmp_path / "evals" / name
     (folder / "cases").mkdir(parents=True)
+    link_project_files(tmp_path)
     (folder / "promptfooconfig.yaml").write_text(CONFIG % {"extra": extra})
     (folder / "cases" / "a.yaml").write_text(textwrap.dedent(case))
     return Suite(name, folder)
@@ -118,6 +127,18 @@ def test_the_real_suites_pass_for_a_replay() -> None:
                             "       config: {tool: get_pull_request, args: {id: $fixture.failing.id}}}\n", "",
                      "evals/s1/cases/a.yaml:1: C01: $fixture.failing.id: the case has no fixture with key 'failing' "
                      "(keys: none)", id="fixture reference in a check"),
+        pytest.param(CASE.replace("assertions/tool_sequence.py", "assertions/no_such_check.py"), "",
+                     "evals/s1/cases/a.yaml:7: C01: assertion 2 (python): file://../../assertions/no_such_check.py "
+                     "names no file (assertions/no_such_check.py does not exist)",
+                     id="missing check file"),
+        pytest.param(CASE.replace("assertions/tool_sequence.py", "assertions/tool_sequense.py"), "",
+                     "evals/s1/cases/a.yaml:7: C01: assertion 2 (python): file://../../assertions/tool_sequense.py "
+                     "names no file (assertions/tool_sequense.py does not exist); did "
+                     "you mean tool_sequence.py?",
+                     id="misspelled check file"),
+        pytest.param(CASE.replace("- type: python", "- type: pythonn"), "",
+                     "evals/s1/cases/a.yaml:7: C01: assertion 2 (pythonn): unknown assertion type 'pythonn'; did you "
+                     "mean python?", id="unknown assertion type"),
         pytest.param(CASE.replace("C01, group", "C01 , group").replace("metadata: {id: C01 ,", "metadata: {"), "",
                      "evals/s1/cases/a.yaml:1: C01 copy: no metadata.id (the case id the report and cassettes use)",
                      id="no id"),
@@ -194,19 +215,24 @@ def test_a_default_assertion_problem_is_said_once(tmp_path: Path) -> None:
 def test_replay_needs_the_folder_and_every_cassette(tmp_path: Path) -> None:
     suite = make_suite(tmp_path)
     assert problems(suite, replay="golden") == [
-        f"s1: replay folder {suite.folder / 'golden'} does not exist (record one with --record DIR, or use --replay "
-        "for the golden conversations)"
+        f"s1: replay folder {suite.folder / 'golden'} does not exist (write its golden plan, then record it: "
+        "`npx agent-evals golden s1`)"
+    ]
+    assert problems(suite, replay=str(tmp_path / "cassettes")) == [
+        f"s1: replay folder {tmp_path / 'cassettes' / 's1'} does not exist (record one with `npm run eval -- s1 "
+        f"--record {tmp_path / 'cassettes'}`, or use --replay for the golden conversations)"
     ]
     (suite.folder / "golden").mkdir()
     found = problems(suite, replay="golden")
-    assert found == [f"evals/s1/cases/a.yaml:1: C01: no cassette at {suite.folder / 'golden' / 'C01.json'} (record one "
-                     "with --record, or check the replay folder)"]
+    assert found == ["evals/s1/cases/a.yaml:1: C01: no golden conversation (golden/C01.json): add the case to "
+                     "golden/plan.yaml, then record it: `npx agent-evals golden s1 --stale`"]
 
 
 def test_a_stale_golden_cassette_is_named_with_what_changed(tmp_path: Path) -> None:
     real = discover()[0]  # spoke-create
     copy = tmp_path / "evals" / real.name
     shutil.copytree(real.folder, copy)
+    link_project_files(tmp_path)
     instructions = tmp_path / "other.md"
     instructions.write_text((PROJECT_ROOT / "agent_config/agents/spoke/instructions.md").read_text() + "\nBe brief.\n")
     config = copy / "promptfooconfig.yaml"
@@ -214,9 +240,9 @@ def test_a_stale_golden_cassette_is_named_with_what_changed(tmp_path: Path) -> N
     found = problems(Suite(real.name, copy), "--filter-pattern", "C0[12]", replay="golden")
     assert found == [
         "evals/spoke-create/cases/1-copy.yaml:3: C01: cassette C01.json is stale: instructions changed; re-record it "
-        "(`python -m agent_evals.golden <suite> --stale` for golden conversations) or replay it with --allow-stale",
+        "(`npx agent-evals golden spoke-create --stale` for golden conversations) or replay it with --allow-stale",
         "evals/spoke-create/cases/1-copy.yaml:81: C02: cassette C02.json is stale: instructions changed; re-record it "
-        "(`python -m agent_evals.golden <suite> --stale` for golden conversations) or replay it with --allow-stale",
+        "(`npx agent-evals golden spoke-create --stale` for golden conversations) or replay it with --allow-stale",
     ]
     assert problems(Suite(real.name, copy), "--filter-pattern", "C0[12]", replay="golden", allow_stale=True) == []
 
@@ -236,8 +262,11 @@ def test_filters_that_select_nothing_and_bad_flags(tmp_path: Path, capsys: pytes
 
 def test_live_roles_need_a_model_and_the_model_must_answer(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     suite = make_suite(tmp_path)
-    result = preflight([suite], read_flags([]), offline=True)
+    result = preflight([suite], read_flags([]))
     assert [str(p) for p in result.problems][0].startswith("the agent role has no model: No LLM endpoint configured")
+    offline = preflight([suite], read_flags([]), offline=True)  # offline needs no model: a note for later
+    assert offline.ok and offline.notes[0].startswith("the agent role has no model: No LLM endpoint configured")
+    assert offline.notes[0].endswith("(a live run needs it; --offline asks no model)")
     with ScriptedOpenAIServer(lambda r: Reply.error(401, "bad key", headers={"x-should-retry": "false"})) as server:
         monkeypatch.setenv("OPENAI_BASE_URL", server.base_url)
         monkeypatch.setenv("AGENT_MODEL", "agent-x")
@@ -263,3 +292,81 @@ def test_an_external_portal_must_answer_and_accept_the_token(
     monkeypatch.setenv("PORTAL_TOKEN", live_portal.token)
     found = [str(p) for p in preflight([suite], read_flags([]), offline=True).problems]
     assert not any(p.startswith("PORTAL_URL") for p in found)
+
+
+def test_a_byte_that_is_not_utf8_is_one_line_with_file_and_line(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    suite = make_suite(tmp_path)
+    case = suite.folder / "cases" / "a.yaml"
+    case.write_bytes(case.read_bytes().replace(b"Get a copy of", b"Get a copy \xe9of"))
+    assert problems(suite) == [
+        "evals/s1/cases/a.yaml:5: not UTF-8: byte(s) e9 at column 24; save the file as UTF-8"
+    ]
+    monkeypatch.setattr("agent_evals.preflight.command.select", lambda name: [suite])
+    assert check_command("s1", replay=None, offline=True, allow_stale=False, promptfoo_args=[]) == 2
+    out = capsys.readouterr().out.splitlines()
+    assert out[0] == "  evals/s1/cases/a.yaml:5: not UTF-8: byte(s) e9 at column 24; save the file as UTF-8"
+
+
+def test_a_yaml_error_in_one_case_file_hides_no_other_problem(tmp_path: Path) -> None:
+    suite = make_suite(tmp_path, CASE.replace("metric: tool_sequence", "metric: [unclosed"))
+    (suite.folder / "cases" / "b.yaml").write_text(CASE.replace("C01", "C02").replace("mode: in_order", "mod: in_order"))
+    (suite.folder / "cases" / "c.yaml").write_text("- just a string\n")
+    assert problems(suite) == [
+        "evals/s1/cases/a.yaml:10: YAML syntax error: while parsing a flow sequence expected ',' or ']', but got ':'",
+        "evals/s1/cases/c.yaml: a test must be a mapping (description, vars, assert, …), got 'just a string'",
+        "evals/s1/cases/b.yaml:7: C02: assertion 2 (tool_sequence): invalid config: unknown config key 'mod'; allowed "
+        "keys: expected, mode, ignore",
+    ]
+
+
+def test_a_case_file_the_tests_do_not_name_is_named(tmp_path: Path) -> None:
+    suite = make_suite(tmp_path)
+    suite.config.write_text(suite.config.read_text().replace("tests: file://cases/*.yaml",
+                                                             "tests:\n  - file://cases/a.yaml"))
+    (suite.folder / "cases" / "b.yaml").write_text(CASE.replace("C01", "C02"))
+    (suite.folder / "cases" / "more").mkdir()
+    (suite.folder / "cases" / "more" / "c.yml").write_text(CASE.replace("C01", "C03"))
+    (suite.folder / "cases" / "notes.txt").write_text("not a case file")
+    assert problems(suite) == [
+        "evals/s1/cases/b.yaml: tests: in promptfooconfig.yaml does not name this case file, so its cases never run; "
+        "add `- file://cases/b.yaml` to tests: (or move the file out of cases/)",
+        "evals/s1/cases/more/c.yml: tests: in promptfooconfig.yaml does not name this case file, so its cases never "
+        "run; add `- file://cases/more/c.yml` to tests: (or move the file out of cases/)",
+    ]
+
+
+def test_offline_needs_no_endpoint_as_the_readme_runs_it() -> None:
+    """``npm run check -- all --offline`` ("config only") on a machine with no model configured."""
+    env = {k: v for k, v in clean_env().items() if k not in ("AGENT_EVALS_DATA_DIR",)}
+    done = subprocess.run(["npm", "run", "--silent", "check", "--", "all", "--offline"], cwd=PROJECT_ROOT, env=env,
+                          capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stdout + done.stderr
+    lines = done.stdout.splitlines()
+    assert lines[-1] == "check: ok (90 case(s) in 5 suite(s))"
+    assert lines[:-1] and all(line.startswith("note: the ") and line.endswith("--offline asks no model)")
+                              for line in lines[:-1]), lines
+
+
+def test_one_output_file_for_several_suites_is_refused_before_the_run(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
+) -> None:
+    """Each suite is an eval of its own: a shared ``-o`` file would keep the last suite's rows only."""
+    suites = discover()
+    found = preflight(suites, read_flags(["-o", "results.json", "--filter-pattern", "^(C01|Q01|I01) "]),
+                      replay="golden")
+    assert [str(p) for p in found.problems] == [
+        "-o results.json would be written by each of 3 suites (spoke-create, spoke-qa, integration-qa) and keep only "
+        "the last one's rows: put {suite} in the path, e.g. -o {suite}.json"
+    ]
+    assert preflight(suites, read_flags(["-o", "out/{suite}.json"]), replay="golden").ok
+    assert preflight(suites, read_flags(["-o", "results.json", "--filter-pattern", "^Q01 "]), replay="golden").ok
+
+    from agent_evals.runner.run import run
+
+    monkeypatch.setenv("AGENT_EVALS_DATA_DIR", str(tmp_path / "data" / "portal"))
+    assert run("all", "golden", None, ["-o", "out/all.html"], check=False) == 2  # without the check: the same line
+    assert "-o out/all.html would be written by each of 5 suites" in caplog.text
+    assert "e.g. -o out/{suite}.html" in caplog.text
+    assert not (tmp_path / "data").exists()

@@ -20,12 +20,16 @@ Call = Callable[..., dict[str, Any]]
 
 
 def context(
-    case: str, vars_: Mapping[str, Any] | None = None, *, eval_id: str = "eval-test", repeat: int = 0
+    case: str, vars_: Mapping[str, Any] | None = None, *, eval_id: str = "eval-test", repeat: int = 0,
+    asserts: list[Mapping[str, Any]] | None = None,
 ) -> dict[str, Any]:
     """A Promptfoo ``context`` for one test (the shape call_api gets from the worker)."""
+    test: dict[str, Any] = {"description": f"{case} a test", "vars": dict(vars_ or {}), "metadata": {"id": case}}
+    if asserts is not None:
+        test["assert"] = asserts
     return {
         "vars": {**(vars_ or {}), "__evalId": eval_id},
-        "test": {"description": f"{case} a test", "vars": dict(vars_ or {}), "metadata": {"id": case}},
+        "test": test,
         "prompt": {"raw": "", "label": "p"},
         "repeatIndex": repeat,
         "testIdx": 0,
@@ -51,11 +55,12 @@ def converse(kit_env: dict[str, str], scripted_llm: ScriptedOpenAIServer, tmp_pa
         prompt: str = "",
         eval_id: str | None = None,
         repeat: int = 0,
+        asserts: list[Mapping[str, Any]] | None = None,
     ) -> dict[str, Any]:
         scripted_llm.responder = ScriptedConversations(scripts)
         options = {"id": "file://providers/agent.py", "config": {"basePath": str(tmp_path), **(config or {})}}
         eval_id = eval_id or f"eval-{uuid.uuid4().hex[:8]}"
-        return call_api(prompt, options, context(case, vars_, eval_id=eval_id, repeat=repeat))
+        return call_api(prompt, options, context(case, vars_, eval_id=eval_id, repeat=repeat, asserts=asserts))
 
     return run
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import socket
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -10,7 +11,8 @@ import pytest
 from agent_evals.portal_api import PortalAPI
 from agent_evals.testing.conversations import ConversationScript
 from agent_evals.packs.spoke.scripts import SpokeCopy
-from agent_evals.testing.scripted_openai import Reply
+from agent_evals.testing.scripted_openai import Reply, ScriptedOpenAIServer
+from tests.conftest import PROJECT_ROOT
 
 from .conftest import Call, check_contract
 
@@ -127,3 +129,55 @@ def test_user_model_failing_after_a_pr_keeps_the_recorded_turns(converse: Call) 
     assert metadata["turns"] == 2 and len(metadata["pull_requests"]) == 1
     assert [c["name"] for c in metadata["tool_calls"]][-1] == "create_spoke_pull_request"
     assert metadata["usage"]["user"]["calls"] == 2
+
+
+def test_an_assertion_promptfoo_would_fail_on_is_a_config_error_before_the_conversation(
+    converse: Call, scripted_llm: ScriptedOpenAIServer, tmp_path: Path
+) -> None:
+    """A misspelled check file or assertion type: one ``[config]`` error row, no model asked, nothing made
+    (Promptfoo itself would fail the row with a traceback after the whole conversation)."""
+    (tmp_path / "checks").mkdir()
+    (tmp_path / "checks" / "mine.py").write_text("def get_assert(output, context):\n    return True\n")
+    asserts = [
+        {"type": "python", "value": "file://checks/mine.py", "metric": "mine"},  # exists: fine
+        {"type": "python", "value": "file://../../assertions/no_such_check.py", "metric": "typo"},
+        {"type": "pythonn", "value": "file://checks/mine.py", "metric": "mine2"},
+    ]
+    before = len(scripted_llm.requests)
+
+    result = converse([COPY.script()], "E06", FIXED, asserts=asserts)
+
+    assert result["error"].startswith("[config] ")
+    assert "assertion 2 (python, metric typo): file://../../assertions/no_such_check.py names no file" in result["error"]
+    assert "assertion 3 (pythonn, metric mine2): unknown assertion type 'pythonn'; did you mean python?" in result["error"]
+    assert "assertion 1" not in result["error"]
+    assert result["metadata"]["tool_calls"] == [] and result["metadata"]["turns"] == 0
+    assert len(scripted_llm.requests) == before  # not a token spent
+
+
+def test_a_pull_request_taken_away_mid_run_is_an_error_not_a_failure(
+    converse: Call, portal_api: PortalAPI
+) -> None:
+    """Someone else abandons the conversation's PR before it is graded (a cleanup while the run went on):
+    the row cannot be graded, so it is an error of kind portal, never the agent's failure."""
+    steps = COPY.agent_steps()
+    final = steps[-1]
+    eval_id = "eval-taken-away"
+
+    def cleaned_up_meanwhile(request: Any) -> Reply:
+        for pr in portal_api.list_pull_requests(status="active", eval_id=eval_id):
+            portal_api.abandon_pull_request(pr["id"])  # as `npm run cleanup` did
+        return final(request)  # type: ignore[operator]
+
+    asserts = [{"type": "python", "value": f"file://{PROJECT_ROOT}/assertions/pull_request.py", "metric": "pr"}]
+    result = converse([ConversationScript(COPY.key, [*steps[:-1], cleaned_up_meanwhile])], "E07", FIXED,
+                      eval_id=eval_id, asserts=asserts, config={"pack": "spoke"})
+    metadata = result["metadata"]
+    [pr] = metadata["pull_requests"]
+    assert result["error"] == (
+        f"[portal] pull request(s) #{pr['id']}, created in this conversation, were abandoned before it was graded, not "
+        "by the agent: something else cleaned them up while the run was going (`npm run cleanup`, or another run's "
+        "sweep); the row cannot be graded"
+    )
+    assert metadata["error_kind"] == "portal"
+    assert "checks" not in metadata  # an error row is not graded: pull_request never said "PR is abandoned"

@@ -17,6 +17,8 @@ from agent_evals.packs.spoke.scripts import SpokeCopy
 from agent_evals.testing.conversations import ScriptedConversations
 from agent_evals.testing.scripted_openai import ChatRequest, Reply, ScriptedOpenAIServer
 
+from tests.conftest import PROJECT_ROOT
+
 from .conftest import check_contract, context
 
 COPY = SpokeCopy("[J01]", new_name="crm7-dev-neu", address_space="10.84.0.0/22")
@@ -71,8 +73,12 @@ def judged(kit_env: dict[str, str], scripted_llm: ScriptedOpenAIServer, tmp_path
         test_vars = vars_ or {"simulated_user": USER}
         ctx = context("J01", test_vars)
         ctx["test"]["assert"] = asserts
-        options = {"id": "file://providers/agent.py", "config": {"basePath": str(tmp_path), **(config or {})}}
+        options = {"id": "file://providers/agent.py", "config": {"basePath": str(suite), **(config or {})}}
         return call_api("", options, ctx)
+
+    suite = tmp_path / "evals" / "j"  # where the checks' file://../../assertions/ paths lead to the project's
+    suite.mkdir(parents=True)
+    (tmp_path / "assertions").symlink_to(PROJECT_ROOT / "assertions")
 
     return run
 

@@ -18,7 +18,7 @@ def test_summary_of_files(tmp_path: Path) -> None:
         "flaky: 1 (C01); failing every run: 1 (C03)",
         "errors by kind: model 1, portal 2",
         "INCOMPLETE: 3 error row(s) (portal 2, model 1)",
-        f"whole report: agent-evals report {path}",
+        f"whole report: npm run report -- {path}",  # absolute: the shell is not at the project's root
     ]
 
 
@@ -36,7 +36,7 @@ def test_summary_of_a_manifest(tmp_path: Path, config_dir: Path) -> None:
     assert summary_lines(manifest) == [  # the manifest need not be saved
         "report: 1 case(s), 2 run(s): 2 passed, 0 failed, 0 error(s); pass^k (k=runs) 1.00",
         "INCOMPLETE: eval eval-m1 (spoke-create): 1 selected case(s) ran fewer than 2 time(s): C02 0/2",
-        "whole report: agent-evals report run-abc",
+        "whole report: npm run report -- run-abc",
     ]
     unfinished = RunManifest("run-abc", "replay", suites=suites)  # called before the run recorded its end
     assert summary_lines(unfinished)[1].startswith("INCOMPLETE: run run-abc is still running; ")

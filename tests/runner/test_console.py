@@ -6,7 +6,10 @@ from __future__ import annotations
 import io
 import json
 
-from agent_evals.runner.console import MARKER, PromptfooConsole, suite_summary
+import pytest
+
+from agent_evals.report.figures import brief
+from agent_evals.runner.console import MARKER, PromptfooConsole, case_line, suite_summary
 
 PROMPTFOO_NOISE = """\
 Starting evaluation eval-abc-2026-12-01T10:00:00
@@ -67,6 +70,28 @@ def test_the_table_is_shown_when_asked_and_long_reasons_are_cut() -> None:
     lines = shown.getvalue().splitlines()
     assert lines[0].startswith("│")
     assert lines[1].endswith("…") and len(lines[1]) < 200
+
+
+SEQUENCE = ("tool_sequence in_order: expected get_spoke → get_spoke_schema → validate_spoke_config → "
+            "create_spoke_pull_request; actual get_spoke, validate_spoke_config, create_spoke_pull_request; "
+            "missing get_spoke_schema after get_spoke")
+
+
+@pytest.mark.parametrize(
+    ("reason", "kept"),
+    [
+        (SEQUENCE, "; missing get_spoke_schema after get_spoke"),  # the lists are cut, not the diagnosis
+        ("tool_not_executed: forbidden tool called: complete_pull_request in turn 2; forbidden: "
+         + ", ".join(f"tool_{i}" for i in range(40)), "tool_not_executed: forbidden tool called: complete_pull_request "
+                                                       "in turn 2; forbidden: tool_0"),
+        ("argument_match: create_spoke_pull_request (call 3, turn 2):\n  /spoke_name: expected \"a\", got \"b\"\n"
+         "  /x: expected 1, got 2\n  /y: expected 1, got 2", " — /spoke_name: expected \"a\", got \"b\"; /x: expected 1"),
+    ],
+)
+def test_a_long_reason_keeps_what_went_wrong(reason: str, kept: str) -> None:
+    line = case_line({"id": "C01", "status": "FAIL", "latency_ms": 1400, "reason": reason})
+    assert kept in line and len(line) <= 24 + 160, line
+    assert line.split("1.4s  ")[1] == brief(reason, 160)  # as every report format shows it
 
 
 def test_a_broken_marker_is_ignored_not_fatal() -> None:

@@ -15,6 +15,8 @@ def test_a_broken_suite_stops_the_run_before_anything_starts(tmp_path: Path) -> 
     home = tmp_path / "home"
     shutil.copytree(PROJECT_ROOT / "evals", home / "evals")
     shutil.copytree(PROJECT_ROOT / "agent_config", home / "agent_config")
+    for shared in ("assertions", "providers", "hooks"):  # what the suites' file:// paths name
+        (home / shared).symlink_to(PROJECT_ROOT / shared)
     case = home / "evals" / "spoke-create" / "cases" / "1-copy.yaml"
     case.write_text(case.read_text().replace("      mode: in_order", "      mod: in_order", 1))
     env = {**clean_env(), "AGENT_EVALS_HOME": str(home)}
@@ -33,7 +35,7 @@ def test_a_broken_suite_stops_the_run_before_anything_starts(tmp_path: Path) -> 
         "check: 1 problem(s); nothing was run",
     ]
     assert "Traceback" not in done.stderr
-    assert sorted(os.listdir(home)) == ["agent_config", "evals"]  # no portal data, no Promptfoo database
+    assert sorted(os.listdir(home)) == ["agent_config", "assertions", "evals", "hooks", "providers"]  # no portal data, no Promptfoo database
     assert sorted(p.name for p in (home / "evals" / "spoke-create").iterdir()) == [
         "cases", "golden", "promptfooconfig.yaml"
     ]

@@ -115,7 +115,7 @@ LINES = [re.compile(p) for p in (
     r"report: 90 case\(s\), 90 run\(s\): 90 passed, 0 failed, 0 error\(s\); pass\^k \(k=runs\) 1\.00",
     r"not graded: 52 check\(s\) \(left out of the scores\)",
     r"complete",
-    r"whole report: agent-evals report run-[0-9a-f]{12}",
+    r"whole report: npm run report -- run-[0-9a-f]{12}",
     r"Results are in the Promptfoo viewer: npm run eval:view",
 )]
 

@@ -36,7 +36,9 @@ sys.exit(int(os.environ.get("PROBE_EXIT", "0")))
 
 @pytest.fixture
 def warm(tmp_path: Path) -> Iterator[tuple[WarmWorkers, dict[str, str]]]:
-    with WarmWorkers(tmp_path / "warm.log", tmp_path / "warm.json") as server:
+    # the server runs Promptfoo's wrappers only: here, the probes the tests write (_probe)
+    wrappers = (tmp_path / "persistent_wrapper.py", tmp_path / "wrappers" / "persistent_wrapper.py")
+    with WarmWorkers(tmp_path / "warm.log", tmp_path / "warm.json", wrappers=wrappers) as server:
         env = {**clean_env(), **server.env(clean_env())}
         yield server, env
 
@@ -135,6 +137,54 @@ def _stat(proc: Path) -> str:
         return (proc / "stat").read_text()
     except OSError:
         return ") Z "
+
+
+def test_a_script_that_is_not_promptfoos_wrapper_runs_cold(warm: tuple[WarmWorkers, dict[str, str]],
+                                                            tmp_path: Path) -> None:
+    """Named like a wrapper, asked for by a process of the run, but another file: the server refuses it."""
+    _, env = warm
+    _wait_for_server(env)
+    launched = _launch(env, str(_probe(tmp_path / "elsewhere")), cwd=tmp_path)
+    out, _ = launched.communicate("x\n", timeout=60)
+    assert launched.returncode == 0 and json.loads(out)["warm"] is False
+    assert "persistent_wrapper.py is not one of Promptfoo's wrappers" in (tmp_path / "warm.log").read_text()
+
+
+def test_a_process_that_is_not_the_runs_runs_cold(warm: tuple[WarmWorkers, dict[str, str]], tmp_path: Path) -> None:
+    """A process of the same user outside the run (an orphan, adopted by init) asks for a real wrapper: the
+    server checks its credentials (SO_PEERCRED) and ancestry, and refuses."""
+    _, env = warm
+    _wait_for_server(env)
+    script = _probe(tmp_path)
+    out, done, go = tmp_path / "out.json", tmp_path / "done", tmp_path / "go"
+    # the background part starts the launcher once its shell has exited (`go`), so that init has adopted it
+    command = '(while [ ! -e "$4" ]; do sleep 0.02; done; "$0" "$1" < /dev/null > "$2" 2>/dev/null; touch "$3") &'
+    subprocess.run(["sh", "-c", command, env["PROMPTFOO_PYTHON"], str(script), str(out), str(done), str(go)],
+                   env=env, check=True, start_new_session=True)
+    go.touch()
+    deadline = time.monotonic() + 60
+    while not done.exists():  # the orphan's own end: a failure guard only
+        assert time.monotonic() < deadline, "the orphan never finished"
+        time.sleep(0.05)
+    assert json.loads(out.read_text())["warm"] is False
+    assert "is not one of the run's (the runner is" in (tmp_path / "warm.log").read_text()
+
+
+def test_peer_credentials_name_who_is_refused() -> None:
+    import socket
+
+    from agent_evals.runner.warm_workers import descends_from, peer_problem
+
+    left, right = socket.socketpair()
+    with left, right:
+        assert peer_problem(left, os.getpid()) is None  # this process itself, its own user
+        child = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(30)"])
+        try:
+            assert descends_from(child.pid, os.getpid()) and not descends_from(os.getpid(), child.pid)
+            assert peer_problem(left, child.pid) == f"process {os.getpid()} is not one of the run's (the runner is {child.pid})"
+        finally:
+            child.kill()
+            child.wait()
 
 
 def test_anything_else_and_no_server_run_the_real_interpreter(tmp_path: Path) -> None:

@@ -159,7 +159,7 @@ def test_a_file_that_is_no_shard_or_a_row_the_plan_does_not_give_is_refused(
     whole = unsharded(folder, 2, 1, lambda case, r: "pass")
     assert _refused([whole], capsys) == (
         f"merge: {whole}: not a shard's results file (no shard stamp): write it with "
-        "`agent-evals run <suite> --shard I/N`"
+        "`npm run eval -- <suite> --shard I/N`"
     )
     stamp_results_file(whole, shard_stamp(1, 2, 2, 1))  # shard 1 of 2 runs C01 only; this file has C02 too
     assert _refused([whole], capsys) == (

@@ -70,8 +70,8 @@ class PortalConnection:
         url = env.get("PORTAL_URL", "").strip()
         if not url:
             raise PortalUnavailable(
-                "PORTAL_URL is not set: start a portal (`agent-evals portal serve`) and set PORTAL_URL, "
-                "or run the suites with `agent-evals run`, which starts one"
+                "PORTAL_URL is not set: start a portal (`npm run portal`) and set PORTAL_URL, "
+                "or run the suites with `npm run eval`, which starts one"
             )
         return cls(url=url.rstrip("/"), token=env.get("PORTAL_TOKEN") or None, headers=dict(headers or {}))
 

@@ -4,8 +4,8 @@ The provider asks the judge and keeps its verdicts in the run record's ``judged`
 (:mod:`agent_evals.record.judgement`); a judged check's ``grade`` reads them there, by the
 check's key (its name and config), like every other check reads the metadata. A check the
 judge did not answer is NOT GRADED: its result says so and never passes. (In a suite run
-the hook ``hooks/kit.js`` turns such a check into a weight-0 entry before the row runs, so
-it counts in no score; this result is what is left when that did not happen.)
+the hook ``hooks/kit.js`` takes such a check out of the row's assertions before the row runs,
+so it counts in no score and no pass count; this result is what is left when that did not happen.)
 """
 
 from __future__ import annotations

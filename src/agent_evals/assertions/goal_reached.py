@@ -3,8 +3,8 @@ transcript by the judge model (role ``judge``), one question.
 
 Config (all optional): ``goal``, the goal to judge against (default: the case's
 ``vars.simulated_user.goal``). The provider judges the goal of every conversation case that
-has one; only a case that lists this check lets the verdict decide the row (the others get
-an informative, weight-0 entry).
+has one; only a case that lists this check lets the verdict decide the row (for the others it is
+informative: in ``metadata.checks`` and a named score, never an assertion of the row).
 """
 
 from __future__ import annotations

@@ -75,7 +75,7 @@ def write(expansion: Expansion) -> list[Path]:
 def out_of_sync(expansion: Expansion) -> list[tuple[Path, str]]:
     """``(file, one line)`` for each generated file that differs from what the inputs make."""
     source = expansion.source
-    command = f"run `agent-evals cases expand {source.suite}`"
+    command = f"run `npx agent-evals cases expand {source.suite}`"
     inputs = f"{source.shown(source.templates_path)} and {source.shown(source.table_path)}"
     found = []
     for path, text in outputs(expansion).items():

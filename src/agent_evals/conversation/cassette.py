@@ -55,7 +55,7 @@ from agent_evals.secrets import redact
 
 FORMAT: Final = "agent-evals/cassette@2"
 OLD_FORMATS: Final = ("agent-evals/cassette@1",)
-UPGRADE_COMMAND = "agent-evals cassettes upgrade"
+UPGRADE_COMMAND = "npx agent-evals cassettes upgrade"
 _SAFE_NAME = re.compile(r"[^A-Za-z0-9._-]+")
 
 
@@ -197,7 +197,9 @@ def cassette_filename(case_id: str, *, variant: str | None = None, repeat: int =
 
 def load_cassette(path: Path) -> Cassette:
     if not path.is_file():
-        raise CassetteError(f"no cassette at {path} (record one with --record, or check the replay folder)")
+        how = ("a golden conversation: add the case to golden/plan.yaml, then `npx agent-evals golden <suite> --stale`"
+               if path.parent.name == "golden" else "record it with `npm run eval -- <suite> --record DIR`")
+        raise CassetteError(f"no cassette at {path} ({how}; or check the replay folder)")
     try:
         raw = json.loads(path.read_text(encoding="utf-8"))
     except ValueError as exc:

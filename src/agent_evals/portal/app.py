@@ -1,4 +1,5 @@
-"""The ASGI application: REST + HTML (FastAPI) and MCP (mounted at /mcp), behind bearer auth.
+"""The ASGI application: REST + HTML (FastAPI) and MCP (mounted at /mcp), behind bearer auth and
+the same Host/Origin protection for every route (``same_origin``).
 
 ``create_app(config, extra_routers=...)`` is the only way to build it; other parts add
 their routes (e.g. ``POST /api/agents/{name}/chat``) as extra routers, which get the
@@ -22,6 +23,7 @@ from starlette.types import ASGIApp, Receive, Scope, Send
 from agent_evals.portal.auth import BearerAuth
 from agent_evals.portal.errors import PortalError
 from agent_evals.portal.rest import build_router
+from agent_evals.portal.same_origin import LOOPBACK_HOSTS, LOOPBACK_ORIGINS, SameOrigin, allowed_origins
 from agent_evals.portal.service import Portal
 from agent_evals.portal.settings import PortalSettings
 from agent_evals.portal.tools import build_mcp
@@ -60,8 +62,8 @@ def transport_security(config: PortalConfig) -> TransportSecuritySettings | None
     """
     if config.host not in LOOPBACK:
         return None
-    hosts = ["127.0.0.1:*", "localhost:*", "[::1]:*"]
-    origins = ["http://127.0.0.1:*", "http://localhost:*", "http://[::1]:*"]
+    hosts = list(LOOPBACK_HOSTS)
+    origins = list(LOOPBACK_ORIGINS)
     public = urlsplit(config.public_url)
     if public.hostname and public.hostname not in LOOPBACK:
         hosts += [public.netloc, f"{public.hostname}:*"]
@@ -97,6 +99,9 @@ def create_app(config: PortalConfig, *, extra_routers: Sequence[APIRouter] = ())
         app.include_router(router)
     app.mount(MCP_PATH, mcp_app)
     app.add_middleware(BearerAuth, token=config.token)
+    security = transport_security(config)  # the same Host and Origin rules for REST and HTML as for MCP
+    app.add_middleware(SameOrigin, hosts=security.allowed_hosts if security is not None else None,
+                       origins=security.allowed_origins if security is not None else allowed_origins(config.public_url))
     app.add_middleware(_McpSlash)
     return app
 

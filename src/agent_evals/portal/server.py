@@ -186,7 +186,7 @@ def reset(data_dir: Path | None, *, force: bool = False) -> int:
             for line in active:
                 print(f"  {line}")
             print(f"portal reset: {target} has {len(active)} active pull request(s) (above); "
-                  "`agent-evals portal reset --force` drops them with everything else")
+                  "`npx agent-evals portal reset --force` drops them with everything else")
             return EXIT_CONFIG
         reset_data_dir(target)
     except (DataDirError, GitError) as exc:

@@ -130,6 +130,8 @@ class Portal:
             raise InvalidInputError(f"the title must be 1-{MAX_TITLE} characters")
         if len(description) > MAX_DESCRIPTION:
             raise InvalidInputError(f"the description must be at most {MAX_DESCRIPTION} characters")
+        plain_text("title", title.strip(), one_line=True)
+        plain_text("description", description, one_line=False)
         origin = origin or Origin()
         record = self.workflow.create(spoke_name, config, title.strip(), description, origin, source_spoke)
         return self.to_model(record)
@@ -231,3 +233,17 @@ def _summary(stem: str, config: Mapping[str, Any]) -> SpokeSummary:
 
 def _mapping(value: object) -> Mapping[str, Any]:
     return value if isinstance(value, Mapping) else {}
+
+
+def plain_text(field: str, value: str, *, one_line: bool) -> None:
+    """A title or description is plain text: no control character (a NUL byte cannot even be stored
+    in a git commit), and a title no line break; raises InvalidInputError naming the character and
+    where it is."""
+    allowed = "\t" if one_line else "\t\n\r"
+    for position, char in enumerate(value, 1):
+        if (ord(char) < 32 or ord(char) == 127) and char not in allowed:
+            what = "a line break" if char in "\n\r" else "a NUL byte" if char == "\0" else "a control character"
+            raise InvalidInputError(
+                f"the {field} contains {what} ({char!r}) at character {position}; "
+                f"write it as plain text{' on one line' if one_line else ''}"
+            )

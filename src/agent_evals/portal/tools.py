@@ -18,7 +18,7 @@ from mcp.types import ToolAnnotations
 from pydantic import Field
 
 from agent_evals.portal.docsearch import MAX_LIMIT
-from agent_evals.portal.errors import PortalError
+from agent_evals.portal.errors import GitError, PortalError
 from agent_evals.portal.models import (
     DocPage,
     DocSearchResult,
@@ -55,6 +55,8 @@ def _tool_errors() -> Iterator[None]:
         yield
     except PortalError as exc:
         raise ToolError(str(exc)) from exc
+    except GitError as exc:  # not the caller's fault, but the agent still reads what happened
+        raise ToolError(f"the portal's repository failed: {exc}") from exc
 
 
 def _tool(mcp: MCPServer, annotations: ToolAnnotations = READ_ONLY) -> Callable[[F], F]:

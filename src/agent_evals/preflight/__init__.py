@@ -16,11 +16,12 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from agent_evals.cases import check_suite
+from agent_evals.preflight.case_files import unlisted_case_files
 from agent_evals.preflight.live_checks import check_external_portal, check_models, check_prices
 from agent_evals.preflight.problems import Problem
 from agent_evals.preflight.replay_checks import check_cassettes, replay_folder
 from agent_evals.preflight.suite_checks import check_tests, needs_judge, needs_user_model, provider_plans
-from agent_evals.runner.promptfoo_args import Flags, select
+from agent_evals.runner.promptfoo_args import Flags, select, shared_output
 from agent_evals.runner.suite_files import SuiteFileError, TestEntry, load_suite
 from agent_evals.runner.suites import Suite
 
@@ -30,6 +31,7 @@ __all__ = ["Preflight", "Problem", "preflight"]
 @dataclass
 class Preflight:
     problems: list[Problem] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)  # worth knowing, not in the way (e.g. --offline without a model)
     selected: dict[str, list[TestEntry] | None] = field(default_factory=dict)  # None: unknown ahead
 
     @property
@@ -55,16 +57,18 @@ def preflight(
     for suite in suites:
         result.problems += [Problem(None, line) for line in check_suite(suite)]
         try:
-            loaded = load_suite(suite)
+            loaded = load_suite(suite, lenient=True)
         except SuiteFileError as exc:
             result.problems.append(Problem(exc.where, exc.detail))
             result.selected[suite.name] = None
             continue
+        result.problems += [Problem(exc.where, exc.detail) for exc in loaded.errors]
+        result.problems += unlisted_case_files(loaded)
         plans = provider_plans(loaded, result.problems)
         chosen = select(loaded.tests, flags)
         result.selected[suite.name] = chosen
         tests = loaded.tests if chosen is None else chosen
-        check_tests(tests, plans, result.problems)
+        check_tests(tests, plans, result.problems, suite.folder)
         if replay:
             folder = replay_folder(loaded, replay)
             result.problems += check_cassettes(loaded, tests, plans, folder, allow_stale=allow_stale, repeat=flags.repeat)
@@ -72,10 +76,13 @@ def preflight(
             roles += _roles(plans, tests)
     if flags.filtered and all(c is not None and not c for c in result.selected.values()) and result.selected:
         result.problems.append(Problem(None, f"the filters select no case in {_names(suites)}: {_filters(flags)}"))
+    running = [name for name, chosen in result.selected.items() if chosen is None or chosen]
+    if (shared := shared_output(flags, running)) is not None:
+        result.problems.append(Problem(None, shared))
     unpriced = check_prices(dict.fromkeys(roles)) if budget and not replay else []  # type: ignore[arg-type]
     result.problems += unpriced  # before any request: a budget needs a price for every model
     if not replay and not unpriced:
-        result.problems += check_models(dict.fromkeys(roles), offline=offline)  # type: ignore[arg-type]
+        result.problems += check_models(dict.fromkeys(roles), offline=offline, notes=result.notes)  # type: ignore[arg-type]
     result.problems += _deadline_problems()
     result.problems += check_external_portal()
     return result

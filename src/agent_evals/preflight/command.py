@@ -8,11 +8,12 @@ from agent_evals.runner.suites import Suite, select
 
 
 def report(result: Preflight, suites: list[Suite]) -> str:
+    notes = [f"note: {note}" for note in result.notes]
     if result.ok:
         counts = [result.cases(s.name) for s in suites]
         cases = "?" if any(c is None for c in counts) else str(sum(c or 0 for c in counts))
-        return f"check: ok ({cases} case(s) in {len(suites)} suite(s))"
-    lines = [f"  {problem}" for problem in result.problems]
+        return "\n".join([*notes, f"check: ok ({cases} case(s) in {len(suites)} suite(s))"])
+    lines = [*notes, *(f"  {problem}" for problem in result.problems)]
     lines.append(f"check: {len(result.problems)} problem(s); nothing was run")
     return "\n".join(lines)
 

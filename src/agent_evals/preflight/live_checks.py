@@ -14,9 +14,11 @@ PING = [{"role": "user", "content": "Reply with the word OK."}]
 PING_TIMEOUT_S = 30.0
 
 
-def check_models(roles: Iterable[tuple[Role, str | None, str | None]], *, offline: bool) -> list[Problem]:
+def check_models(roles: Iterable[tuple[Role, str | None, str | None]], *, offline: bool,
+                 notes: list[str] | None = None) -> list[Problem]:
     """``roles``: (role, model override, default model). Builds each model; unless ``offline``,
-    sends one request of one completion token to each distinct model."""
+    sends one request of one completion token to each distinct model. ``offline`` needs no model:
+    a role without one is a note for later live runs (added to ``notes``), not a problem."""
     from agent_evals.llm.settings import chat_model
 
     problems: list[Problem] = []
@@ -28,7 +30,11 @@ def check_models(roles: Iterable[tuple[Role, str | None, str | None]], *, offlin
             problems.append(Problem(None, f"the {role} role has no model: {_one_line(exc)}"))
             continue
         models.setdefault((getattr(built, "target", built.model)), (role, built))
-    if offline or problems:
+    if offline:
+        if notes is not None:
+            notes += [f"{p.message} (a live run needs it; --offline asks no model)" for p in dict.fromkeys(problems)]
+        return []
+    if problems:
         return list(dict.fromkeys(problems))
     return problems + asyncio.run(_ping_all(list(models.values())))
 

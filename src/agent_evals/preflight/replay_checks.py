@@ -32,8 +32,11 @@ def check_cassettes(
     repeat: int = 1,
 ) -> list[Problem]:
     if not folder.is_dir():
-        return [Problem(None, f"{loaded.suite.name}: replay folder {folder} does not exist "
-                              "(record one with --record DIR, or use --replay for the golden conversations)")]
+        how = (f"write its golden plan, then record it: `npx agent-evals golden {loaded.suite.name}`"
+               if folder.name == GOLDEN and folder.parent == loaded.suite.folder else
+               f"record one with `npm run eval -- {loaded.suite.name} --record {folder.parent}`, or use --replay "
+               "for the golden conversations")
+        return [Problem(None, f"{loaded.suite.name}: replay folder {folder} does not exist ({how})")]
     problems: list[Problem] = []
     for plan in plans:
         variant = plan.config.get("variant")
@@ -49,6 +52,10 @@ def _check_one(
     path = folder / cassette_filename(test.case_id, variant=variant, repeat=repeat)
     if repeat and not path.is_file():
         return []  # this repeat shares the case's cassette, checked with repeat 0
+    if not path.is_file() and folder == loaded.suite.folder / GOLDEN:
+        return [Problem(test.where, f"{test.case_id}: no golden conversation ({GOLDEN}/{path.name}): add the case to "
+                                    f"{GOLDEN}/plan.yaml, then record it: `npx agent-evals golden {loaded.suite.name} "
+                                    "--stale`")]
     try:
         cassette = load_cassette(path)
     except CassetteError as exc:
@@ -56,8 +63,8 @@ def _check_one(
     changed = _changes(loaded, test, plan, cassette.fingerprints)
     if changed and not allow_stale:
         return [Problem(test.where, f"{test.case_id}: cassette {path.name} is stale: {'; '.join(changed)}; re-record "
-                                    "it (`python -m agent_evals.golden <suite> --stale` for golden conversations) or "
-                                    "replay it with --allow-stale")]
+                                    f"it (`npx agent-evals golden {loaded.suite.name} --stale` for golden conversations) "
+                                    "or replay it with --allow-stale")]
     return []
 
 

@@ -9,6 +9,7 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Mapping
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 from agent_evals.agent.config import AgentConfig, AgentConfigError, load_agent_config
@@ -20,6 +21,7 @@ from agent_evals.packs import Pack, PackError, load_pack
 from agent_evals.preflight.offline_tools import portal_tool_specs
 from agent_evals.preflight.problems import Problem, did_you_mean
 from agent_evals.provider.config import ProviderConfig, ProviderConfigError, parse_config
+from agent_evals.provider.promptfoo_assertions import assertion_problems
 from agent_evals.runner.suite_files import LoadedSuite, ProviderEntry, TestEntry
 
 KIT_PROVIDER = "providers/agent.py"
@@ -94,7 +96,8 @@ def _pack(entry: ProviderEntry, config: dict[str, Any], problems: list[Problem])
         return None
 
 
-def check_tests(tests: list[TestEntry], plans: list[ProviderPlan], problems: list[Problem]) -> None:
+def check_tests(tests: list[TestEntry], plans: list[ProviderPlan], problems: list[Problem], base: Path) -> None:
+    """Each test's id, user and assertions; ``base`` is the suite's folder (what ``file://`` is relative to)."""
     ids = Counter(t.case_id for t in tests if t.case_id)
     seen_defaults: set[str] = set()
     for test in tests:
@@ -108,7 +111,7 @@ def check_tests(tests: list[TestEntry], plans: list[ProviderPlan], problems: lis
         first_own = len(test.asserts) - test.own_asserts
         for position, item in enumerate(test.asserts):
             where = test.assert_where[position] if position < len(test.assert_where) else test.where
-            for message in _assertion_problems(item, position, plans):
+            for message in _assertion_problems(item, position, plans, base):
                 if position < first_own:  # a defaultTest assertion: said once, not once per test
                     text = f"defaultTest {message}"
                     if text in seen_defaults:
@@ -154,11 +157,11 @@ def _reference_problems(config: ProviderConfig, test: TestEntry) -> list[str]:
     return out
 
 
-def _assertion_problems(item: Mapping[str, Any], position: int, plans: list[ProviderPlan]) -> list[str]:
+def _assertion_problems(item: Mapping[str, Any], position: int, plans: list[ProviderPlan], base: Path) -> list[str]:
     kind = str(item.get("type") or "")
     name = check_name(item)
-    head = f"assertion {position + 1} ({name or kind})"
-    out = []
+    head = f"assertion {position + 1} ({name or kind or 'no type'})"
+    out = [f"{head}: {p}" for p in assertion_problems(item, base)]
     if not item.get("metric"):
         out.append(f"{head}: no metric; add `metric: <name>` so its score has a name in the viewer and the report")
     if name is None:  # Promptfoo's own, or a team's own Python assertion: Promptfoo checks those

@@ -53,8 +53,8 @@ def case_goal(config: ProviderConfig) -> str | None:
 
 
 def informative_checks(record: RunRecord, checks: Sequence[CheckRef], asserts: Sequence[object]) -> list[CheckRef]:
-    """The graded checks the provider added (goal_reached on a case that lists none, not even the
-    hook's weight-0 entry), to be graded and reported beside the test's own."""
+    """The graded checks the provider added (goal_reached on a case that lists none), to be graded and
+    reported beside the test's own."""
     listed = {judgement_key(c.name, c.config) for c in checks}
     return [
         CheckRef(j.check, None, None, len(asserts), informative=True)

@@ -21,6 +21,7 @@ import time
 import uuid
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 from agent_evals.agent.config import DEFAULT_AGENT
@@ -45,10 +46,12 @@ from agent_evals.provider.config import ProviderConfig, ProviderConfigError, par
 from agent_evals.provider.deadline import ConversationTimeout, deadline_s
 from agent_evals.provider.fixtures import fill_references, make_fixtures, remove_fixtures
 from agent_evals.provider.grading import grade_checks
+from agent_evals.provider.promptfoo_assertions import assertion_problems
 from agent_evals.provider.judged import informative_checks, judge_row
-from agent_evals.provider.snapshot import take_snapshot
+from agent_evals.provider.snapshot import take_snapshot, taken_away
 from agent_evals.provider.tracing import Tracer
 from agent_evals.record import AgentInfo, End, ErrorKind, PullRequestRef, RunRecord, Trace, Usage, UserInfo, UserKind
+from agent_evals.record.caps import cap_text, cap_value
 from agent_evals.secrets import redact
 
 log = logging.getLogger(__name__)
@@ -128,7 +131,7 @@ async def run_case(
     checks: list[CheckRef] = []
     try:
         pack = load_pack(config.pack)
-        checks = validated_checks(asserts, pack)
+        checks = validated_checks(asserts, pack, base=config.base_dir)
         if problems := pack.fixture_problems(config.fixtures):
             raise ProviderConfigError("; ".join(problems))
         if config.replay_dir() is None:  # the run's budget is spent: end at once (a replay spends nothing)
@@ -172,9 +175,31 @@ async def run_case(
     if graded and "error" not in response:  # an error row is not graded: Promptfoo skips its assertions
         # graded on exactly the metadata the Python assertions would read from Promptfoo
         response["metadata"]["checks"] = grade_checks(graded, list(asserts), response["metadata"])
+    if not reads_stored_metadata(asserts):  # graded on whole values above: what is stored keeps MAX_CHARS of each
+        response = capped(response)
     if tracer is not None:
         tracer.finish(record)  # before answering: Promptfoo reads the spans when it grades the row
     return response
+
+
+def capped(response: dict[str, Any]) -> dict[str, Any]:
+    """Promptfoo's answer with every text of the record capped (``record.caps``), but the checks' configs,
+    which ``assertions/kit.js`` matches against the test's own."""
+    metadata = dict(response["metadata"])
+    checks = metadata.pop("checks", None)
+    metadata = cap_value(metadata)
+    if checks is not None:
+        metadata["checks"] = [{**c, "reason": cap_text(str(c.get("reason", "")))} for c in checks]
+    out = {**response, "metadata": metadata}
+    if "error" in out:
+        out["error"] = cap_text(str(out["error"]))
+    return out
+
+
+def reads_stored_metadata(asserts: Sequence[Any]) -> bool:
+    """A Python assertion Promptfoo runs itself (a kit check on the Python path, a team's own) reads the
+    row's metadata as stored, so the stored record keeps whole values for it."""
+    return any(isinstance(a, Mapping) and str(a.get("type", "")).removeprefix("not-") == "python" for a in asserts)
 
 
 def _abandon_own_pull_requests(record: RunRecord) -> dict[str, Any] | None:
@@ -197,11 +222,16 @@ def _abandon_own_pull_requests(record: RunRecord) -> dict[str, Any] | None:
     return {**report.as_dict(), "by": "provider"}
 
 
-def validated_checks(asserts: Sequence[Any], pack: Pack | None = None) -> list[CheckRef]:
+def validated_checks(asserts: Sequence[Any], pack: Pack | None = None, *, base: Path | None = None) -> list[CheckRef]:
     """The test's kit checks, each config checked by its own parser, each of the core or of the suite's
-    pack: a bad one is a config error, not a failure."""
+    pack, and every assertion of a type Promptfoo knows whose ``file://`` (relative to ``base``, the
+    suite's folder) exists: a bad one is a config error before the conversation, not a failure after it."""
     checks = kit_checks(list(asserts))
     problems = []
+    for position, item in enumerate(asserts):
+        if isinstance(item, Mapping):
+            label = f"assertion {position + 1} ({item.get('type') or 'no type'}, metric {item.get('metric') or 'none'})"
+            problems += [f"{label}: {p}" for p in assertion_problems(item, base or Path.cwd())]
     for check in checks:
         owner = pack_of(check.name)
         if pack is not None and owner is not None and owner != pack.name:
@@ -234,6 +264,9 @@ def _snapshot(record: RunRecord, pack: Pack, checks: Sequence[CheckRef], identit
     except PortalError as exc:
         if record.end is None or record.end.reason != "error":
             record.end = End.failed("portal", f"could not read the end state from the portal for grading: {exc}")
+        return
+    if (why := taken_away(record, record.snapshot)) is not None and (record.end is None or record.end.reason != "error"):
+        record.end = End.failed("portal", why)
 
 
 async def converse(

@@ -43,3 +43,17 @@ def take_snapshot(
             continue  # reported but not there: the assertions say so
     resources = pack.snapshot_resources(api, checks)
     return Snapshot(api.base_url, tuple(found[i] for i in dict.fromkeys(ids) if i in found), resources)
+
+
+def taken_away(record: RunRecord, snapshot: Snapshot) -> str | None:
+    """Why the row cannot be graded when a pull request the conversation created was abandoned before
+    its end state was read: the agent cannot abandon one (no tool does), and the kit's own cleanup
+    comes after grading, so someone else did, e.g. a cleanup while the run was going."""
+    gone = [pr["id"] for pr in snapshot.pull_requests
+            if pr.get("status") == "abandoned" and any(p.id == pr.get("id") for p in record.pull_requests)]
+    if not gone:
+        return None
+    shown = ", ".join(f"#{i}" for i in gone)
+    return (f"pull request(s) {shown}, created in this conversation, were abandoned before it was graded, not by "
+            "the agent: something else cleaned them up while the run was going (`npm run cleanup`, or another "
+            "run's sweep); the row cannot be graded")

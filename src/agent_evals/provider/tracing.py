@@ -26,6 +26,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from agent_evals.record import RunRecord, ToolCall, Usage
+from agent_evals.record.caps import cap_text
 
 log = logging.getLogger(__name__)
 ENDPOINT_ENV = "AGENT_EVALS_OTLP_ENDPOINT"
@@ -120,7 +121,7 @@ class Tracer:
     def tool_call(self, call: ToolCall) -> None:
         end = time.time_ns()
         parent = self._turn.span_id if self._turn is not None else self.root.span_id
-        arguments = json.dumps(call.arguments) if call.arguments is not None else call.raw_arguments
+        arguments = cap_text(json.dumps(call.arguments) if call.arguments is not None else call.raw_arguments)
         self.spans.append(Span(f"tool {call.name}", _new_id(), parent, end - int(call.duration_ms * 1e6), end, {
             "tool.name": call.name, "tool.arguments": arguments, "tool.outcome": call.outcome, "turn": call.turn,
         }, call.is_error))

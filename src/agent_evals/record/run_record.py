@@ -313,7 +313,7 @@ def check_marker(metadata: Any) -> None:
     if version != RECORD_VERSION:
         raise RecordError(
             f"run record version {version!r} is not supported (this kit reads version {RECORD_VERSION}); "
-            "re-run the case, or upgrade cassettes with `agent-evals cassettes upgrade DIR`"
+            "re-run the case, or upgrade cassettes with `npx agent-evals cassettes upgrade DIR`"
         )
 
 

@@ -55,8 +55,10 @@ def one_line(text: str | None, width: int) -> str:
 
 
 def brief(reason: str | None, width: int) -> str:
-    """A reason on one line: its head, shortened so that its first two detail lines (the
-    JSON pointers and values where it parts from what was expected) still fit."""
+    """A reason on one line (the terminal's case lines and every report format show a failing check
+    this way): its head, fitted so that its short parts (the diagnosis: ``missing X after Y``) stay
+    whole, and its first two detail lines (the JSON pointers and values where it parts from what
+    was expected)."""
     lines = (reason or "").strip().splitlines()
     if not lines:
         return ""
@@ -64,7 +66,24 @@ def brief(reason: str | None, width: int) -> str:
     tail = (" — " + "; ".join(details)) if details else ""
     if len(tail) > width * 3 // 5:
         tail = one_line(tail, width * 3 // 5)
-    return one_line(lines[0], width - len(tail)) + tail
+    return fit(lines[0].rstrip(), width - len(tail)) + tail
+
+
+def fit(line: str, width: int) -> str:
+    """``line`` in ``width`` characters: its ``; ``-separated parts are cut from the longest down (the
+    lists of expected and actual tools), so that the short ones, which say what went wrong, stay whole."""
+    if len(line) <= width:
+        return line
+    parts = line.split("; ")
+    if len(parts) == 1:
+        return one_line(line, width)
+    room = max(width - 2 * (len(parts) - 1), 0)
+    sizes = [0] * len(parts)
+    for placed, index in enumerate(sorted(range(len(parts)), key=lambda i: len(parts[i]))):
+        sizes[index] = min(len(parts[index]), room // (len(parts) - placed))
+        room -= sizes[index]
+    return "; ".join(part if len(part) <= size else part[: max(size - 1, 0)] + "…"
+                     for part, size in zip(parts, sizes, strict=True))
 
 
 def status(case: CaseSummary) -> str:

@@ -28,7 +28,7 @@ def render_markdown(report: Report, comparison: Comparison | None = None, title:
         f"Evals: {_code_list(e.eval_id for e in report.evals)}.",
     ]
     if not report.complete:
-        out += ["", "**Incomplete:**", *[f"- {reason}" for reason in report.incomplete]]
+        out += ["", "**Incomplete:**", *[f"- {_text(reason)}" for reason in report.incomplete]]
     if comparison is not None:
         out += ["", *_comparison(comparison)]
     attention = [c for c in report.cases if c.verdict != "pass"]
@@ -45,7 +45,7 @@ def render_markdown(report: Report, comparison: Comparison | None = None, title:
                     str(c.failed),
                     str(c.errors),
                     f.rate(c.pass_hat_k),
-                    f.brief(c.first_failure, REASON_WIDTH) or (c.first_error or ""),
+                    _text(f.brief(c.first_failure, REASON_WIDTH) or (c.first_error or "")),
                 ]
                 for c in attention
             ],
@@ -179,6 +179,11 @@ def _details(summary: str, body: list[str]) -> list[str]:
 
 def _cell(text: str | None) -> str:
     return f.one_line(text, REASON_WIDTH).replace("|", "\\|")
+
+
+def _text(text: str) -> str:
+    """Plain text in markdown: ``<id>`` in a PR URL pattern would be read as an HTML tag and vanish."""
+    return text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
 
 
 def _case_name(case_id: str, provider: str, report: Report) -> str:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import textwrap
 from collections.abc import Sequence
 
 from agent_evals.report import figures as f
@@ -11,6 +12,7 @@ from agent_evals.report.evidence_lines import evidence_head, evidence_lines
 from agent_evals.report.model import CaseSummary, GroupSummary, Report
 
 WIDTH = 100
+WRAP_INDENT = "      "
 
 
 def render_terminal(report: Report, comparison: Comparison | None = None) -> str:
@@ -22,9 +24,10 @@ def render_terminal(report: Report, comparison: Comparison | None = None) -> str
     failing = [case for case in report.cases if case.first_failure]
     if failing:
         out += ["", "first failure of each failing case:"]
-        for case in failing:
+        for case in failing:  # on two lines at most, so that what went wrong fits whole
             head = f"  {case.id} [{case.failures[0].metric}] "
-            out.append(head + f.brief(case.first_failure, WIDTH - len(head)))
+            line = head + f.brief(case.first_failure, 2 * WIDTH - len(head) - len(WRAP_INDENT))
+            out += textwrap.wrap(line, WIDTH, subsequent_indent=WRAP_INDENT, break_on_hyphens=False) or [head]
     for title, groups in (("group", report.groups), ("priority", report.priorities)):
         if groups:
             out += ["", *_groups(title, groups)]

@@ -15,6 +15,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from pathlib import Path
 
+from agent_evals import hints
 from agent_evals.report import figures as f
 from agent_evals.report.budget_lines import budget_lines
 from agent_evals.report.build import build_report
@@ -31,10 +32,11 @@ def summary_lines(source: RunManifest | Sequence[str], *, config_dir: Path | Non
     try:
         if isinstance(source, RunManifest):
             loaded = load_run(source, config_dir)
-            command = f"agent-evals report {source.run_id}"
+            command = hints.command("report", source.run_id)
         else:
             loaded = load_results(list(source), config_dir)
-            command = "agent-evals report " + " ".join(source)
+            command = hints.command("report", *(s if s.startswith(("eval-", "run-")) or s == "latest"
+                                                else hints.shown_path(s) for s in source))
         report = build_report(loaded.evals, loaded.runs, loaded.rows)
     except ReportInputError as exc:
         return [f"report: {exc}"]

@@ -4,7 +4,9 @@ Without options it covers every data dir the kit's suites use (the default one a
 suite with customer settings), through the portal already serving it (``npm run portal``)
 or one started for the purpose; it also marks the runs that died as swept. With
 ``--portal-url`` (or ``PORTAL_URL``) it cleans that portal only; with ``--data-dir``, that
-data dir. PRs people made (no eval id) are never touched. The data dirs of shards
+data dir. PRs people made (no eval id) are never touched, nor are those of runs still going
+(their manifest unfinished, their runner alive: ``sweep.live_runs``); they clean up after
+themselves. The data dirs of shards
 (``portal.shard-2-of-4``, ``agent-evals run --shard``) are covered too, and so is any data dir
 a run that died names in its manifest. :func:`sweep_dead_runs` is the sweep alone, for
 ``agent-evals merge``.
@@ -23,12 +25,16 @@ from agent_evals.portal_api import PortalAPI
 from agent_evals.runner.manifest import runs_dir
 from agent_evals.runner.portals import PortalSetupError, _shared, data_dir_of
 from agent_evals.runner.suites import Suite, discover
-from agent_evals.runner.sweep import stale_data_dirs, stale_runs, sweep_stale
+from agent_evals.runner.sweep import live_runs, run_of, stale_data_dirs, stale_runs, sweep_stale
 
 log = logging.getLogger(__name__)
 
 
 def cleanup_command(portal_url: str | None, data_dir: Path | None, eval_id: str | None) -> int:
+    if eval_id is not None and run_of(eval_id) in (going := live_runs(runs_dir())):
+        print(f"cleanup: {run_of(eval_id)} is still running (pid {going[run_of(eval_id)]}): its pull requests are "
+              "left to it (it cleans up when it ends, Ctrl-C included)")
+        return 1
     url = portal_url or (None if data_dir else os.environ.get("PORTAL_URL"))
     if url:
         return _report(url, _clean(PortalAPI(url, token=os.environ.get("PORTAL_TOKEN")), eval_id))
@@ -111,7 +117,10 @@ def portal_on(folder: Path, suite: Suite | None) -> Iterator[PortalAPI]:
 
 
 def _clean(api: PortalAPI, eval_id: str | None) -> CleanupReport:
-    return cleanup_run(eval_id, api) if eval_id else cleanup_all_eval_prs(api)
+    if eval_id:
+        return cleanup_run(eval_id, api)
+    going = live_runs(runs_dir())  # asked now: a run that ends meanwhile is swept by the next cleanup or run
+    return cleanup_all_eval_prs(api, alive=lambda eval_id: run_of(eval_id) in going)
 
 
 def _report(where: str, report: CleanupReport, note: str = "") -> int:

@@ -16,7 +16,10 @@ import re
 from dataclasses import dataclass, field
 from typing import IO
 
+from agent_evals.report.figures import brief
+
 MARKER = "@@agent-evals "
+REASON_WIDTH = 160
 _DROP = (
     re.compile(r"^\s*» (View results|Share with your team|Feedback|Resume with)"),
     re.compile(r"^Python worker stderr:"),
@@ -125,7 +128,7 @@ def case_line(case: dict, *, show_provider: bool = False) -> str:
         line += f"  [{case['provider']}]"
     reason = str(case.get("reason") or "")
     if reason:
-        line += "  " + (reason if len(reason) <= 160 else reason[:159] + "…")
+        line += "  " + brief(reason, REASON_WIDTH)  # as every report format shows a first failure
     if case.get("not_graded"):
         line += f"  ({case['not_graded']} not graded)"
     return line

@@ -154,7 +154,7 @@ def _shared(suite: Suite, data_dir: Path) -> Portal | None:
         raise PortalSetupError(
             f"the portal serving {data_dir} (pid {serving.pid}, {serving.url}) runs with settings "
             f"{serving.settings_file or 'none'}, but suite {suite.name} needs {expected or 'none'}; stop it, or "
-            f"start it with `agent-evals portal serve --suite {suite.name}`"
+            f"start it with `npm run portal -- --suite {suite.name}`"
         )
     token = os.environ.get("PORTAL_TOKEN") or None
     if serving.owner_pid is not None and serving.owner_pid != os.getpid() and token is None:

@@ -14,7 +14,7 @@ import argparse
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, NoReturn
 
 from agent_evals.runner.suite_files import TestEntry
 
@@ -46,8 +46,13 @@ class Flags:
         return bool(self.metadata or self.pattern or self.first_n is not None or self.range or self.unpredictable)
 
 
+class _Parser(argparse.ArgumentParser):
+    def error(self, message: str) -> NoReturn:  # one line of ours, not argparse's usage
+        raise FlagError(f"a promptfoo flag: {message.replace('argument ', '', 1)}")
+
+
 def _parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(add_help=False, allow_abbrev=False)
+    parser = _Parser(add_help=False, allow_abbrev=False)
     parser.add_argument("-j", "--max-concurrency", dest="concurrency")
     parser.add_argument("--repeat")
     parser.add_argument("--filter-metadata", action="append", default=[])
@@ -65,10 +70,7 @@ def _parser() -> argparse.ArgumentParser:
 
 def read_flags(args: Sequence[str]) -> Flags:
     """Read the flags; raises FlagError with one line naming the flag and what is allowed."""
-    try:
-        known, _ = _parser().parse_known_args(list(args))
-    except SystemExit:  # argparse already printed; say it once in our words
-        raise FlagError("a promptfoo flag is missing its value (e.g. `-j` without a number)") from None
+    known, _ = _parser().parse_known_args(list(args))
     return Flags(
         concurrency=_positive(known.concurrency, "-j/--max-concurrency") or DEFAULT_CONCURRENCY,
         concurrency_given=known.concurrency is not None,
@@ -82,6 +84,18 @@ def read_flags(args: Sequence[str]) -> Flags:
         description=known.description,
         table=known.table,
     )
+
+
+def shared_output(flags: Flags, suites: Sequence[str]) -> str | None:
+    """One line when an ``-o`` path without ``{suite}`` would be written by several suites (each is an
+    eval of its own, so the file would keep the last suite's rows only); None when it cannot happen."""
+    shared = [path for path in flags.outputs if "{suite}" not in path]
+    if len(suites) < 2 or not shared:
+        return None
+    example = shared[0].rpartition("/")[0]
+    suffix = shared[0].rpartition(".")[2] if "." in shared[0].rpartition("/")[2] else "json"
+    return (f"-o {shared[0]} would be written by each of {len(suites)} suites ({', '.join(suites)}) and keep only the "
+            f"last one's rows: put {{suite}} in the path, e.g. -o {example + '/' if example else ''}{{suite}}.{suffix}")
 
 
 def _positive(value: str | None, flag: str) -> int | None:

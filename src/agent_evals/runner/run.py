@@ -42,9 +42,10 @@ from agent_evals.runner.eval_marks import database_ready, mark_interrupted, resu
 from agent_evals.runner.interrupts import ForcedExit, Interrupts
 from agent_evals.runner.manifest import RunManifest, SuiteRun, now, runs_dir, suite_eval_id, temp_dir
 from agent_evals.runner.portals import Portal, PortalPool, portal_for
-from agent_evals.runner.promptfoo_args import DEFAULT_CONCURRENCY, FlagError, Flags, read_flags
+from agent_evals.runner.promptfoo_args import DEFAULT_CONCURRENCY, FlagError, Flags, read_flags, shared_output
 from agent_evals.runner.promptfoo_process import PromptfooResult, run_promptfoo
-from agent_evals.runner.sharding import SuiteShard, plan_suite_shard
+from agent_evals.runner.progress import Progress, Ticker
+from agent_evals.runner.sharding import SuiteShard, merge_hint, plan_suite_shard
 from agent_evals.runner.suite_output import ordered_output
 from agent_evals.runner.suites import Suite, select
 from agent_evals.runner.sweep import place as sweep_place
@@ -59,7 +60,7 @@ from agent_evals.testing.pause_points import pause_point
 log = logging.getLogger(__name__)
 
 CLEANUP_SETTLE_S = 0.3  # after an interrupt, a create call already sent may still land: sweep twice
-__all__ = ["DEFAULT_CONCURRENCY", "concurrency", "promptfoo_command", "promptfoo_env", "run", "run_suite", "view"]
+__all__ = ["DEFAULT_CONCURRENCY", "concurrency", "promptfoo_command", "promptfoo_env", "run", "run_suite"]
 
 
 def promptfoo_env(base: Mapping[str, str] | None = None) -> dict[str, str]:
@@ -167,6 +168,9 @@ def run(
             return 2
         suites = _with_cases(suites, result)
         selected = {name: None if tests is None else [t.case_id for t in tests] for name, tests in result.selected.items()}
+    elif (shared := shared_output(flags, [item.name for item in suites])) is not None:
+        log.error("%s", shared)  # the preflight says it too
+        return 2
     if not replay:
         _endpoint_notice()
     _grader_notice(replay=bool(replay))
@@ -198,7 +202,7 @@ def run(
     _finish(manifest, folder, code)
     _print_summary(manifest)
     if shards:
-        _print_merge_hint(shards)
+        _print_merge_hint(shards, promptfoo_args)
     else:
         _print_view_hint()
     return code
@@ -227,11 +231,10 @@ def _plan_shards(suites: list[Suite], flags: Flags, shard: Shard, manifest: RunM
     return shards
 
 
-def _print_merge_hint(shards: dict[str, SuiteShard]) -> None:
-    total = next(iter(shards.values())).shard.total
-    print(f"\nThis is one shard of {total}: once every shard ran, merge their results files into one eval for "
-          f"the viewer, the report and the gate, e.g.\n  agent-evals merge results/*.shard-*-of-{total}.json",
-          flush=True)
+def _print_merge_hint(shards: dict[str, SuiteShard], promptfoo_args: list[str]) -> None:
+    shard = next(iter(shards.values())).shard
+    print(f"\nThis is one shard of {shard.total}: once every shard ran, merge their results files into one eval for "
+          f"the viewer, the report and the gate:\n  {merge_hint(promptfoo_args, shard)}", flush=True)
 
 
 def _print_summary(manifest: RunManifest) -> None:
@@ -258,11 +261,13 @@ def _run_suites(suites: list[Suite], manifest: RunManifest, folder: Path, select
     """The suites in order, up to ``at_once`` side by side (each in a thread of its own, its lines
     together in the suites' order), never two with the same trace receiver at once."""
     with Interrupts() as interrupts:
+        progress = _progress(suites, selected, repeat) if sys.stdout.isatty() else None  # a status line on a terminal
         lanes = Lanes(at_once)
         try:
             with (PortalPool(manifest.run_id, folder, suites) as portals,
                   WarmWorkers(folder / "warm-workers.log", folder / "warm-workers.json", folder=temp_dir(folder)) as warm,
-                  ordered_output([item.name for item in suites]) as output):
+                  ordered_output([item.name for item in suites], progress.line if progress else None) as output,
+                  Ticker(output.redraw) if progress else nullcontext()):
                 for item in suites:
                     receiver = trace_receiver(item.config)
                     lanes.wait_for_room(receiver)
@@ -283,7 +288,7 @@ def _run_suites(suites: list[Suite], manifest: RunManifest, folder: Path, select
                                 return run_suite(item, run_id=manifest.run_id, folder=folder, manifest=manifest,
                                                  entry=entry, interrupts=interrupts, portals=portals, shard=shard,
                                                  budgets=budgets, warm=warm, on_first_row=begun.set,
-                                                 promptfoo_dir=str(rounds_dir) if rounds_dir else None,
+                                                 progress=progress, promptfoo_dir=str(rounds_dir) if rounds_dir else None,
                                                  **given)  # type: ignore[arg-type]
                             code = one_round() if until_decided is None else suite_until_decided(
                                 item, max_runs=until_decided, args=options["promptfoo_args"],  # type: ignore[arg-type]
@@ -313,6 +318,11 @@ def _run_suites(suites: list[Suite], manifest: RunManifest, folder: Path, select
         if lanes.failure is not None:
             raise lanes.failure
     return max(lanes.codes.values(), default=0)
+
+
+def _progress(suites: list[Suite], selected: dict[str, list[str] | None], repeat: int) -> Progress:
+    return Progress({item.name: _case_count(item, SuiteRun(item.name, selected=selected.get(item.name), repeat=repeat))
+                     for item in suites})
 
 
 class Lanes:
@@ -385,6 +395,7 @@ def run_suite(
     warm: WarmWorkers | None = None,
     on_first_row: Callable[[], None] | None = None,
     promptfoo_dir: str | None = None,
+    progress: Progress | None = None,
 ) -> int:
     """One suite through Promptfoo with its portal (see the module docstring); ``portals`` shares a
     portal between the suites of one run, ``warm`` starts Promptfoo's Python processes warm;
@@ -411,6 +422,8 @@ def run_suite(
         _sweep_stale(portal, api)
         pause_point("portal-ready")
         workers = python_workers(workers, _case_count(suite, entry), replay=bool(replay))
+        if progress is not None:
+            progress.started(suite.name, workers)
         env = _suite_env(suite, portal, eval_id, workers, replay=replay, record=record, allow_stale=allow_stale)
         if promptfoo_dir is not None:  # the shard's eval stays in the run's folder until `agent-evals merge`
             env["PROMPTFOO_CONFIG_DIR"] = promptfoo_dir
@@ -436,6 +449,8 @@ def run_suite(
         with open(folder / f"promptfoo-{suite.name}.log", "a", encoding="utf-8") as promptfoo_log:
             console = PromptfooConsole(promptfoo_log, table=bool(flags.table), show_provider=_providers(suite) > 1)
             interrupts.on_first.append(lambda: setattr(console, "quiet", True))
+            if progress is not None:
+                progress.follow(suite.name, lambda: console.counts.total)
             if interrupts.requested:  # stopped while the portal started: nothing ran
                 result = PromptfooResult(interrupts.exit_code, None)
             else:
@@ -475,6 +490,8 @@ def run_suite(
         code = interrupts.exit_code if interrupts.requested else _promptfoo_code(suite, result, console.counts.total)
         if manifest is None:  # a suite run on its own: no run's end removes its temporary directory
             shutil.rmtree(temp, ignore_errors=True)
+        if progress is not None:
+            progress.finished(suite.name)
         if entry is not None:
             entry.exit_code, entry.interrupted, entry.eval_id = code, cut_short, result.eval_id
     return code
@@ -697,13 +714,3 @@ def _grader_notice(*, replay: bool = False) -> None:
 
 def _print_view_hint() -> None:
     print("\nResults are in the Promptfoo viewer: npm run eval:view", flush=True)
-
-
-def view(promptfoo_args: list[str]) -> int:
-    """``agent-evals view``: the Promptfoo viewer over this project's results."""
-    process = subprocess.Popen(promptfoo_command("view", *promptfoo_args), env=promptfoo_env(), cwd=project_root())
-    try:
-        return process.wait()
-    except KeyboardInterrupt:
-        process.wait()
-        return 130

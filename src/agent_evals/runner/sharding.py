@@ -86,6 +86,20 @@ class SuiteShard:
         )
 
 
+def merge_hint(promptfoo_args: Sequence[str], shard: Shard) -> str:
+    """The command that merges every shard's results files of a run: the JSON files it writes
+    (``-o``, else ``results/{suite}.json``, named for the shard), every suite's and every shard's."""
+    from agent_evals import hints
+    from agent_evals.paths import project_root
+
+    written = json_outputs(shard_args(promptfoo_args, "", shard))
+    globs = dict.fromkeys(
+        hints.shown_path(project_root() / path.replace("{suite}", "*").replace(shard.name, f"shard-*-of-{shard.total}"))
+        for path in written
+    )
+    return hints.command("merge", *globs)
+
+
 def _paths(outputs: Sequence[str], cwd: Path) -> list[Path]:
     return [Path(o) if Path(o).is_absolute() else cwd / o for o in outputs]
 

@@ -82,6 +82,8 @@ class LoadedSuite:
     tests: list[TestEntry]
     prompts: list[str]
     skipped_files: list[Path] = field(default_factory=list)  # test files of a format the kit does not read
+    test_files: list[Path] = field(default_factory=list)  # the test files the config names (read or not)
+    errors: list[SuiteFileError] = field(default_factory=list)  # what could not be read (``lenient`` only)
 
 
 class _Lines:
@@ -115,9 +117,10 @@ for _loader in (_LineLoader, _FastLineLoader):
 def read_yaml(path: Path) -> tuple[Any, dict[int, int]]:
     """The document and the line of each mapping in it (by ``id``); a YAML error names file and line."""
     try:
-        text = path.read_text(encoding="utf-8")
+        raw = path.read_bytes()
     except OSError as exc:
         raise SuiteFileError(str(Located(path)), f"cannot read the file: {exc.strerror or exc}") from None
+    text = decode_utf8(raw, path)
     fast = _FastLineLoader(text)
     try:
         return fast.get_single_data(), fast.lines
@@ -140,8 +143,22 @@ def read_yaml(path: Path) -> tuple[Any, dict[int, int]]:
     return data, loader.lines
 
 
-def load_suite(suite: Suite) -> LoadedSuite:
-    """Read the suite's config and every test file it names (raises SuiteFileError)."""
+def decode_utf8(raw: bytes, path: Path) -> str:
+    """The file's text; a byte that is not UTF-8 is a SuiteFileError naming its line and column."""
+    try:
+        return raw.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        line = raw.count(b"\n", 0, exc.start) + 1
+        column = exc.start - (raw.rfind(b"\n", 0, exc.start) + 1) + 1
+        bad = raw[exc.start:exc.end].hex(" ")
+        raise SuiteFileError(str(Located(path, line)), f"not UTF-8: byte(s) {bad} at column {column}; save the file "
+                                                        "as UTF-8") from None
+
+
+def load_suite(suite: Suite, *, lenient: bool = False) -> LoadedSuite:
+    """Read the suite's config and every test file it names (raises SuiteFileError). ``lenient``: a
+    test file or test that cannot be read goes to ``errors`` and the others are still read (the
+    preflight lists every problem at once); the config itself must be readable either way."""
     config, lines = read_yaml(suite.config)
     if not isinstance(config, Mapping):
         raise SuiteFileError(str(Located(suite.config)), "the config is not a mapping of Promptfoo settings")
@@ -151,24 +168,45 @@ def load_suite(suite: Suite) -> LoadedSuite:
     providers = [_provider(item, suite.config, lines) for item in _as_list(config.get("providers"))]
     tests: list[TestEntry] = []
     skipped: list[Path] = []
+    files: list[Path] = []
+    errors: list[SuiteFileError] = []
     defaults = [
         Located(suite.config, lines.get(id(a))) for a in _as_list(default.get("assert")) if isinstance(a, Mapping)
     ]
+
+    def keep(error: SuiteFileError) -> None:
+        if not lenient:
+            raise error
+        errors.append(error)
+
     for item in _as_list(config.get("tests")):
         if isinstance(item, str) and item.startswith("file://"):
-            for path in _glob(suite.folder, item.removeprefix("file://"), suite.config):
+            try:
+                paths = _glob(suite.folder, item.removeprefix("file://"), suite.config)
+            except SuiteFileError as exc:
+                keep(exc)
+                continue
+            for path in paths:
                 if path.suffix.lower() not in (".yaml", ".yml", ".json"):
                     skipped.append(path)
                     continue
-                data, file_lines = read_yaml(path)
+                files.append(path)
+                try:
+                    data, file_lines = read_yaml(path)
+                except SuiteFileError as exc:
+                    keep(exc)
+                    continue
                 for raw in _as_list(data):
-                    tests.append(_test(raw, default, Located(path, file_lines.get(id(raw))), file_lines, defaults))
+                    try:
+                        tests.append(_test(raw, default, Located(path, file_lines.get(id(raw))), file_lines, defaults))
+                    except SuiteFileError as exc:
+                        keep(exc)
         elif isinstance(item, Mapping):
             tests.append(_test(item, default, Located(suite.config, lines.get(id(item))), lines, defaults))
         else:
-            raise SuiteFileError(str(Located(suite.config)), f"tests: {item!r:.60} is neither a test nor a file:// path")
+            keep(SuiteFileError(str(Located(suite.config)), f"tests: {item!r:.60} is neither a test nor a file:// path"))
     prompts = [str(p) for p in _as_list(config.get("prompts"))]
-    return LoadedSuite(suite, config, providers, tests, prompts, skipped)
+    return LoadedSuite(suite, config, providers, tests, prompts, skipped, files, errors)
 
 
 def _as_list(value: Any) -> list[Any]:

@@ -5,20 +5,29 @@ goes to the terminal as it comes when that suite is the first one not finished (
 a later suite's lines wait in its buffer until every suite before it has finished, then come
 out at once and it goes on live. Anything else (the main thread) prints at once. The output is
 the same as if the suites had run one after the other, only sooner.
+
+On a terminal it can keep a status line under what is printed (``status``: the run's progress,
+``runner.progress``): erased before a line is written, drawn again after, and erased at the end.
 """
 
 from __future__ import annotations
 
+import shutil
 import sys
 import threading
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from typing import IO, Any
 
 
+ERASE = "\r\x1b[K"  # back to the line's start, erase it
+
+
 class OrderedOutput:
-    def __init__(self, real: IO[str], order: list[str]) -> None:
+    def __init__(self, real: IO[str], order: list[str], status: Callable[[], str] | None = None) -> None:
         self._real = real
+        self._status = status  # the status line's text (None: no status line, e.g. not a terminal)
+        self._shown = False
         self._order = list(order)
         self._buffers: dict[str, list[str]] = {name: [] for name in order}
         self._done: set[str] = set()
@@ -40,10 +49,41 @@ class OrderedOutput:
         name = getattr(self._local, "suite", None)
         with self._lock:
             if name is None or self._is_head(name):
-                self._real.write(text)
+                self._out(text)
             else:
                 self._buffers[name].append(text)
         return len(text)
+
+    def redraw(self) -> None:
+        """Draw the status line again (its clock moved, a row ended)."""
+        with self._lock:
+            self._draw()
+
+    def close_status(self) -> None:
+        with self._lock:
+            self._erase()
+            self._status = None
+            self._real.flush()
+
+    def _out(self, text: str) -> None:
+        self._erase()
+        self._real.write(text)
+        if text.endswith("\n"):
+            self._draw()
+
+    def _erase(self) -> None:
+        if self._shown:
+            self._real.write(ERASE)
+            self._shown = False
+
+    def _draw(self) -> None:
+        if self._status is None:
+            return
+        width = shutil.get_terminal_size((100, 24)).columns - 1
+        line = self._status()
+        self._real.write(ERASE + (line if len(line) <= width else line[: max(width - 1, 0)] + "…"))
+        self._real.flush()
+        self._shown = True
 
     def flush(self) -> None:
         with self._lock:
@@ -59,7 +99,8 @@ class OrderedOutput:
                 self._head += 1
                 if self._head < len(self._order):  # the next suite catches up, then goes on live
                     waiting = self._buffers[self._order[self._head]]
-                    self._real.write("".join(waiting))
+                    if waiting:
+                        self._out("".join(waiting))
                     waiting.clear()
             self._real.flush()
 
@@ -68,14 +109,15 @@ class OrderedOutput:
 
 
 @contextmanager
-def ordered_output(order: list[str]) -> Iterator[OrderedOutput]:
-    """Install an :class:`OrderedOutput` as ``sys.stdout`` for the block."""
+def ordered_output(order: list[str], status: Callable[[], str] | None = None) -> Iterator[OrderedOutput]:
+    """Install an :class:`OrderedOutput` as ``sys.stdout`` for the block (with a status line when given)."""
     real = sys.stdout
-    output = OrderedOutput(real, order)
+    output = OrderedOutput(real, order, status)
     sys.stdout = output  # type: ignore[assignment]
     try:
         yield output
     finally:
+        output.close_status()
         sys.stdout = real
         for name in order:  # a suite that never started or finished (a forced exit): say what it said
             if output._buffers[name]:

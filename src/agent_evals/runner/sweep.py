@@ -47,6 +47,16 @@ def stale_runs(runs_root: Path, *, data_dir: Path | None = None, url: str | None
     return [manifest for manifest in load_manifests(runs_root) if target in _pending(manifest)]
 
 
+def live_runs(runs_root: Path) -> dict[str, int]:
+    """The runs still going: ``{run id: runner pid}`` of every unfinished manifest whose runner is alive."""
+    return {m.run_id: m.pid for m in load_manifests(runs_root) if m.finished_at is None and m.runner_alive()}
+
+
+def run_of(eval_id: str) -> str:
+    """The run an eval id belongs to: ``run-1a2b`` of ``run-1a2b.tickets-create`` (a suite's) or of itself."""
+    return eval_id.split(".", 1)[0]
+
+
 def stale_data_dirs(runs_root: Path) -> list[Path]:
     """Every data dir a run that died (or could not clean up) used and was not swept in yet."""
     found: dict[str, None] = {}

@@ -7,7 +7,8 @@ run one of Promptfoo's Python wrappers, it hands its standard streams, arguments
 directory and environment to the run's warm server (``warm_workers.py``), which forks a process
 that has the kit imported already; this launcher then stays as that process's stand-in for
 Promptfoo, passing on the signals it gets and exiting with its status. Anything else (``--version``,
-a script of the user's), or no server to reach, runs the real interpreter as if this file were not there.
+a script of the user's), no server to reach, or a server that refuses it (only Promptfoo's own
+wrappers, for this run's processes), runs the real interpreter as if this file were not there.
 
 Standard library only, run as ``python -SI warm_launch.py …``: it has to start in milliseconds.
 """
@@ -30,12 +31,16 @@ def cold(argv: list[str]) -> None:
     os.execv(python, [python, *argv])
 
 
-def warm(connection: socket.socket, argv: list[str]) -> int:
-    """Run ``argv`` in a process forked by the warm server; its exit status (negative: killed by that signal)."""
+def warm(connection: socket.socket, argv: list[str]) -> int | None:
+    """Run ``argv`` in a process forked by the warm server; its exit status (negative: killed by that
+    signal), or None when the server refused it (not one of Promptfoo's wrappers, not this run's)."""
     request = json.dumps({"argv": argv, "cwd": os.getcwd(), "env": dict(os.environ)}).encode()
     socket.send_fds(connection, [struct.pack("!I", len(request)) + request], [0, 1, 2])
     reader = connection.makefile("r", encoding="utf-8")
-    pid = int(reader.readline())
+    first = reader.readline()
+    if not first.strip().isdigit():
+        return None
+    pid = int(first)
 
     def forward(signum: int, _frame: object) -> None:
         try:
@@ -69,6 +74,9 @@ def main() -> None:
     except (OSError, ValueError) as exc:
         print(f"agent-evals: the warm start of {argv[0]} failed: {exc}", file=sys.stderr, flush=True)
         status = 1
+    if status is None:  # refused: the server says why in its log
+        connection.close()
+        cold(argv)
     if status < 0:  # killed by a signal: end the same way, so Promptfoo sees what it would have seen
         signal.signal(-status, signal.SIG_DFL)
         os.kill(os.getpid(), -status)

@@ -12,9 +12,12 @@ worker. Nothing is shared between workers but the imported code: each one is its
 The server is single-threaded (forking is safe), binds its socket before it imports, so a
 launcher that comes early waits instead of starting cold, and exits when the runner that
 started it is gone. The socket is in Linux's abstract namespace (no file to leave behind, even
-after a ``kill -9``); since such a socket has no file permissions, the server serves only
-connections whose peer (as the kernel reports it) runs as its own user. The launcher script
-lives in the run's temporary directory. Without the server (plain ``npx promptfoo eval``, or if it failed to start),
+after a ``kill -9``; the launcher script lives in the run's temporary directory). Such a socket
+has no file permissions, so the server checks who connects: it runs nothing but Promptfoo's own
+wrappers (the files of the project's ``node_modules/promptfoo/dist/src/python/``, by their real
+path), and only for a process of this run: the peer's credentials (``SO_PEERCRED``) must be this
+user's, and the peer a descendant of the runner. A launcher it refuses starts cold, as without a
+server. Without the server (plain ``npx promptfoo eval``, or if it failed to start),
 every process starts cold, as before; ``AGENT_EVALS_WARM=0`` does the same under the runner,
 and so does a system without ``os.pidfd_open`` (Linux before 5.3, macOS).
 """
@@ -81,18 +84,28 @@ def _preload() -> None:
             print(f"warm workers: cannot preload {name}: {exc}", file=sys.stderr, flush=True)
 
 
-def serve(path: str, owner_pid: int | None, started: dict[str, int]) -> None:
+def promptfoo_wrappers() -> tuple[Path, ...]:
+    """Promptfoo's Python entry points in this project (what the server may run)."""
+    from agent_evals.paths import project_root
+
+    folder = project_root() / "node_modules" / "promptfoo" / "dist" / "src" / "python"
+    return tuple(folder / name for name in warm_launch.WRAPPERS)
+
+
+def serve(path: str, owner_pid: int | None, started: dict[str, int], wrappers: tuple[Path, ...] = ()) -> None:
     """Fork a worker for each launcher that connects, until SIGTERM or the owner is gone;
-    ``started`` counts them by what they run (the wrapper's file name)."""
+    ``started`` counts them by what they run (the wrapper's file name). ``wrappers``: the only
+    scripts it runs (default: Promptfoo's)."""
     listener = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
     listener.bind(warm_launch.address(path))
     listener.listen(64)
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # a terminal's Ctrl-C is the runner's to handle
     signal.signal(signal.SIGTERM, lambda *_: sys.exit(0))
+    allowed = {os.path.realpath(p) for p in wrappers or promptfoo_wrappers()}
     _preload()
     keepers: set[int] = set()
     try:
-        _accept(listener, owner_pid, keepers, started)
+        _accept(listener, owner_pid, keepers, started, allowed)
     finally:
         signal.signal(signal.SIGTERM, signal.SIG_IGN)
         _reap(keepers, wait_s=REAP_WAIT_S)
@@ -115,17 +128,15 @@ def _reap(keepers: set[int], wait_s: float = 0.0) -> None:
         time.sleep(0.02)
 
 
-def _accept(listener: socket.socket, owner_pid: int | None, keepers: set[int], started: dict[str, int]) -> None:
+def _accept(listener: socket.socket, owner_pid: int | None, keepers: set[int], started: dict[str, int],
+            allowed: set[str]) -> None:
     while owner_pid is None or pid_alive(owner_pid):
         ready, _, _ = select.select([listener], [], [], 1.0)
         _reap(keepers)
         if ready:
             connection, _ = listener.accept()
-            if not _same_user(connection):  # an abstract socket has no file permissions: ask the kernel who it is
-                connection.close()
-                continue
             try:
-                pid, argv = _fork_keeper(listener, connection)
+                pid, argv = _fork_keeper(listener, connection, owner_pid, allowed)
                 keepers.add(pid)
                 name = os.path.basename(argv[0])
                 started[name] = started.get(name, 0) + 1
@@ -135,13 +146,50 @@ def _accept(listener: socket.socket, owner_pid: int | None, keepers: set[int], s
                 connection.close()
 
 
-def _same_user(connection: socket.socket) -> bool:
-    """The peer runs as this process's user (its credentials, as the kernel gives them)."""
-    _, uid, _ = struct.unpack("3i", connection.getsockopt(socket.SOL_SOCKET, socket.SO_PEERCRED, struct.calcsize("3i")))
+class Refused(ValueError):
+    """A launcher the server does not serve (it then starts cold)."""
+
+
+def peer_problem(connection: socket.socket, owner_pid: int | None) -> str | None:
+    """Why the process at the other end of ``connection`` may not use the server, if it may not:
+    it must run as this user and descend from the runner (``owner_pid``)."""
+    ucred = struct.calcsize("3i")
+    pid, uid, _ = struct.unpack("3i", connection.getsockopt(socket.SOL_SOCKET, socket.SO_PEERCRED, ucred))
     if uid != os.getuid():
-        print(f"warm workers: refused a connection from user {uid}", file=sys.stderr, flush=True)
-        return False
-    return True
+        return f"process {pid} runs as user {uid}, not {os.getuid()}"
+    if owner_pid is not None and not descends_from(pid, owner_pid):
+        return f"process {pid} is not one of the run's (the runner is {owner_pid})"
+    return None
+
+
+def descends_from(pid: int, ancestor: int) -> bool:
+    """``pid`` is ``ancestor`` or one of its descendants (by /proc's parent links)."""
+    for _ in range(64):
+        if pid == ancestor:
+            return True
+        if pid <= 1:
+            return False
+        try:
+            stat = Path(f"/proc/{pid}/stat").read_text()
+        except OSError:
+            return False
+        pid = int(stat.rsplit(")", 1)[1].split()[1])
+    return False
+
+
+def _fork_keeper(listener: socket.socket, connection: socket.socket, owner_pid: int | None = None,
+                 allowed: set[str] | None = None) -> tuple[int, list[str]]:
+    why = peer_problem(connection, owner_pid)
+    request, fds = _receive(connection)
+    argv = request.get("argv") or [""]
+    if why is None and allowed is not None and os.path.realpath(str(argv[0])) not in allowed:
+        why = f"{argv[0]} is not one of Promptfoo's wrappers"
+    if why is not None:
+        for fd in fds:
+            os.close(fd)
+        connection.sendall(f"refused: {why}\n".encode())
+        raise Refused(f"refused: {why}")
+    return _fork(listener, connection, request, fds)
 
 
 def _receive(connection: socket.socket) -> tuple[dict, list[int]]:
@@ -160,8 +208,7 @@ def _receive(connection: socket.socket) -> tuple[dict, list[int]]:
     return json.loads(data), fds
 
 
-def _fork_keeper(listener: socket.socket, connection: socket.socket) -> tuple[int, list[str]]:
-    request, fds = _receive(connection)
+def _fork(listener: socket.socket, connection: socket.socket, request: dict, fds: list[int]) -> tuple[int, list[str]]:
     sys.stdout.flush()
     sys.stderr.flush()
     pid = os.fork()
@@ -273,12 +320,13 @@ def _standard_streams(env: Mapping[str, str]) -> None:
 class WarmWorkers:
     """The run's warm server and the environment that points Promptfoo at its launcher."""
 
-    def __init__(self, log_path: Path | None = None, stats_path: Path | None = None, *,
-                 folder: Path | None = None) -> None:
+    def __init__(self, log_path: Path | None = None, stats_path: Path | None = None,
+                 wrappers: tuple[Path, ...] = (), *, folder: Path | None = None) -> None:
         """``folder`` holds the launcher (the run's temporary directory; None: one of its own, removed
-        at the end)."""
+        at the end); ``wrappers``, what the server may run (default: Promptfoo's wrappers)."""
         self._log_path = log_path
         self._stats_path = stats_path
+        self._wrappers = wrappers
         self._given_folder = folder
         self._folder: Path | None = None
         self._socket = f"@agent-evals-warm-{os.getpid()}-{secrets.token_hex(8)}"  # abstract: nothing on disk
@@ -297,7 +345,8 @@ class WarmWorkers:
         try:
             self._process = start_detached(
                 [sys.executable, "-m", "agent_evals.runner.warm_workers", self._socket,
-                 "--owner-pid", str(os.getpid()), *(["--stats", str(self._stats_path)] if self._stats_path else [])],
+                 "--owner-pid", str(os.getpid()), *(["--stats", str(self._stats_path)] if self._stats_path else []),
+                 *(arg for path in self._wrappers for arg in ("--wrapper", str(path)))],
                 stdin=subprocess.DEVNULL, stdout=log, stderr=log,
             )
         finally:
@@ -341,11 +390,13 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("socket")
     parser.add_argument("--owner-pid", type=int)
     parser.add_argument("--stats", type=Path, help="write how many processes it started (JSON) here at the end")
+    parser.add_argument("--wrapper", type=Path, action="append", default=[],
+                        help="a script it may run (default: Promptfoo's wrappers)")
     args = parser.parse_args(argv)
     began = time.monotonic()
     started: dict[str, int] = {}
     try:
-        serve(args.socket, args.owner_pid, started)
+        serve(args.socket, args.owner_pid, started, tuple(args.wrapper))
     finally:
         seconds = round(time.monotonic() - began, 1)
         print(f"warm workers: {sum(started.values())} process(es) in {seconds} s", file=sys.stderr, flush=True)

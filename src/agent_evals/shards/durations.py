@@ -23,7 +23,7 @@ def read_durations(path: Path) -> dict[str, float]:
     if not is_report_json(data) or not isinstance(data.get("cases"), list):
         raise ShardError(
             f"--shard-durations {path}: not an agent-evals report (write one with "
-            "`agent-evals report … --format json -o report.json`)"
+            "`npm run report -- … --format json -o report.json`)"
         )
     seconds: dict[str, float] = {}
     for case in data["cases"]:

@@ -19,6 +19,7 @@ import sys
 from collections.abc import Sequence
 from pathlib import Path
 
+from agent_evals import hints
 from agent_evals.shards.merge import Merged, MergePlan, ShardFile, check_shards, merge_shards, read_shard_files
 from agent_evals.shards.spec import ShardError
 
@@ -87,7 +88,8 @@ def _say(plan: MergePlan, result: Merged, *, imported: bool) -> None:
             "the merged eval is incomplete",
             flush=True,
         )
-    print(f"report: agent-evals report {result.eval_id if imported else result.path}", flush=True)
+    shown = result.eval_id if imported else hints.shown_path(result.path)
+    print(f"report: {hints.command('report', shown)}", flush=True)
 
 
 def _sweep() -> None:

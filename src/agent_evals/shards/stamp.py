@@ -136,7 +136,7 @@ def shard_stamp(path: Path) -> ShardStamp:
     if raw is None:
         raise ShardError(
             f"{path}: not a shard's results file (no shard stamp): write it with "
-            "`agent-evals run <suite> --shard I/N`"
+            "`npm run eval -- <suite> --shard I/N`"
         )
     return ShardStamp.from_json(raw, str(path))
 

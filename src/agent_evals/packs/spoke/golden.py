@@ -1,9 +1,11 @@
 """The spoke pack's golden-plan placeholders (see :mod:`agent_evals.golden.plan`).
 
-``$source``     the spoke the case copies (the case's ``input_diff`` source)
+``$source``     the spoke the case copies (the case's ``input_diff`` source, else the ``$copy``
+                of the plan's ``submitted``)
 ``$name``       the new spoke's name
-``$submitted``  the configuration the case expects to be submitted: its ``input_diff``
-                source with ``expected_changes`` applied, or the plan's ``submitted``
+``$submitted``  the configuration the case expects to be submitted: the plan's ``submitted``
+                (a configuration, or ``{"$copy": spoke, "changes": {…}}``), else the case's
+                ``input_diff`` source with ``expected_changes`` applied
 ``$summary``    a short text summary of ``$submitted``
 ``$pr_url``     the URL the last ``create_spoke_pull_request`` call returned (live)
 ``{"$copy": spoke, "changes": {pointer: value}}``  a seed spoke with changes applied
@@ -47,7 +49,10 @@ def apply_changes(source: Mapping[str, Any], changes: Mapping[str, Any]) -> dict
 def submission(case: Case, entry: Mapping[str, Any]) -> dict[str, Any] | None:
     """The configuration the case expects the agent to submit."""
     if "submitted" in entry:
-        return dict(entry["submitted"])
+        submitted = entry["submitted"]
+        if not isinstance(submitted, Mapping):
+            raise PlanError(f"{case.id}: submitted must be a spoke configuration or {{$copy: spoke, changes: {{…}}}}")
+        return _expand(submitted) or dict(submitted)
     diff = case.check_config("input_diff")
     if diff and isinstance(diff.get("source"), str):
         return apply_changes(seed_spoke(diff["source"]), diff.get("expected_changes") or {})
@@ -70,14 +75,17 @@ def summary(config: Mapping[str, Any]) -> str:
 
 def plan_values(case: Case, entry: Mapping[str, Any]) -> PlanValues:
     submitted = submission(case, entry)
-    source = (case.check_config("input_diff") or {}).get("source")
+    planned = entry.get("submitted")
+    source = (case.check_config("input_diff") or {}).get("source") or (
+        planned.get("$copy") if isinstance(planned, Mapping) else None)
+    missing = ("the case has no input_diff check (whose source and expected_changes make it) and its plan entry no "
+               "`submitted:` (a configuration, or {$copy: <seed spoke>, changes: {<JSON pointer>: <value>}})")
     values: dict[str, Any] = {
         "$pr_url": Live(lambda request: str(tool_result(request, PR_TOOL)["url"])),
-        "$submitted": submitted if submitted is not None else Unavailable("the case has no input_diff and no 'submitted'"),
-        "$summary": summary(submitted) if submitted is not None else Unavailable("the case submits nothing"),
+        "$submitted": submitted if submitted is not None else Unavailable(missing),
+        "$summary": summary(submitted) if submitted is not None else Unavailable(missing),
+        "$source": source if source is not None else Unavailable(missing.replace("`submitted:`", "`submitted:` $copy")),
     }
-    if source is not None:
-        values["$source"] = source
     if submitted is not None and submitted.get("name") is not None:
         values["$name"] = submitted["name"]
     return PlanValues(values, expand=_expand)
