@@ -240,9 +240,9 @@ def test_another_user_is_refused(warm: tuple[WarmWorkers, dict[str, str]], tmp_p
              "except ConnectionResetError:\n    print('closed')\n")
     done = subprocess.run(["runuser", "-u", "nobody", "--", str(SYSTEM_PYTHON), "-c", knock, env["AGENT_EVALS_WARM_SOCKET"]],
                           capture_output=True, text=True, timeout=60)
-    assert done.stdout.strip() == "closed", done.stdout + done.stderr  # closed unanswered
+    assert done.stdout.strip() in ("answered", "closed"), done.stdout + done.stderr  # refused, or cut off
     log = tmp_path / "warm.log"
     deadline = time.monotonic() + 30
-    while "refused a connection from user" not in log.read_text():
+    while "refused: process" not in log.read_text() or "runs as user 65534" not in log.read_text():
         assert time.monotonic() < deadline, log.read_text()
         time.sleep(0.05)

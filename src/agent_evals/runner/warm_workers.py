@@ -180,13 +180,15 @@ def descends_from(pid: int, ancestor: int) -> bool:
 def _fork_keeper(listener: socket.socket, connection: socket.socket, owner_pid: int | None = None,
                  allowed: set[str] | None = None) -> tuple[int, list[str]]:
     why = peer_problem(connection, owner_pid)
+    if why is not None:  # not one of the run's processes: nothing it sent is read
+        connection.sendall(f"refused: {why}\n".encode())
+        raise Refused(f"refused: {why}")
     request, fds = _receive(connection)
     argv = request.get("argv") or [""]
-    if why is None and allowed is not None and os.path.realpath(str(argv[0])) not in allowed:
-        why = f"{argv[0]} is not one of Promptfoo's wrappers"
-    if why is not None:
+    if allowed is not None and os.path.realpath(str(argv[0])) not in allowed:
         for fd in fds:
             os.close(fd)
+        why = f"{argv[0]} is not one of Promptfoo's wrappers"
         connection.sendall(f"refused: {why}\n".encode())
         raise Refused(f"refused: {why}")
     return _fork(listener, connection, request, fds)
