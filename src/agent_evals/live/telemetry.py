@@ -28,7 +28,7 @@ the spans also carry ``gen_ai.system_instructions``, ``gen_ai.input.messages`` a
 ``OTEL_EXPORTER_OTLP_TRACES_ENDPOINT``) is set, with the exporter's own settings
 (``OTEL_EXPORTER_OTLP_HEADERS``, timeouts, ``OTEL_SERVICE_NAME``; the service is
 ``agent-evals-portal`` unless named); to Azure Monitor when ``APPLICATIONINSIGHTS_CONNECTION_STRING``
-is set; both when both are. Needs the ``telemetry`` extra (``azure-monitor`` for Azure Monitor);
+is set (without offline retry files: spans it refuses are dropped); both when both are. Needs the ``telemetry`` extra (``azure-monitor`` for Azure Monitor);
 without it, or without either variable, nothing is recorded and the chat runs as before (one
 warning when a variable is set but the package is missing). ``OTEL_SDK_DISABLED=true`` turns it off.
 """
@@ -255,7 +255,8 @@ def _provider(*, otlp: bool, azure: bool, env: Mapping[str, str]) -> Any:
     if azure:
         from azure.monitor.opentelemetry.exporter import AzureMonitorTraceExporter
 
-        exporters.append(AzureMonitorTraceExporter.from_connection_string(env[AZURE_ENV]))
+        # no retry files in the system's temp folder: spans Azure Monitor refused are dropped
+        exporters.append(AzureMonitorTraceExporter(connection_string=env[AZURE_ENV], disable_offline_storage=True))
     provider = TracerProvider(resource=resource)
     for exporter in exporters:
         provider.add_span_processor(BatchSpanProcessor(exporter))
