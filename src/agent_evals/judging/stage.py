@@ -23,7 +23,13 @@ from typing import Any
 from agent_evals.assertions.registry import CheckRef, JUDGED_CHECKS, parse_check_config
 from agent_evals.conversation.modes import RunMode
 from agent_evals.judge import JUDGE_ATTEMPTS
-from agent_evals.judging.questions import Question, goal_question, statement_questions, trajectory_question
+from agent_evals.judging.questions import (
+    Question,
+    goal_question,
+    inferred_goal_question,
+    statement_questions,
+    trajectory_question,
+)
 from agent_evals.judging.verdicts import read_verdict
 from agent_evals.llm.source import ModelSource
 from agent_evals.record import Judgement, KitError, RunRecord, Verdict, judgement_key, question_key
@@ -87,6 +93,8 @@ def questions_for(check: JudgedCheck, record: RunRecord, goal: str | None) -> li
     config = parse_check_config(check.name, check.config)
     if check.name == "goal_reached":
         target = config.goal or goal
+        if not target and record.user.kind == "human":  # a production conversation: no stated goal
+            return [inferred_goal_question(record)]
         if not target:
             raise JudgeConfigError(
                 "goal_reached: this case has no goal to judge: give vars.simulated_user.goal, or config.goal"

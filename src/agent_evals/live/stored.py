@@ -153,3 +153,28 @@ def feedback_from(raw: Mapping[str, Any] | None) -> Feedback | None:
         return None
     at = raw.get("at")
     return Feedback(raw["rating"], raw.get("comment"), parse_time(at) if at else 0.0)
+
+
+def conversation_from_dict(raw: Mapping[str, Any]) -> StoredConversation:
+    """A conversation in its REST form (:meth:`StoredConversation.to_dict`, a line of a JSONL file);
+    raises ``RecordError`` (or ``ValueError``) naming what is wrong."""
+    from agent_evals.record import RecordError
+
+    if not isinstance(raw.get("id"), str) or not raw["id"]:
+        raise RecordError("a conversation needs an 'id'")
+    record = RunRecord.from_metadata(raw.get("record"))
+    agent = AgentInfo.from_dict(raw.get("agent")) if isinstance(raw.get("agent"), Mapping) else record.agent
+    created = parse_time(raw["created_at"]) if raw.get("created_at") else 0.0
+    status = raw.get("status") if raw.get("status") in STATUSES else "open"
+    return StoredConversation(
+        id=raw["id"],
+        user_id=str(raw.get("user_id") or ""),
+        agent=agent,
+        created_at=created,
+        updated_at=parse_time(raw["updated_at"]) if raw.get("updated_at") else created,
+        record=record,
+        history=list(raw.get("history") or []),
+        turn_log=list(raw.get("turn_log") or []),
+        status=status,
+        feedback=feedback_from(raw.get("feedback")),
+    )

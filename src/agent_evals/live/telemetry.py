@@ -175,9 +175,11 @@ class TracedModel:
             if options.get(option) is not None:
                 attributes[key] = options[option]
         if telemetry.capture_content:
-            system = [m for m in messages if m.get("role") == "system"]
-            attributes["gen_ai.system_instructions"] = telemetry._content([m.get("content") for m in system])
-            attributes["gen_ai.input.messages"] = telemetry._content([m for m in messages if m.get("role") != "system"])
+            system = [{"type": "text", "content": m.get("content")} for m in messages if m.get("role") == "system"]
+            attributes["gen_ai.system_instructions"] = telemetry._content(system)
+            attributes["gen_ai.input.messages"] = telemetry._content(
+                [semconv_message(m) for m in messages if m.get("role") != "system"]
+            )
         with telemetry._tracer.start_as_current_span(  # type: ignore[union-attr]
             f"chat {self.model}", kind=SpanKind.CLIENT, attributes=attributes, record_exception=False,
             set_status_on_exception=False,
@@ -195,7 +197,8 @@ class TracedModel:
                 "gen_ai.usage.output_tokens": response.usage.completion_tokens,
             })
             if telemetry.capture_content:
-                span.set_attribute("gen_ai.output.messages", telemetry._content([response.as_message()]))
+                output = semconv_message(response.as_message(), finish_reason=response.finish_reason or "stop")
+                span.set_attribute("gen_ai.output.messages", telemetry._content([output]))
             return response
 
     def __getattr__(self, name: str) -> Any:  # aclose and anything else of the wrapped model
@@ -240,6 +243,27 @@ class TracedTools:
                 span.set_attribute("gen_ai.tool.call.result", telemetry._content(result.text))
             span.set_attribute("agent_evals.tool.duration_ms", round((time.perf_counter() - started) * 1000, 3))
             return result
+
+
+def semconv_message(message: Mapping[str, Any], finish_reason: str | None = None) -> dict[str, Any]:
+    """A chat message in the GenAI conventions' form: ``{role, parts: [text | tool_call | tool_call_response]}``."""
+    role = str(message.get("role") or "user")
+    parts: list[dict[str, Any]] = []
+    if role == "tool":
+        parts.append({"type": "tool_call_response", "id": message.get("tool_call_id"), "response": message.get("content")})
+    elif message.get("content"):
+        parts.append({"type": "text", "content": message.get("content")})
+    for call in message.get("tool_calls") or ():
+        function = call.get("function") or {}
+        try:
+            arguments: Any = json.loads(function.get("arguments") or "{}")
+        except ValueError:
+            arguments = function.get("arguments")
+        parts.append({"type": "tool_call", "id": call.get("id"), "name": function.get("name"), "arguments": arguments})
+    out: dict[str, Any] = {"role": role, "parts": parts}
+    if finish_reason is not None:
+        out["finish_reason"] = finish_reason
+    return out
 
 
 def _provider(*, otlp: bool, azure: bool, env: Mapping[str, str]) -> Any:
