@@ -166,3 +166,6 @@ def main(argv: list[str] | None = None) -> int:
             only = sorted({case_id for case_id, _ in stale})
         worst = max(worst, record_suite(suite, ["--no-cache"], only=only))
     return worst
+
+
+model_env = _model_env  # the scripted models' environment, for recording a promoted case (agent_evals.live.promote)
