@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import os
 import shutil
+import sqlite3
 import subprocess
 import sys
 from collections.abc import Iterator
@@ -116,3 +117,27 @@ def test_promote_refuses_what_cannot_be_a_case(portal: tuple[ChatPortal, dict], 
     assert unknown.returncode == 2 and "answered 404: unknown conversation 'nope'" in unknown.stdout
     other = agent_evals(home, tmp_path, "live", "promote", ids[GOOD.key], "--suite", "spoke-qa", env=env)
     assert other.returncode == 2 and "unknown suite 'spoke-qa'" in other.stdout
+
+
+README_LIVE = [line.split("#")[0].strip() for line in (PROJECT_ROOT / "README.md").read_text().splitlines()
+               if line.startswith("npm run live -- ")]
+
+
+def test_the_readme_live_commands_run_as_written(portal: tuple[ChatPortal, dict], home: Path, tmp_path: Path) -> None:
+    """The README's two commands, character for character but the conversation id, on yesterday's conversations."""
+    chat, ids = portal
+    assert len(README_LIVE) == 2 and README_LIVE[0].startswith("npm run live -- --window yesterday")
+    store = Path(chat.store_url.removeprefix("sqlite:///"))
+    with sqlite3.connect(store) as db:  # held yesterday
+        db.execute("UPDATE conversations SET created_at = created_at - 86400, updated_at = updated_at - 86400")
+    env = {**clean_env(), "AGENT_EVALS_HOME": str(home), "AGENT_EVALS_DATA_DIR": str(tmp_path / "data" / "portal"),
+           "PROMPTFOO_CONFIG_DIR": str(tmp_path / "promptfoo"), "JUDGE_MODEL": "none", "PORTAL_URL": chat.url,
+           "PORTAL_TOKEN": chat.token}
+    score = subprocess.run(["bash", "-c", README_LIVE[0]], cwd=PROJECT_ROOT, env=env, capture_output=True, text=True,
+                           timeout=600)
+    assert score.returncode == 0, score.stdout + score.stderr
+    assert "live: 2 conversation(s) scored → " in score.stdout and "(imported as eval-" in score.stdout
+    promote = README_LIVE[1].replace("Q2xJt6yNvA0kH3m9", ids[GOOD.key])
+    done = subprocess.run(["bash", "-c", promote], cwd=PROJECT_ROOT, env=env, capture_output=True, text=True, timeout=600)
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert "passes on its recorded conversation" in done.stdout
