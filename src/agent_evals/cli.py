@@ -133,7 +133,7 @@ def _live(args: argparse.Namespace) -> int:
         since=args.since, until=args.until, agents=tuple(args.agent or ()), count=args.count, rate=args.rate,
         seed=args.seed, stratify=args.stratify, policy=args.policy, thresholds=args.thresholds, output=args.output,
         import_eval=not args.no_import, output_format=args.format, report_output=args.report_output,
-        judge=not args.no_judge,
+        judge=not args.no_judge, jobs=args.jobs,
     ))
 
 
@@ -287,6 +287,7 @@ def _live_parser(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-
     live.add_argument("--format", choices=["terminal", "markdown", "json"], default="terminal", help="the report's form")
     live.add_argument("--report-output", type=Path, default=None, help="write the report to this file")
     live.add_argument("--no-judge", action="store_true", help="leave the judged checks NOT GRADED")
+    live.add_argument("--jobs", type=_positive, default=None, help="score in this many processes (default: the CPUs, at most 4)")
     live.set_defaults(handler=_live)
     live_sub = live.add_subparsers(dest="live_command", required=False)
     promote = live_sub.add_parser("promote", help="turn a stored conversation into a case of a suite (for review)")

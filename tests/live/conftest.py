@@ -13,7 +13,8 @@ import pytest
 from agent_evals.live.store import ConversationStore, StoreSettings, open_store
 from agent_evals.portal.process import PortalProcess
 from agent_evals.testing.postgres import PostgresServer, find_bin
-from agent_evals.testing.scripted_openai import QueueResponder, Reply, ScriptedOpenAIServer
+from agent_evals.testing.scripted_openai import ScriptedOpenAIServer
+from tests.agent.conftest import script  # noqa: F401 - the same fixture: the scripted model's replies, in order
 
 BACKENDS = ("sqlite", "postgresql")
 _FOREIGN = ("AZURE_OPENAI_ENDPOINT", "AZURE_OPENAI_API_KEY", "AZURE_OPENAI_AD_TOKEN", "OPENAI_API_KEY", "JUDGE_MODEL",
@@ -112,15 +113,3 @@ def chat_portal(
     yield portal
     portal.stop()
 
-
-@pytest.fixture
-def script(scripted_llm: ScriptedOpenAIServer) -> Callable[..., QueueResponder]:
-    """``script([replies...])`` makes the scripted server answer those, in order, and forget old requests."""
-
-    def use(replies: list[Reply | str]) -> QueueResponder:
-        responder = QueueResponder(list(replies))
-        scripted_llm.responder = responder
-        scripted_llm.clear_requests()
-        return responder
-
-    return use

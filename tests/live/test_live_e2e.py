@@ -15,6 +15,7 @@ from typing import Any
 
 import pytest
 
+from agent_evals.report.json_rows import split_rows
 from agent_evals.testing.conversations import ScriptedConversations
 from agent_evals.testing.scripted_openai import ScriptedOpenAIServer
 
@@ -57,6 +58,8 @@ def test_live_gives_exactly_the_planted_verdicts_in_a_promptfoo_eval(
 
     document = json.loads(output.read_text())
     rows = document["results"]["results"]
+    split = split_rows(output, lambda row: row["testCase"]["metadata"]["id"])  # the layout the report reads in blocks
+    assert split is not None and split[1] == [row["testCase"]["metadata"]["id"] for row in rows]
     description = document["config"]["description"]
     assert description.startswith("LIVE · spoke, integration · ") and "5 of 5 conversation(s) (seed 7)" in description
     verdicts = {row["testCase"]["metadata"]["id"]: row for row in rows}

@@ -12,12 +12,12 @@ import pytest
 
 from agent_evals.live.command import parse_window
 from agent_evals.live.live_report import LiveReport, wilson
-from agent_evals.live.eval_file import build_row
+from agent_evals.live.eval_file import build_row, scored_row
 from agent_evals.live.otlp_import import conversations_from_spans, spans_of
 from agent_evals.live.policy import load_policy
 from agent_evals.live.sampling import SampleSpec, SamplingError, select
 from agent_evals.live.scoring import Scorer
-from agent_evals.live.sources import ALL_TIME, Window, from_files
+from agent_evals.live.sources import ALL_TIME, SourceError, Window, from_files, read_conversation
 from agent_evals.live.store import Candidate
 from agent_evals.live.stored import Feedback, StoredConversation
 from agent_evals.live.thresholds import broken, load_thresholds
@@ -58,7 +58,15 @@ def score_file(path: Path, **options: Any) -> list[Any]:
     assert policy is not None, problems
     selection = from_files([path], options.pop("window", ALL_TIME), options.pop("agents", ()), SampleSpec(**options))
     scorer = Scorer(policy)
-    return [scorer.score(c, selection.strata.get(c.id)) for c in selection.conversations], selection.warnings  # type: ignore[return-value]
+    scored = []
+    for item in selection.conversations:
+        try:
+            conversation = read_conversation(item)
+        except SourceError as exc:
+            selection.warnings.append(str(exc))
+            continue
+        scored.append(scorer.score(conversation, selection.strata.get(conversation.id)))
+    return scored, selection.warnings  # type: ignore[return-value]
 
 
 def test_corrupt_and_foreign_lines_are_named_and_the_rest_is_scored(tmp_path: Path) -> None:
@@ -236,8 +244,7 @@ def test_thresholds_alert_and_their_problems(tmp_path: Path) -> None:
     report = LiveReport()
     scorer = Scorer(policy)
     for item in [conversation(f"p{i}") for i in range(8)] + [conversation("f", [("complete_pull_request", "refused")])]:
-        scored = scorer.score(item)
-        report.add(scored, build_row(scored, 0))
+        report.add(scored_row(scorer.score(item), 0)[1])
     crossed, notes = broken(thresholds, report)
     assert not notes
     assert crossed == [

@@ -158,7 +158,8 @@ class ChatService:
         async with lock:
             conversation = await self._conversation(store, info, request.conversation_id, cid, user)
             begin_turn(conversation, request.message, info, store.settings.instance)
-            await self._save(store, conversation, "the message was not sent to the agent")
+            await self._save(store, conversation, "the message was not sent to the agent",
+                             begin=request.conversation_id is not None)
             history = [*conversation.history, {"role": "user", "content": request.message}]
             reply = await self._turn(config, model, portal, history, conversation, store)
             await self._save(store, conversation, "the reply could not be stored; the conversation is as before")
@@ -203,9 +204,14 @@ class ChatService:
         )
         return reply
 
-    async def _save(self, store: ConversationStore, conversation: StoredConversation, consequence: str) -> None:
+    async def _save(
+        self, store: ConversationStore, conversation: StoredConversation, consequence: str, *, begin: bool = False
+    ) -> None:
         try:
-            await asyncio.to_thread(store.save, conversation)
+            if begin:
+                await asyncio.to_thread(store.mark_answering, conversation, True)
+            else:
+                await asyncio.to_thread(store.save, conversation)
         except StoreUnavailable as exc:
             raise ChatError(503, f"the conversation store is unavailable: {exc}; {consequence}", "portal") from exc
 

@@ -29,11 +29,11 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from agent_evals.live.eval_file import FORMAT, EvalWriter, build_row
+from agent_evals.live.eval_file import FORMAT, EvalWriter
 from agent_evals.live.live_report import LiveReport, render_markdown, render_terminal
 from agent_evals.live.policy import POLICY_FILE, load_policy
 from agent_evals.live.sampling import SampleSpec, SamplingError, parse_strata
-from agent_evals.live.scoring import LiveSnapshots, Scorer
+from agent_evals.live.parallel import default_jobs, scored_rows
 from agent_evals.live.sources import ALL_TIME, Selection, SourceError, Window, from_files, from_portal
 from agent_evals.live.stored import parse_time
 from agent_evals.live.thresholds import THRESHOLDS_FILE, Thresholds, broken, load_thresholds
@@ -64,6 +64,7 @@ class LiveOptions:
     output_format: str = "terminal"
     report_output: Path | None = None
     judge: bool = True
+    jobs: int | None = None  # worker processes (default: the CPUs, at most 4)
 
 
 def parse_window(text: str, since: str | None = None, until: str | None = None, now: float | None = None) -> Window:
@@ -135,10 +136,8 @@ def _select(options: LiveOptions, window: Window, agents: Sequence[str], spec: S
 def _score(options: LiveOptions, policy: Any, thresholds: Thresholds | None, selection: Selection, window: Window,
            agents: Sequence[str], spec: SampleSpec, what: str) -> int:
     from agent_evals.judge import judge_configured
-    from agent_evals.portal_api import PortalAPI
 
-    snapshots = LiveSnapshots(PortalAPI(options.portal, token=options.token)) if options.portal else None
-    scorer = Scorer(policy, snapshots=snapshots, judge=options.judge and judge_configured())
+    judge = options.judge and judge_configured()
     description = (f"LIVE · {what} · {selection.selected} of {selection.available} conversation(s) "
                    f"({spec.describe()}) · policy {_shown(policy.path)} {policy.digest}")
     stamp = {"format": FORMAT, "agents": list(agents), "since": window.since, "until": window.until,
@@ -149,10 +148,14 @@ def _score(options: LiveOptions, policy: Any, thresholds: Thresholds | None, sel
     try:
         with EvalWriter(output, description, stamp) as writer:
             report.eval_id = writer.eval_id
-            for conversation in selection.conversations:
-                scored = scorer.score(conversation, selection.strata.get(conversation.id))
-                writer.add(scored)
-                report.add(scored, build_row(scored, writer.rows - 1))
+            for scoring in scored_rows(selection.conversations, selection.strata, policy=policy,
+                                       portal=options.portal, token=options.token, judge=judge,
+                                       jobs=options.jobs or default_jobs(), expected=selection.selected):
+                if scoring.facts is None:
+                    selection.warnings.append(str(scoring.warning))
+                    continue
+                writer.add(scoring.text, scoring.facts)
+                report.add(scoring.facts)
         for warning in selection.warnings:
             print(f"live: {warning}")
         if options.import_eval:

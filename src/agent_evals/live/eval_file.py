@@ -33,6 +33,7 @@ from pathlib import Path
 from typing import IO, Any
 
 from agent_evals.conversation.transcript import render_output
+from agent_evals.live.live_report import Facts, facts_of
 from agent_evals.live.scoring import Scored
 from agent_evals.live.stored import iso
 
@@ -42,6 +43,7 @@ PROMPT_RAW = "{{conversation}}"
 PROMPT_ID = hashlib.sha256(PROMPT_RAW.encode()).hexdigest()
 _ALPHABET = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789"
 _FIRST_MESSAGE = 80
+_ROW_METADATA = ("agent_evals", "case_id", "agent", "turns", "conversation_end", "ended_by", "error_kind", "error", "usage")
 
 
 @dataclass
@@ -80,11 +82,10 @@ class EvalWriter:
                            f'    "timestamp": {json.dumps(self.created)},\n    "results": [')
         return self
 
-    def add(self, scored: Scored) -> None:
+    def add(self, text: str, facts: Facts) -> None:
+        """Write one row (:func:`scored_row`'s text) and count it in the eval's totals."""
         assert self._handle is not None
-        row = build_row(scored, self.rows)
-        self._count(scored, row)
-        text = textwrap.indent(json.dumps(row, indent=2, ensure_ascii=False), " " * 6)
+        self._count(facts)
         self._handle.write(("\n" if self.rows == 0 else ",\n") + text)
         self.rows += 1
 
@@ -104,25 +105,22 @@ class EvalWriter:
         self._tmp.replace(self.path)
 
     # -- totals ------------------------------------------------------------------------------
-    def _count(self, scored: Scored, row: Mapping[str, Any]) -> None:
+    def _count(self, facts: Facts) -> None:
         totals = self._totals
-        if scored.outcome == "error":
+        if facts.outcome == "error":
             totals.errors += 1
-        elif scored.outcome == "pass":
+        elif facts.outcome == "pass":
             totals.successes += 1
         else:
             totals.failures += 1
-        usage = scored.record.total_usage()
-        totals.prompt += usage.prompt_tokens
-        totals.completion += usage.completion_tokens
-        totals.cost += usage.cost
-        totals.score += float(row.get("score") or 0.0)
-        for result in scored.results:
-            if result["pass"]:
-                totals.asserts_passed += 1
-            else:
-                totals.asserts_failed += 1
-        for name, value in (row.get("namedScores") or {}).items():
+        for usage in facts.usage.values():
+            totals.prompt += usage.prompt_tokens
+            totals.completion += usage.completion_tokens
+            totals.cost += usage.cost
+        totals.score += facts.score
+        totals.asserts_passed += facts.asserts_passed
+        totals.asserts_failed += facts.asserts_failed
+        for name, value in facts.named_scores.items():
             totals.named[name] = totals.named.get(name, 0.0) + value
             totals.named_counts[name] = totals.named_counts.get(name, 0) + 1
 
@@ -159,6 +157,20 @@ class EvalWriter:
         }
 
 
+def scored_row(scored: Scored, index: int) -> tuple[str, Facts]:
+    """The row of a scored conversation, as text for the eval file, and its facts for the report."""
+    row = build_row(scored, index)
+    return row_text(row), facts_of(scored, row)
+
+
+def row_text(row: Mapping[str, Any]) -> str:
+    """The row in the layout Promptfoo writes (``      {`` … ``      }``, keys at eight spaces), which the
+    report's and the merge's readers split without parsing the file whole; each value is written compact
+    (by the C encoder: an indented dump is five times slower)."""
+    items = ",\n".join(f"        {json.dumps(key)}: {json.dumps(value, ensure_ascii=False)}" for key, value in row.items())
+    return f"      {{\n{items}\n      }}"
+
+
 def eval_id(fingerprint: str, created: str) -> str:
     """Promptfoo's form ``eval-XyZ-2026-01-01T10:00:00``; the same sample gets the same code."""
     digest = hashlib.sha256(fingerprint.encode()).digest()
@@ -184,7 +196,9 @@ def build_row(scored: Scored, index: int) -> dict[str, Any]:
             "status": conversation.effective_status(), "rating": rating,
             "comment": conversation.feedback.comment if conversation.feedback else None, "stratum": scored.stratum,
             "not_applicable": list(scored.not_applicable)}
-    metadata = {**record.to_metadata(), "live": live}
+    metadata = {**(scored.metadata or record.to_metadata()), "live": live}
+    if isinstance(metadata.get("snapshot"), Mapping):  # the pack's resources (a schema…) are the same in every row
+        metadata["snapshot"] = {**metadata["snapshot"], "resources": {}}
     if scored.outcome != "error":
         metadata["checks"] = scored.results
     usage = record.total_usage()
@@ -206,7 +220,7 @@ def build_row(scored: Scored, index: int) -> dict[str, Any]:
         "testIdx": index,
         "tokenUsage": tokens,
         "vars": vars_,
-        "metadata": {**test_meta, **{k: v for k, v in metadata.items() if k != "snapshot"}},
+        "metadata": {**test_meta, "live": live, **{k: metadata.get(k) for k in _ROW_METADATA if k in metadata}},
     }
     row.update(_grading(scored))
     return row

@@ -18,7 +18,7 @@ import math
 from collections import Counter, defaultdict
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, NamedTuple
 
 from agent_evals.live.scoring import Scored
 from agent_evals.record import ROLES, Usage
@@ -70,6 +70,36 @@ class Tally:
                 "pass_rate": self.rate, "ci95": [round(low, 4), round(high, 4)] if self.graded else None}
 
 
+class Facts(NamedTuple):
+    """What the report and the eval's totals need of one scored conversation (small: scoring may run in
+    worker processes, which hand these back with the row's text)."""
+
+    conversation_id: str
+    agent: str
+    day: str
+    outcome: str
+    error_kind: str | None
+    not_graded: tuple[str, ...]
+    rating: str | None
+    usage: dict[str, Usage]
+    score: float
+    named_scores: dict[str, float]
+    asserts_passed: int
+    asserts_failed: int
+    failed_row: Row | None
+
+
+def facts_of(scored: Scored, row: Mapping[str, Any]) -> Facts:
+    conversation = scored.conversation
+    return Facts(
+        conversation.id, conversation.agent.name, str(row["testCase"]["metadata"]["day"]), scored.outcome,
+        scored.error_kind, tuple(scored.not_graded), conversation.feedback.rating if conversation.feedback else None,
+        dict(scored.record.usage), float(row.get("score") or 0.0), dict(row.get("namedScores") or {}),
+        sum(1 for r in scored.results if r["pass"]), sum(1 for r in scored.results if not r["pass"]),
+        row_from_promptfoo(dict(row), "") if scored.outcome == "fail" else None,
+    )
+
+
 @dataclass
 class LiveReport:
     description: str = ""
@@ -84,22 +114,20 @@ class LiveReport:
     usage: dict[str, Usage] = field(default_factory=lambda: {role: Usage() for role in ROLES})
     failed_rows: list[Row] = field(default_factory=list)
 
-    def add(self, scored: Scored, row: Mapping[str, Any]) -> None:
-        agent, day = scored.conversation.agent.name, str(row["testCase"]["metadata"]["day"])
-        for tally in (self.total, self.by_day_agent[(day, agent)], self.by_agent[agent]):
-            tally.add(scored.outcome)
-        if scored.outcome == "error":
-            self.error_kinds[scored.error_kind or "internal"] += 1
-        self.not_graded.update(line.split(":", 1)[0] for line in scored.not_graded)
-        rating = scored.conversation.feedback.rating if scored.conversation.feedback else None
-        if rating and scored.outcome != "error":
-            self.ratings[(rating, scored.outcome)] += 1
-            if rating == "down" and scored.outcome == "pass":
-                self.down_but_passed.append(scored.conversation.id)
-        for role, usage in scored.record.usage.items():
+    def add(self, facts: Facts) -> None:
+        for tally in (self.total, self.by_day_agent[(facts.day, facts.agent)], self.by_agent[facts.agent]):
+            tally.add(facts.outcome)
+        if facts.outcome == "error":
+            self.error_kinds[facts.error_kind or "internal"] += 1
+        self.not_graded.update(line.split(":", 1)[0] for line in facts.not_graded)
+        if facts.rating and facts.outcome != "error":
+            self.ratings[(facts.rating, facts.outcome)] += 1
+            if facts.rating == "down" and facts.outcome == "pass":
+                self.down_but_passed.append(facts.conversation_id)
+        for role, usage in facts.usage.items():
             self.usage[role] = self.usage[role] + usage
-        if scored.outcome == "fail":
-            self.failed_rows.append(row_from_promptfoo(dict(row), self.eval_id))
+        if facts.failed_row is not None:
+            self.failed_rows.append(facts.failed_row)
 
     # -- derived ---------------------------------------------------------------------------
     def patterns(self) -> list[Any]:

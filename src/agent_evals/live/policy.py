@@ -3,16 +3,16 @@
 ::
 
     agents:
-      spoke:                            # an agent of agent_config/agents/
-        pack: spoke                     # whose checks it may use (default: generic)
+      helpdesk:                         # an agent of agent_config/agents/
+        pack: tickets                   # whose checks it may use (default: generic)
         versions:                       # optional: the versions it covers (default: every version)
           - {model: "gpt-4.1*", instructions_sha256: 3f2a9c1e}   # a glob; a prefix of the hash
         checks:
           - check: tool_not_executed    # a kit check (docs/assertions.md)
             metric: forbidden_tools     # default: the check's name
-            config: {tools: [complete_pull_request]}
-          - check: spoke_json_valid
-            when: {called: [create_spoke_pull_request]}   # applies only to conversations that called one
+            config: {tools: [close_ticket]}
+          - check: ticket_valid         # a check of the pack
+            when: {called: [open_ticket]}   # applies only to conversations that called one
 
 :func:`load_policy` reads it and returns every problem at once, one line each with the file
 and line (as ``agent-evals check`` does for suites), before anything is read or spent: an

@@ -37,7 +37,7 @@ from agent_evals.live.policy import POLICY_FILE, load_policy
 from agent_evals.live.promote_case import case_entry, plan_entry
 from agent_evals.live.sampling import SampleSpec
 from agent_evals.live.scoring import LiveSnapshots, Scorer
-from agent_evals.live.sources import ALL_TIME, fetch_conversation, from_files
+from agent_evals.live.sources import ALL_TIME, fetch_conversation, from_files, read_conversation
 from agent_evals.live.stored import StoredConversation
 from agent_evals.paths import evals_dir
 from agent_evals.record import KitError
@@ -118,7 +118,7 @@ def _conversation(conversation_id: str, portal: str | None, files: list[Path] | 
         found = next((c for c in selection.conversations if c.id == conversation_id), None)
         if found is None:
             raise PromoteError(f"no conversation {conversation_id} in {', '.join(map(str, files))}")
-        return found
+        return read_conversation(found)
     if not portal:
         raise PromoteError("give --portal URL (or set PORTAL_URL) or --from FILE.jsonl")
     return fetch_conversation(portal, os.environ.get("PORTAL_TOKEN") or None, conversation_id)

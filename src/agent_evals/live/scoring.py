@@ -48,6 +48,7 @@ class Scored:
     error_kind: str | None = None
     error: str | None = None
     stratum: str | None = None
+    metadata: dict[str, Any] | None = None  # the record's metadata form, as graded
 
 
 class LiveSnapshots:
@@ -133,7 +134,7 @@ class Scorer:
             return _error(conversation, record, "config", "nothing the policy asks could be graded: "
                           + "; ".join(not_graded or skipped or ["no check applies"]), stratum)
         outcome: Outcome = "pass" if all(r["pass"] for r in results) else "fail"
-        return Scored(conversation, record, outcome, results, not_graded, skipped, stratum=stratum)
+        return Scored(conversation, record, outcome, results, not_graded, skipped, stratum=stratum, metadata=metadata)
 
 
 async def _judge(checks: Sequence[PolicyCheck], record: RunRecord) -> list[Any]:

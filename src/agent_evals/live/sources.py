@@ -61,11 +61,30 @@ def _day_time(epoch: float) -> str:
     return time.strftime("%Y-%m-%d %H:%M", time.gmtime(epoch))
 
 
+@dataclass(frozen=True)
+class Unread:
+    """A sampled conversation still in its JSON text (``where``: the file and line)."""
+
+    id: str
+    text: str
+    where: str
+
+
+def read_conversation(item: StoredConversation | Unread) -> StoredConversation:
+    """The conversation of a sampled item (raises ``SourceError`` naming the file and line)."""
+    if isinstance(item, StoredConversation):
+        return item
+    try:
+        return conversation_from_dict(json.loads(item.text))
+    except (RecordError, ValueError, KeyError, TypeError) as exc:
+        raise SourceError(f"{item.where}: a conversation this kit cannot read: {exc}") from None
+
+
 @dataclass
 class Selection:
     """The sample, and what it was drawn from."""
 
-    conversations: Iterator[StoredConversation]
+    conversations: Iterator[StoredConversation | Unread]
     selected: int
     available: int
     in_progress: int = 0
@@ -158,7 +177,7 @@ def from_files(paths: Sequence[Path], window: Window, agents: Sequence[str], spe
         and (not agents or item.candidate.agent in agents)
     }
     sample = select([item.candidate for item in chosen.values()], spec)
-    return Selection(_read_again([chosen[i] for i in sample.ids], warnings), len(sample.ids), sample.available,
+    return Selection(_read_again([chosen[i] for i in sample.ids]), len(sample.ids), sample.available,
                      sample.in_progress, dict(sample.strata), warnings)
 
 
@@ -166,6 +185,10 @@ def _scan(path: Path, number: int, line: str, found: dict[str, _Found], spans: l
           warnings: list[str]) -> int:
     """Read one line for sampling; returns 1 for a run record without a time."""
     if not line.strip():
+        return 0
+    head = _summary_head(line)  # a conversation line: its summary, without parsing the record
+    if head is not None:
+        found[head.id] = _Found(head, (path, number))
         return 0
     try:
         raw = json.loads(line)
@@ -198,19 +221,41 @@ def _scan(path: Path, number: int, line: str, found: dict[str, _Found], spans: l
     return 0
 
 
+_RECORD_KEY = ', "record": {'
+
+
+def _summary_head(line: str) -> Candidate | None:
+    """A line in the portal's conversation form starts with its summary (id … feedback) and then
+    ``"record"``: parsing that head alone is what sampling needs, ten times faster than the line.
+    None when the line is not in that form (it is then read whole)."""
+    if not line.startswith('{"id": '):
+        return None
+    cut = line.find(_RECORD_KEY)
+    if cut < 0:
+        return None
+    try:
+        head = json.loads(line[:cut] + "}")
+        return _light(head) if {"tool_errors", "turns", "status"} <= head.keys() else None
+    except (ValueError, KeyError, TypeError):
+        return None
+
+
 def _light(raw: Mapping[str, Any]) -> Candidate:
-    """What sampling needs, from a conversation line, without reading its record."""
-    record = raw["record"]
+    """What sampling needs, from a conversation's summary (or its record, for a line without one)."""
+    record = raw.get("record") if isinstance(raw.get("record"), Mapping) else {}
     calls = record.get("tool_calls") or []
     feedback = raw.get("feedback") if isinstance(raw.get("feedback"), Mapping) else {}
     created = parse_time(raw["created_at"]) if raw.get("created_at") else 0.0
     agent = raw.get("agent")
     name = agent.get("name") if isinstance(agent, Mapping) else (record.get("agent") or {}).get("name")
+    errors = raw.get("tool_errors")
     return Candidate(
         id=str(raw["id"]), agent=str(name or ""), created_at=created,
         updated_at=parse_time(raw["updated_at"]) if raw.get("updated_at") else created,
-        status=str(raw.get("status") or "open"), turns=int(record.get("turns") or 0), tool_calls=len(calls),
-        tool_errors=sum(1 for c in calls if isinstance(c, Mapping) and c.get("is_error")),
+        status=str(raw.get("status") or "open"), turns=int(raw.get("turns") or record.get("turns") or 0),
+        tool_calls=int(raw.get("tool_calls") if isinstance(raw.get("tool_calls"), int) else len(calls)),
+        tool_errors=int(errors) if isinstance(errors, int) else sum(
+            1 for c in calls if isinstance(c, Mapping) and c.get("is_error")),
         rating=feedback.get("rating") if feedback else None,
     )
 
@@ -221,21 +266,18 @@ def _candidate(conversation: StoredConversation) -> Candidate:
                      conversation.feedback.rating if conversation.feedback else None)
 
 
-def _read_again(items: list[_Found], warnings: list[str]) -> Iterator[StoredConversation]:
+def _read_again(items: list[_Found]) -> Iterator[StoredConversation | Unread]:
     """The sample: those already read (OTLP, bare records) first, then each file's lines in file order, one
-    at a time (a sample of thousands never sits in memory at once)."""
-    wanted: dict[Path, set[int]] = {}
+    at a time (a sample of thousands never sits in memory at once), as :class:`Unread` lines: whoever
+    scores one reads it (:func:`read_conversation`), in a worker process too."""
+    wanted: dict[Path, dict[int, str]] = {}
     for item in items:
         if item.conversation is not None:
             yield item.conversation
         elif item.where is not None:
-            wanted.setdefault(item.where[0], set()).add(item.where[1])
+            wanted.setdefault(item.where[0], {})[item.where[1]] = item.candidate.id
     for path, lines in wanted.items():
         with path.open(encoding="utf-8", errors="replace") as handle:
             for number, line in enumerate(handle, start=1):
-                if number not in lines:
-                    continue
-                try:
-                    yield conversation_from_dict(json.loads(line))
-                except (RecordError, ValueError, KeyError, TypeError) as exc:
-                    warnings.append(f"{path}:{number}: a conversation this kit cannot read: {exc}")
+                if number in lines:
+                    yield Unread(lines[number], line, f"{path}:{number}")

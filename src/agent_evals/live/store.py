@@ -121,6 +121,11 @@ class ConversationStore(ABC):
         """Create or update ``conversation`` (never its feedback: that is :meth:`rate`'s)."""
 
     @abstractmethod
+    def mark_answering(self, conversation: StoredConversation, stored: bool) -> None:
+        """Store that ``conversation`` is answering its pending message (a light write when ``stored``:
+        the record of what was answered is unchanged)."""
+
+    @abstractmethod
     def rate(self, conversation_id: str, feedback: Feedback) -> bool:
         """Store the user's rating; False when there is no such conversation."""
 

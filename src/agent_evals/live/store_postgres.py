@@ -7,6 +7,7 @@ naming the URL without its password. ``?`` placeholders become psycopg's ``%s``.
 
 from __future__ import annotations
 
+import logging
 import re
 import threading
 from collections.abc import Sequence
@@ -15,6 +16,7 @@ from typing import Any
 from agent_evals.live.store import StoreSettings, StoreUnavailable
 from agent_evals.live.store_sql import SqlStore
 
+log = logging.getLogger(__name__)
 CONNECT_TIMEOUT_S = 5
 _PLACEHOLDER = re.compile(r"\?")
 
@@ -34,6 +36,24 @@ class PostgresStore(SqlStore):
         self._lock = threading.Lock()
         self._connection: Any = None
 
+    def _ensure_schema(self) -> None:
+        fresh = not self._ready
+        super()._ensure_schema()
+        if fresh:
+            self._fast_compression()
+
+    def _fast_compression(self) -> None:
+        """lz4 for the large columns when the server has it (PostgreSQL's default, pglz, costs a
+        millisecond or more per conversation read or written)."""
+        found = self._run([("SELECT attname FROM pg_attribute WHERE attrelid = 'conversations'::regclass "
+                            "AND attname IN ('record', 'history') AND attcompression <> 'l'", ())])
+        for (column,) in found:
+            try:
+                self._run([(f"ALTER TABLE conversations ALTER COLUMN {column} SET COMPRESSION lz4", ())])
+            except StoreUnavailable:
+                log.info("the conversation store's server has no lz4 compression; the default is kept")
+                return
+
     def _connect(self) -> Any:
         if self._connection is None or self._connection.closed:
             try:
@@ -50,16 +70,23 @@ class PostgresStore(SqlStore):
             connection = self._connect()
             rows: list[tuple[Any, ...]] = []
             try:
-                with connection.transaction():
-                    for sql, params in statements:
-                        cursor = connection.execute(_PLACEHOLDER.sub("%s", sql), tuple(params))
-                        rows = cursor.fetchall() if cursor.description is not None else []
+                if len(statements) == 1:  # one statement commits by itself: no BEGIN/COMMIT round trips
+                    rows = self._execute(connection, *statements[0])
+                else:
+                    with connection.transaction():
+                        for sql, params in statements:
+                            rows = self._execute(connection, sql, params)
             except (psycopg.OperationalError, psycopg.InterfaceError) as exc:
                 self._drop()
                 raise StoreUnavailable(self._unreachable(exc)) from None
             except psycopg.Error as exc:
                 raise StoreUnavailable(f"the conversation store {self.settings.shown_url} failed: {_line(exc)}") from None
             return rows
+
+    @staticmethod
+    def _execute(connection: Any, sql: str, params: Sequence[Any]) -> list[tuple[Any, ...]]:
+        cursor = connection.execute(_PLACEHOLDER.sub("%s", sql), tuple(params))
+        return cursor.fetchall() if cursor.description is not None else []
 
     def _unreachable(self, exc: BaseException) -> str:
         return f"the conversation store {self.settings.shown_url} is not reachable: {_line(exc)}"

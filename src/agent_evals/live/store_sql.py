@@ -9,13 +9,14 @@ it holds, inside one transaction, and return the rows; it turns a lost database 
 from __future__ import annotations
 
 import json
+from dataclasses import replace
 from abc import abstractmethod
 from collections.abc import Sequence
 from typing import Any
 
 from agent_evals.live.store import Candidate, ConversationStore, StoreSettings, StoreUnavailable
 from agent_evals.live.stored import Feedback, StoredConversation
-from agent_evals.record import AgentInfo, RecordError, RunRecord
+from agent_evals.record import AgentInfo, RecordError, RunRecord, Turn
 
 SCHEMA_VERSION = 1
 SCHEMA = (
@@ -36,7 +37,8 @@ SCHEMA = (
         rated_at DOUBLE PRECISION,
         record TEXT NOT NULL,
         history TEXT NOT NULL,
-        turn_log TEXT NOT NULL
+        turn_log TEXT NOT NULL,
+        pending TEXT
     )""",
     # selection by window and agent reads only this index (every column of a Candidate is in it)
     """CREATE INDEX IF NOT EXISTS conversations_window ON conversations
@@ -50,7 +52,7 @@ SCHEMA = (
 )
 _COLUMNS = (
     "id", "user_id", "agent", "agent_info", "created_at", "updated_at", "status", "instance",
-    "turns", "tool_calls", "tool_errors", "record", "history", "turn_log",
+    "turns", "tool_calls", "tool_errors", "record", "history", "turn_log", "pending",
 )
 _SAVE = (
     f"INSERT INTO conversations ({', '.join(_COLUMNS)}) VALUES ({', '.join('?' for _ in _COLUMNS)}) "
@@ -95,11 +97,26 @@ class SqlStore(ConversationStore):
     # -- writing -------------------------------------------------------------------------
     def save(self, conversation: StoredConversation) -> None:
         c = conversation
+        record = c.record
+        pending = record.pending.user if record.pending is not None and c.status == "answering" else None
+        if pending is not None:  # the message being answered is in `pending`; the record is the last answered one
+            record = replace(record, pending=None, end=None)
         self._one(_SAVE, (
             c.id, c.user_id, c.agent.name, json.dumps(c.agent.to_dict()), c.created_at, c.updated_at, c.status,
-            c.instance, c.turns, c.tool_calls, c.tool_errors, json.dumps(c.record.to_metadata(), ensure_ascii=False),
-            json.dumps(c.history, ensure_ascii=False), json.dumps(c.turn_log),
+            c.instance, c.turns, c.tool_calls, c.tool_errors, json.dumps(record.to_metadata(), ensure_ascii=False),
+            json.dumps(c.history, ensure_ascii=False), json.dumps(c.turn_log), pending,
         ))
+
+    def mark_answering(self, conversation: StoredConversation, stored: bool) -> None:
+        c = conversation
+        if not stored or c.record.pending is None:
+            self.save(c)
+            return
+        self._one(
+            "UPDATE conversations SET status = 'answering', pending = ?, updated_at = ?, instance = ?, turn_log = ?, "
+            "agent_info = ? WHERE id = ?",
+            (c.record.pending.user, c.updated_at, c.instance, json.dumps(c.turn_log), json.dumps(c.agent.to_dict()), c.id),
+        )
 
     def rate(self, conversation_id: str, feedback: Feedback) -> bool:
         rows = self._one(
@@ -157,6 +174,8 @@ def _conversation(row: Sequence[Any]) -> StoredConversation:
         record = RunRecord.from_metadata(json.loads(values["record"]))
     except (ValueError, RecordError) as exc:  # a row written by hand or by another version
         raise StoreUnavailable(f"conversation {values['id']} in the store is unreadable: {exc}") from None
+    if values["pending"] is not None and values["status"] in ("answering", "cut_off"):
+        record.pending, record.end = Turn(values["pending"]), None  # the message being (or last) answered
     feedback = (
         Feedback(values["rating"], values["comment"], float(values["rated_at"] or 0.0)) if values["rating"] else None
     )

@@ -4,7 +4,7 @@
 
     min_pass_rate: 0.9        # the live pass rate over graded conversations, all agents
     agents:                   # per agent
-      spoke: {min_pass_rate: 0.85}
+      helpdesk: {min_pass_rate: 0.85}
     max_error_rate: 0.1       # errors / conversations scored
     max_failure_share:        # a failure pattern (a metric, tool or JSON path) → the share of graded
       forbidden_tools: 0      #   conversations it may be seen in; `default` for any other pattern
