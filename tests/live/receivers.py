@@ -27,6 +27,7 @@ class Receiver:
         self.spans: list[dict[str, Any]] = []
         self.envelopes: list[dict[str, Any]] = []
         self.raw: list[bytes] = []
+        self.otlp: list[bytes] = []  # the bodies of /v1/traces, as sent
         self._changed = threading.Condition()
         receiver = self
 
@@ -68,6 +69,7 @@ class Receiver:
         with self._changed:
             self.raw.append(body)
             if path.endswith("/v1/traces"):
+                self.otlp.append(body)
                 request = ExportTraceServiceRequest.FromString(body)
                 for resource in request.resource_spans:
                     service = {a.key: _value(a.value) for a in resource.resource.attributes}

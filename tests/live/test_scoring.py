@@ -259,3 +259,14 @@ def test_thresholds_alert_and_their_problems(tmp_path: Path) -> None:
         "agents.spoke: give {min_pass_rate: <0..1>}",
         "min_pass_rate is 2: give a share from 0 to 1 (e.g. 0.9)",
     ]
+
+
+def test_the_kit_s_own_run_records_are_read_too(tmp_path: Path) -> None:
+    dated = {**conversation("rec-1", [("get_spoke", "ok")]).record.to_metadata(), "created_at": "1970-01-11T00:00:00Z"}
+    undated = conversation("rec-2", [("complete_pull_request", "refused")]).record.to_metadata()
+    path = write(tmp_path / "records.jsonl", dated, undated)
+    scored, warnings = score_file(path)
+    assert {s.conversation.id: s.outcome for s in scored} == {"rec-1": "pass", "rec-2": "fail"}
+    scored, warnings = score_file(path, window=Window(10 * DAY, 11 * DAY))
+    assert [s.conversation.id for s in scored] == ["rec-1"]
+    assert warnings == ["1 run record(s) without a created_at were left out of the window 1970-01-11 00:00 → 1970-01-12 00:00 UTC"]

@@ -143,3 +143,33 @@ def test_the_portal_runs_without_the_telemetry_extra() -> None:
     assert done.returncode == 0, done.stderr
     assert "telemetry: OTEL_EXPORTER_OTLP_ENDPOINT is set, but No module named opentelemetry.sdk" in done.stdout
     assert "pip install 'agent-evals[telemetry]'" in done.stdout
+
+
+def test_what_the_exporter_sent_is_scored_as_an_agent_instrumented_elsewhere(
+    tmp_path: Path, scripted_llm: ScriptedOpenAIServer, receiver: Receiver, script: Script
+) -> None:
+    """The spans the real OTLP exporter sent (with content), written as OTLP/JSON lines as a collector's file
+    exporter writes them, read back by ``agent-evals live --from`` into the same run record."""
+    from google.protobuf.json_format import MessageToDict
+    from opentelemetry.proto.collector.trace.v1.trace_service_pb2 import ExportTraceServiceRequest
+
+    from agent_evals.live.otlp_import import conversations_from_spans, spans_of
+
+    portal = traced_portal(tmp_path, scripted_llm, receiver, OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT="true")
+    try:
+        script(TOOL_TURN)
+        cid = portal.chat("How many subnets has crm-dev-neu?").json()["conversation_id"]
+        assert receiver.wait_for(lambda r: len(spans_of_conversation(r, cid)) >= 4)
+    finally:
+        portal.stop()
+    lines = [MessageToDict(ExportTraceServiceRequest.FromString(body)) for body in receiver.otlp]
+    spans = [span for line in lines for span in spans_of(line)]
+    (found,) = [c for c in conversations_from_spans(spans) if c.id == cid]
+    record = found.record
+    assert (record.turns[0].user, record.final_reply) == ("How many subnets has crm-dev-neu?", "3 subnets.")
+    assert [(c.name, c.arguments, c.outcome) for c in record.tool_calls] == [("get_spoke", {"name": "crm-dev-neu"}, "ok")]
+    assert (record.agent.name, record.usage["agent"].prompt_tokens, record.usage["agent"].calls) == ("spoke", 110, 2)
+
+
+def spans_of_conversation(receiver: Receiver, conversation_id: str) -> list[dict[str, Any]]:
+    return spans_of(receiver, conversation_id)
