@@ -6,6 +6,8 @@ from __future__ import annotations
 import os
 import signal
 import sqlite3
+import subprocess
+import sys
 import threading
 from collections.abc import Callable
 from pathlib import Path
@@ -16,6 +18,7 @@ import pytest
 
 from agent_evals.testing.scripted_openai import ChatRequest, QueueResponder, Reply, ScriptedOpenAIServer
 
+from ..conftest import PROJECT_ROOT, clean_env
 from .conftest import ChatPortal, store_url
 
 Script = Callable[..., QueueResponder]
@@ -233,6 +236,11 @@ def test_a_store_that_is_down_answers_one_clear_error_and_loses_nothing(
             assert not scripted_llm.requests
             with portal.client() as http:
                 assert http.get("/api/conversations").status_code == 503
+            scoring = subprocess.run([sys.executable, "-m", "agent_evals.cli", "live", "--portal", portal.url],
+                                     capture_output=True, text=True, timeout=120, check=False, cwd=PROJECT_ROOT,
+                                     env={**clean_env(), "PORTAL_TOKEN": portal.token})
+            assert scoring.returncode == 2, scoring.stdout + scoring.stderr
+            assert scoring.stdout.startswith(f"live: the portal at {portal.url} answered 503: the conversation store is unavailable")
         finally:
             postgres.start()
         stored = portal.stored(cid)

@@ -134,15 +134,18 @@ def test_a_portal_that_is_down_or_refuses_exits_2(chat_portal: ChatPortal, plant
 def test_a_bad_policy_stops_before_anything_is_read(tmp_path: Path) -> None:
     policy = tmp_path / "policy.yaml"
     policy.write_text("agents:\n  spoke:\n    pack: spoke\n    checks:\n      - check: tool_not_executed\n"
-                      "        config: {tools: [merge_everything]}\n  nobody:\n    checks: [{check: tool_errors}]\n")
+                      "        config: {tools: [merge_everything]}\n      - check: tool_erors\n"
+                      "  nobody:\n    checks: [{check: tool_errors}]\n")
     done = subprocess.run([sys.executable, "-m", "agent_evals.cli", "live", "--portal", "http://127.0.0.1:9",
                            "--policy", str(policy)], capture_output=True, text=True, cwd=tmp_path, timeout=120,
                           env=clean_env(), check=False)
     assert done.returncode == 2
     lines = done.stdout.splitlines()
     assert lines[0].startswith("  policy.yaml:5: agent spoke: check tool_not_executed: tool 'merge_everything' matches no portal tool")
-    assert lines[1].startswith("  policy.yaml:8: unknown agent 'nobody'; agents: integration, spoke")
-    assert lines[2] == "live: 2 problem(s) in the policy or thresholds; nothing was read or scored"
+    assert lines[1].startswith("  policy.yaml:7: agent spoke: unknown check 'tool_erors'; checks: ")
+    assert lines[1].endswith("did you mean tool_errors?")
+    assert lines[2].startswith("  policy.yaml:9: unknown agent 'nobody'; agents: integration, spoke")
+    assert lines[3] == "live: 3 problem(s) in the policy or thresholds; nothing was read or scored"
 
 
 def test_nothing_secret_reaches_the_results(chat_portal: ChatPortal, planted: dict[str, Planted], tmp_path: Path,
