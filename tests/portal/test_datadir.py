@@ -96,3 +96,18 @@ def test_reset_reseeds_and_refuses_while_locked(tmp_path: Path) -> None:
             reset_data_dir(data)
         with pytest.raises(DataDirError), hold_lock(data):
             pass
+
+
+def test_reset_keeps_the_production_conversations(tmp_path: Path) -> None:
+    from agent_evals.live.store import StoreSettings, open_store
+    from agent_evals.live.stored import StoredConversation
+    from agent_evals.record import AgentInfo
+
+    data = ensure_data_dir(tmp_path / "data")
+    store = open_store(StoreSettings(f"sqlite:///{data / 'conversations.sqlite3'}", retention_days=0))
+    store.save(StoredConversation.new("kept", "alice", AgentInfo("spoke")))
+    store.close()
+    reset_data_dir(data)
+    reopened = open_store(StoreSettings(f"sqlite:///{data / 'conversations.sqlite3'}", retention_days=0))
+    assert reopened.get("kept") is not None
+    reopened.close()
