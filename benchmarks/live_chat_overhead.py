@@ -4,9 +4,11 @@ The chat endpoint's own work around the agent, as ``ChatService.chat`` does it, 
 spoke-create's C01 golden conversation (3 model calls, 2 tool calls, the real tool results) in a
 conversation that already has 2 turns:
 
-- **storing**: reading the conversation, ``begin_turn`` + marking it answering (before the agent
-  runs: a small update), ``finish_turn`` + saving it (after: the record and the history), each store
-  call off the event loop (``asyncio.to_thread``), secrets scrubbed, as the chat does;
+- **storing**: ``begin_turn`` + marking the conversation answering (before the agent runs: one small
+  conditional update, the conversation being the one this process answered last, kept in memory),
+  ``finish_turn`` + saving it (after: the record and the history), each store call off the event loop
+  (``asyncio.to_thread``), secrets scrubbed, as the chat does; also shown: the same when the
+  conversation is read from the store first (after a restart, or when another replica answered it);
 - **spans**: the turn's ``invoke_agent`` span, a ``chat`` span around each of the 3 model calls and an
   ``execute_tool`` span around each of the 2 tool calls (OpenTelemetry SDK, batch processor, OTLP/HTTP
   exporter to a local receiver), minus the same calls unwrapped (the model and the tools answer at once,
@@ -76,7 +78,7 @@ def percentile(values: list[float], share: float) -> float:
     return ordered[min(len(ordered) - 1, int(share * len(ordered)))]
 
 
-async def storing(store: Any, turns: int, record: Any) -> list[float]:
+async def storing(store: Any, turns: int, record: Any, *, kept: bool) -> list[float]:
     from agent_evals.live.stored import StoredConversation
     from agent_evals.live.turns import begin_turn, finish_turn
     from agent_evals.packs import load_pack
@@ -92,11 +94,17 @@ async def storing(store: Any, turns: int, record: Any) -> list[float]:
     calls, message = record.turns[0].tool_calls, record.turns[0].user
     messages = tuple({"role": "assistant", "content": "x" * 400} for _ in range(5))
     times = []
+    found = conversation
     for _ in range(turns):
         started = time.perf_counter()
-        found = await asyncio.to_thread(store.get, "bench")
-        begin_turn(found, message, record.agent, "bench")
-        await asyncio.to_thread(store.mark_answering, found, True)
+        if kept:  # answered last by this process: one conditional update, no read
+            before = found.updated_at
+            begin_turn(found, message, record.agent, "bench")
+            assert await asyncio.to_thread(store.mark_answering, found, True, before)
+        else:
+            found = await asyncio.to_thread(store.get, "bench")
+            begin_turn(found, message, record.agent, "bench")
+            await asyncio.to_thread(store.mark_answering, found, True)
         finish_turn(found, text="Done.", calls=calls, usage=Usage(100, 10, 110, 3), stop_reason="reply",
                     messages=messages, pack=pack)
         await asyncio.to_thread(store.save, found)
@@ -169,7 +177,8 @@ def main() -> int:
                 server = PostgresServer(Path(tmp) / "pg").start()
                 store = open_store(StoreSettings(server.create_database("chat"), retention_days=0))
             try:
-                times = asyncio.run(storing(store, args.turns, record))
+                read = asyncio.run(storing(store, args.turns, record, kept=False))
+                times = asyncio.run(storing(store, args.turns, record, kept=True))
             finally:
                 store.close()
                 if server is not None:
@@ -177,7 +186,8 @@ def main() -> int:
             total = statistics.median(times) + span_ms
             ok = ok and total < TARGET_MS
             print(f"{backend}: storing median {statistics.median(times):.2f} ms a turn (p95 {percentile(times, 0.95):.2f}); "
-                  f"storing + spans {total:.2f} ms (target < {TARGET_MS:.0f} ms)")
+                  f"storing + spans {total:.2f} ms (target < {TARGET_MS:.0f} ms); a conversation read from the store "
+                  f"first (after a restart, or answered elsewhere): {statistics.median(read):.2f} ms")
     receiver.shutdown()
     return 0 if ok else 1
 

@@ -33,7 +33,6 @@ import sys
 import tempfile
 import time
 from pathlib import Path
-from typing import Any
 
 ROOT = Path(__file__).resolve().parents[1]
 TARGET_S, TARGET_MB = 30.0, 500.0

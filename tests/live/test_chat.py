@@ -3,6 +3,7 @@ the scripted model, restarts, feedback, failures, crashes and secrets."""
 
 from __future__ import annotations
 
+import json
 import os
 import signal
 import sqlite3
@@ -249,3 +250,26 @@ def test_a_store_that_is_down_answers_one_clear_error_and_loses_nothing(
         assert portal.chat("second", cid).status_code == 200
     finally:
         portal.stop()
+
+
+def test_a_conversation_another_server_answered_is_read_again(
+    chat_portal: ChatPortal, script: Script, scripted_llm: ScriptedOpenAIServer
+) -> None:
+    """The portal keeps the conversations it answered last in memory; the store stays the truth: one
+    another replica wrote to since is read again."""
+    script(["first answer"])
+    cid = chat_portal.chat("first").json()["conversation_id"]
+    marker = [{"role": "user", "content": "asked elsewhere"}, {"role": "assistant", "content": "answered elsewhere"}]
+    sql = "UPDATE conversations SET history = ?, updated_at = updated_at + 1 WHERE id = ?"
+    params = (json.dumps([{"role": "user", "content": "first"}, {"role": "assistant", "content": "first answer"}, *marker]), cid)
+    if chat_portal.store_url.startswith("sqlite:///"):
+        with sqlite3.connect(chat_portal.store_url.removeprefix("sqlite:///")) as db:
+            db.execute(sql, params)
+    else:
+        with psycopg.connect(chat_portal.store_url) as db:
+            db.execute(sql.replace("?", "%s"), params)
+    script(["second answer"])
+    assert chat_portal.chat("second", cid).status_code == 200
+    assert [m.get("content") for m in scripted_llm.requests[-1].messages[1:]] == [
+        "first", "first answer", "asked elsewhere", "answered elsewhere", "second",
+    ]

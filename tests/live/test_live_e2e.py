@@ -6,12 +6,10 @@ the live report, and the alert."""
 from __future__ import annotations
 
 import json
-import os
 import subprocess
 import sys
 from collections.abc import Iterator
 from pathlib import Path
-from typing import Any
 
 import pytest
 
@@ -22,7 +20,7 @@ from agent_evals.testing.scripted_openai import ScriptedOpenAIServer
 from ..conftest import PROJECT_ROOT, clean_env
 from ..report.conftest import needs_promptfoo
 from .conftest import ChatPortal
-from .planted import PLANTED, SCRIPTS, Planted, plant
+from .planted import SCRIPTS, Planted, plant
 from .test_chat import SECRET
 
 pytestmark = needs_promptfoo

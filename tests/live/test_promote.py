@@ -4,7 +4,6 @@ offline replay runs it: green for a conversation that passed, red (as in product
 
 from __future__ import annotations
 
-import os
 import shutil
 import sqlite3
 import subprocess
@@ -17,7 +16,7 @@ import yaml
 
 from agent_evals.testing.conversations import ScriptedConversations
 from agent_evals.testing.scripted_openai import ScriptedOpenAIServer
-from agent_evals.testing.scripted_replies import ChatRequest, Reply
+from agent_evals.testing.scripted_replies import Reply
 
 from ..conftest import PROJECT_ROOT, clean_env
 from ..report.conftest import needs_promptfoo

@@ -45,6 +45,7 @@ import re
 import secrets
 import time
 import weakref
+from collections import OrderedDict
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from pathlib import Path
@@ -74,6 +75,7 @@ log = logging.getLogger(__name__)
 CHAT_PATH = "/api/agents/{name}/chat"
 MAX_MESSAGE_CHARS = 20_000
 USER_HEADER = "x-user-id"
+KEPT_CONVERSATIONS = 256  # conversations kept in memory after their turn (the store is the truth)
 TOKEN_USER = "token"  # the caller the portal's token authenticated, when no X-User-Id is forwarded
 ANONYMOUS = "anonymous"  # a portal without a token
 _USER_ID = re.compile(r"[^\x00-\x1f\x7f]{1,200}")
@@ -146,6 +148,7 @@ class ChatService:
         self.pack = pack or GenericPack()
         self.telemetry = telemetry or Telemetry.disabled()
         self._models: dict[str, ChatModel] = {}
+        self._recent: OrderedDict[str, StoredConversation] = OrderedDict()  # answered last here, as stored
         self._locks: weakref.WeakValueDictionary[str, asyncio.Lock] = weakref.WeakValueDictionary()
 
     async def chat(self, name: str, request: ChatRequest, portal: PortalConnection, user: str, state: Any) -> ChatResponse:
@@ -156,14 +159,39 @@ class ChatService:
         lock = self._locks.setdefault(cid, asyncio.Lock())
         info = Agent(config, model, portal).info  # the agent's version: model, temperature, instructions
         async with lock:
-            conversation = await self._conversation(store, info, request.conversation_id, cid, user)
-            begin_turn(conversation, request.message, info, store.settings.instance)
-            await self._save(store, conversation, "the message was not sent to the agent",
-                             begin=request.conversation_id is not None)
+            conversation = await self._recent_begun(store, info, request, user)
+            if conversation is None:
+                conversation = await self._conversation(store, info, request.conversation_id, cid, user)
+                begin_turn(conversation, request.message, info, store.settings.instance)
+                await self._save(store, conversation, "the message was not sent to the agent",
+                                 begin=request.conversation_id is not None)
             history = [*conversation.history, {"role": "user", "content": request.message}]
             reply = await self._turn(config, model, portal, history, conversation, store)
             await self._save(store, conversation, "the reply could not be stored; the conversation is as before")
+            self._keep(conversation)
         return ChatResponse.of(conversation.id, reply)
+
+    async def _recent_begun(
+        self, store: ConversationStore, info: AgentInfo, request: ChatRequest, user: str
+    ) -> StoredConversation | None:
+        """The conversation this process answered last, begun, when the store still holds it as it was
+        (one conditional update instead of reading the record again); else None."""
+        kept = self._recent.pop(request.conversation_id or "", None)
+        if kept is None or kept.agent.name != info.name or kept.user_id != user:
+            return None
+        before = kept.updated_at
+        begin_turn(kept, request.message, info, store.settings.instance)
+        try:
+            fresh = await asyncio.to_thread(store.mark_answering, kept, True, before)
+        except StoreUnavailable as exc:
+            raise ChatError(503, f"the conversation store is unavailable: {exc}; the message was not sent to the "
+                                 "agent", "portal") from exc
+        return kept if fresh else None
+
+    def _keep(self, conversation: StoredConversation) -> None:
+        self._recent[conversation.id] = conversation
+        while len(self._recent) > KEPT_CONVERSATIONS:
+            self._recent.popitem(last=False)
 
     async def _conversation(
         self, store: ConversationStore, info: AgentInfo, given: str | None, cid: str, user: str

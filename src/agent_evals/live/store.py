@@ -121,9 +121,11 @@ class ConversationStore(ABC):
         """Create or update ``conversation`` (never its feedback: that is :meth:`rate`'s)."""
 
     @abstractmethod
-    def mark_answering(self, conversation: StoredConversation, stored: bool) -> None:
+    def mark_answering(self, conversation: StoredConversation, stored: bool, if_updated_at: float | None = None) -> bool:
         """Store that ``conversation`` is answering its pending message (a light write when ``stored``:
-        the record of what was answered is unchanged)."""
+        the record of what was answered is unchanged). With ``if_updated_at``, only if the stored
+        conversation was last written then (a copy kept in memory is still the stored one); whether it
+        was written."""
 
     @abstractmethod
     def rate(self, conversation_id: str, feedback: Feedback) -> bool:

@@ -107,16 +107,19 @@ class SqlStore(ConversationStore):
             json.dumps(c.history, ensure_ascii=False), json.dumps(c.turn_log), pending,
         ))
 
-    def mark_answering(self, conversation: StoredConversation, stored: bool) -> None:
+    def mark_answering(self, conversation: StoredConversation, stored: bool, if_updated_at: float | None = None) -> bool:
         c = conversation
         if not stored or c.record.pending is None:
             self.save(c)
-            return
-        self._one(
-            "UPDATE conversations SET status = 'answering', pending = ?, updated_at = ?, instance = ?, turn_log = ?, "
-            "agent_info = ? WHERE id = ?",
-            (c.record.pending.user, c.updated_at, c.instance, json.dumps(c.turn_log), json.dumps(c.agent.to_dict()), c.id),
-        )
+            return True
+        sql = ("UPDATE conversations SET status = 'answering', pending = ?, updated_at = ?, instance = ?, turn_log = ?, "
+               "agent_info = ? WHERE id = ?")
+        params: list[Any] = [c.record.pending.user, c.updated_at, c.instance, json.dumps(c.turn_log),
+                             json.dumps(c.agent.to_dict()), c.id]
+        if if_updated_at is not None:
+            sql += " AND updated_at = ?"
+            params.append(if_updated_at)
+        return bool(self._one(sql + " RETURNING id", params))
 
     def rate(self, conversation_id: str, feedback: Feedback) -> bool:
         rows = self._one(
