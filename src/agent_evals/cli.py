@@ -1,4 +1,4 @@
-"""The `agent-evals` command: portal, run, check, cases, report, gate, baseline, regrade, merge, cleanup.
+"""The `agent-evals` command: portal, run, check, cases, report, gate, baseline, regrade, merge, live, cleanup.
 
 Each subcommand imports its implementation lazily, so `agent-evals --help` is fast
 and a broken optional part does not break the others.
@@ -145,6 +145,25 @@ def _cleanup(args: argparse.Namespace) -> int:
     from agent_evals.runner.cleanup_command import cleanup_command
 
     return cleanup_command(portal_url=args.portal_url, data_dir=args.data_dir, eval_id=args.eval_id)
+
+
+def _live(args: argparse.Namespace) -> int:
+    import os
+
+    from agent_evals.live.command import LiveOptions, live_command
+
+    if getattr(args, "live_command", None) == "promote":
+        from agent_evals.live.promote import promote_command
+
+        return promote_command(args)
+    return live_command(LiveOptions(
+        portal=args.portal or (None if args.files else os.environ.get("PORTAL_URL")),
+        token=os.environ.get("PORTAL_TOKEN") or None, files=tuple(args.files or ()), window=args.window,
+        since=args.since, until=args.until, agents=tuple(args.agent or ()), count=args.count, rate=args.rate,
+        seed=args.seed, stratify=args.stratify, policy=args.policy, thresholds=args.thresholds, output=args.output,
+        import_eval=not args.no_import, output_format=args.format, report_output=args.report_output,
+        judge=not args.no_judge, jobs=args.jobs,
+    ))
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -303,6 +322,8 @@ def build_parser() -> argparse.ArgumentParser:
     golden_arguments(golden)
     golden.set_defaults(handler=_golden)
 
+    _live_parser(sub)
+
     viewer = sub.add_parser(
         "view", help="open the Promptfoo viewer on this project's results (this machine only, unless --host)",
         description="Promptfoo's viewer (promptfoo view) on this project's results database.",
@@ -367,7 +388,7 @@ def _unknown(parser: argparse.ArgumentParser, args: argparse.Namespace, extra: l
     import difflib
 
     sub: argparse.ArgumentParser = _subparsers(parser).choices[args.command]
-    for name in ("portal_command", "cases_command", "cassettes_command"):  # a subcommand's own subcommand
+    for name in ("portal_command", "cases_command", "cassettes_command", "live_command"):  # a subcommand's own
         if getattr(args, name, None):
             sub = _subparsers(sub).choices[getattr(args, name)]
     word = extra[0].split("=", 1)[0]
@@ -375,6 +396,48 @@ def _unknown(parser: argparse.ArgumentParser, args: argparse.Namespace, extra: l
         return f"unexpected argument {word!r} (see --help)"
     close = difflib.get_close_matches(word, list(sub._option_string_actions), n=1, cutoff=0.7)
     return f"unknown flag {word}" + (f"; did you mean {close[0]}?" if close else " (see --help)")
+
+
+def _live_parser(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
+    live = sub.add_parser(
+        "live", help="score the agents' real conversations into an eval and a report; alert (exit 1) on thresholds",
+        description="Sample stored conversations, score them with the live policy (docs/live.md). "
+                    "`agent-evals live promote ID --suite S` turns one into a case.",
+    )
+    live.add_argument("--portal", default=None, metavar="URL", help="read from this portal (default: $PORTAL_URL)")
+    live.add_argument("--from", dest="files", action="append", type=Path, metavar="FILE.jsonl",
+                      help="read conversations, run records or OTLP/JSON traces from a file (repeatable)")
+    live.add_argument("--window", default="all", help="all (default), today, yesterday (UTC), <N>h, <N>d")
+    live.add_argument("--since", default=None, metavar="TIME", help="started at or after (ISO-8601)")
+    live.add_argument("--until", default=None, metavar="TIME", help="started before (ISO-8601)")
+    live.add_argument("--agent", action="append", default=None, help="only this agent (repeatable; default: the policy's)")
+    live.add_argument("--count", type=_positive, default=None, help="at most this many conversations")
+    live.add_argument("--rate", type=float, default=None, help="this share of them (0..1)")
+    live.add_argument("--seed", type=int, default=0, help="the sample's seed (the same seed, the same sample)")
+    live.add_argument("--stratify", default=None, metavar="S,S", help="first: down, tool_errors, long")
+    live.add_argument("--policy", type=Path, default=None, help="the policy (default: evals/live-policy.yaml)")
+    live.add_argument("--thresholds", type=Path, default=None,
+                      help="alert thresholds (default: evals/live-thresholds.yaml when it exists)")
+    live.add_argument("-o", "--output", type=Path, default=None, help="the eval's results file (default: results/live/)")
+    live.add_argument("--no-import", action="store_true", help="write the file only, not into the viewer's database")
+    live.add_argument("--format", choices=["terminal", "markdown", "json"], default="terminal", help="the report's form")
+    live.add_argument("--report-output", type=Path, default=None, help="write the report to this file")
+    live.add_argument("--no-judge", action="store_true", help="leave the judged checks NOT GRADED")
+    live.add_argument("--jobs", type=_positive, default=None, help="score in this many processes (default: the CPUs, at most 4)")
+    live.set_defaults(handler=_live)
+    live_sub = live.add_subparsers(dest="live_command", required=False)
+    promote = live_sub.add_parser("promote", help="turn a stored conversation into a case of a suite (for review)")
+    promote.add_argument("conversation", help="the conversation's id")
+    promote.add_argument("--suite", required=True, help="the suite to add the case to (a folder under evals/)")
+    promote.add_argument("--id", dest="case_id", default=None, help="the case id (default: the next free P<nn>)")
+    promote.add_argument("--user", choices=["auto", "messages", "simulated"], default="auto",
+                         help="fixed messages, or a simulated-user brief drafted by the judge (auto: simulated with a judge)")
+    promote.add_argument("--portal", default=None, metavar="URL", help="read it from this portal (default: $PORTAL_URL)")
+    promote.add_argument("--from", dest="files", action="append", type=Path, metavar="FILE.jsonl",
+                         help="or from a file of conversations")
+    promote.add_argument("--policy", type=Path, default=None, help="the policy (default: evals/live-policy.yaml)")
+    promote.add_argument("--no-golden", action="store_true", help="write the case only, not its golden conversation")
+    promote.set_defaults(handler=_live)
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -294,11 +294,6 @@ def test_loopback_url(public_url: str, server: tuple[str, int] | None, expected:
     assert loopback_url(public_url, server) == expected
 
 
-def test_the_router_keeps_a_bounded_number_of_conversations() -> None:
-    router = build_chat_router(max_conversations=3)
-    assert router.chat_service.conversations.max_conversations == 3  # type: ignore[attr-defined]
-
-
 def test_serving_the_chat_does_not_import_openai_at_startup() -> None:
     code = (
         "import sys\n"

@@ -115,3 +115,18 @@ def test_a_killed_portals_temporary_index_stays_in_the_repository_and_goes_at_th
     (data / REPO_DIR / f"{INDEX_PREFIX}left-by-a-kill").mkdir()  # as a SIGKILL mid-write leaves it
     ensure_data_dir(data)
     assert list((data / REPO_DIR).glob(f"{INDEX_PREFIX}*")) == []
+
+
+def test_reset_keeps_the_production_conversations(tmp_path: Path) -> None:
+    from agent_evals.live.store import StoreSettings, open_store
+    from agent_evals.live.stored import StoredConversation
+    from agent_evals.record import AgentInfo
+
+    data = ensure_data_dir(tmp_path / "data")
+    store = open_store(StoreSettings(f"sqlite:///{data / 'conversations.sqlite3'}", retention_days=0))
+    store.save(StoredConversation.new("kept", "alice", AgentInfo("spoke")))
+    store.close()
+    reset_data_dir(data)
+    reopened = open_store(StoreSettings(f"sqlite:///{data / 'conversations.sqlite3'}", retention_days=0))
+    assert reopened.get("kept") is not None
+    reopened.close()

@@ -7,6 +7,9 @@ or is malformed.
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+from contextlib import contextmanager
+from contextvars import ContextVar
 from typing import Any
 
 from agent_evals.record import RecordError, RunRecord, Snapshot, ToolCall
@@ -16,9 +19,31 @@ __all__ = ["MetadataError", "RunRecord", "Snapshot", "ToolCall", "read_record", 
 MetadataError = RecordError
 
 
+_READ: ContextVar[dict[int, tuple[Any, RunRecord]] | None] = ContextVar("agent_evals_read_records", default=None)
+
+
 def read_record(metadata: Any) -> RunRecord:
-    """The run record in ``metadata`` (raises MetadataError, e.g. for a tool call in no turn)."""
-    return RunRecord.from_metadata(metadata)
+    """The run record in ``metadata`` (raises MetadataError, e.g. for a tool call in no turn). Inside
+    :func:`reading_once` the same metadata object is read once for all the checks that grade it."""
+    memo = _READ.get()
+    if memo is None:
+        return RunRecord.from_metadata(metadata)
+    found = memo.get(id(metadata))
+    if found is None or found[0] is not metadata:
+        found = (metadata, RunRecord.from_metadata(metadata))
+        memo[id(metadata)] = found
+    return found[1]
+
+
+@contextmanager
+def reading_once() -> Iterator[None]:
+    """While grading one row's checks: each metadata object is read into a record once (the checks do not
+    change it)."""
+    token = _READ.set({})
+    try:
+        yield
+    finally:
+        _READ.reset(token)
 
 
 def require_snapshot(record: RunRecord) -> Snapshot:

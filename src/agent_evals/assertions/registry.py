@@ -22,7 +22,7 @@ from typing import Any
 JUDGED_CHECKS = ("goal_reached", "expected_statements", "trajectory_quality")  # asked of the judge model
 CORE_CHECKS = (
     "tool_sequence", "tool_not_executed", "argument_match", "function_call_metrics", "conversation", "reply_contains",
-    "reply_grounded", *JUDGED_CHECKS,
+    "reply_grounded", "tool_order", "tool_errors", "repeated_calls", *JUDGED_CHECKS,
 )
 
 

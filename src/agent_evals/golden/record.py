@@ -226,6 +226,9 @@ def record_command(names: list[str], *, stale_only: bool) -> int:
     return worst
 
 
+model_env = _model_env  # the scripted models' environment, for recording a promoted case (agent_evals.live.promote)
+
+
 def main(argv: list[str] | None = None) -> int:
     """``python -m agent_evals.golden [suite ...] [--stale]`` (the same as ``agent-evals golden``)."""
     logging.basicConfig(level=logging.INFO, format="%(levelname)s %(name)s: %(message)s")

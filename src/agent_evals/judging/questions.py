@@ -60,6 +60,20 @@ def goal_question(record: RunRecord, goal: str) -> Question:
     return _ask("the user's goal", body)
 
 
+def inferred_goal_question(record: RunRecord) -> Question:
+    """A real user states no goal: the judge infers it from the user's own messages, then judges it."""
+    said = "\n".join(f"- {turn.user}" for turn in [*record.turns, *([record.pending] if record.pending else [])])
+    body = (
+        f"What the user wrote, in order:\n{said or '(nothing)'}\n\nThe conversation:\n{transcript(record)}\n\n"
+        "Question: from the user's own messages only, infer what the user wanted from this conversation. "
+        "Did the conversation achieve it? Answer true only if what the user wanted was done or given to the "
+        "user by the end; a refusal of something the user was entitled to, an unfinished task, or a promise "
+        "to do it later is false. A correct refusal of something the user may not have is true. Start the "
+        "reason with the goal you inferred: 'The user wanted …'."
+    )
+    return _ask("the goal inferred from the user's messages", body)
+
+
 def statement_questions(record: RunRecord, statements: Sequence[str], about: str) -> list[Question]:
     """One question per statement, each judged alone."""
     if about == "final_reply":
@@ -82,8 +96,18 @@ def statement_questions(record: RunRecord, statements: Sequence[str], about: str
 
 def trajectory_question(record: RunRecord, expected: Sequence[str], notes: str | None) -> Question:
     actual = "\n".join(f"{c.index}. {tool_line(c).strip().removeprefix('[tool] ')}" for c in record.tool_calls)
-    route = "\n".join(f"{n}. {step}" for n, step in enumerate(expected, start=1))
     extra = f"\nWhat matters for this route: {notes.strip()}" if notes and notes.strip() else ""
+    if not expected:  # reference-free: the route on its own merits
+        body = (
+            f"The assistant's tool calls, in order:\n{actual or '(no tool calls)'}{extra}\n\n"
+            f"The conversation:\n{transcript(record)}\n\n"
+            "Question: was the assistant's route through the tools good for what the user asked: the calls "
+            "the requests needed, in a sensible order, with the right arguments, without needless, repeated "
+            "or harmful calls, and without missing a step? Score 1 for a route an expert would take, 0 for "
+            "one that fails the user; pass when the route is acceptable."
+        )
+        return _ask("the tool route", body, scored=True)
+    route = "\n".join(f"{n}. {step}" for n, step in enumerate(expected, start=1))
     body = (
         f"The expected route through the tools:\n{route}{extra}\n\n"
         f"The assistant's actual tool calls, in order:\n{actual or '(no tool calls)'}\n\n"

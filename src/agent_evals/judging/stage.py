@@ -27,6 +27,7 @@ from agent_evals.judging.questions import (
     Question,
     goal_question,
     rubric_sha256,
+    inferred_goal_question,
     statement_questions,
     trajectory_question,
 )
@@ -94,6 +95,8 @@ def questions_for(check: JudgedCheck, record: RunRecord, goal: str | None) -> li
     config = parse_check_config(check.name, check.config)
     if check.name == "goal_reached":
         target = config.goal or goal
+        if not target and record.user.kind == "human":  # a production conversation: no stated goal
+            return [inferred_goal_question(record)]
         if not target:
             raise JudgeConfigError(
                 "goal_reached: this case has no goal to judge: give vars.simulated_user.goal, or config.goal"

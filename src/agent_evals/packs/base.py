@@ -16,6 +16,7 @@ answers the few questions only the domain can:
 ``mutations``               the self-check's domain mutations of a golden conversation
 ``harmless_call``           a read-only tool call the self-check may add (``("list_items", {})``)
 ``case_derivation``         values a case template computes from a table row (``derive: <name>``)
+``promoted_fixtures``       the fixtures of a case promoted from a production conversation
 ==========================  =====================================================================
 
 Subclass :class:`Pack` and override what your domain needs; every hook has a default that
@@ -29,7 +30,7 @@ from collections.abc import Callable, Iterator, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 from agent_evals.conversation.framing import UserFraming
-from agent_evals.record import KitError, PullRequestRef, ToolCall
+from agent_evals.record import KitError, PullRequestRef, RunRecord, ToolCall
 
 #: A pack's case derivation: a row of a suite's case table -> values computed from it (raises
 #: ValueError, one line, for a row that makes no valid case). See :mod:`agent_evals.cases`.
@@ -93,6 +94,12 @@ class Pack:
     def case_derivation(self, name: str) -> CaseDerivation | None:
         """The derivation a case template names (``derive: <name>``), or None when the pack has none by that name."""
         return None
+
+    def promoted_fixtures(self, record: RunRecord) -> tuple[list[dict[str, Any]], list[str]]:
+        """What a production conversation relied on that the seed data lacks, as the case fixtures of a case
+        promoted from it (``agent-evals live promote``), and a note for the reviewer about each thing that
+        could not be made one."""
+        return [], []
 
 
 class GenericPack(Pack):

@@ -36,6 +36,7 @@ log = logging.getLogger(__name__)
 MARKER = "portal.json"
 REPO_DIR = "spokes.git"
 DB_FILE = "pull_requests.sqlite3"
+KEPT = ("conversations.sqlite3", "conversations.sqlite3-wal", "conversations.sqlite3-shm")  # agent_evals.live.store
 FORMAT = 1
 
 
@@ -79,6 +80,9 @@ def _build_in_place_of(data_dir: Path) -> None:
             data_dir.rename(old)
         tmp.rename(data_dir)
         if old is not None:
+            for name in KEPT:  # production conversations are not test data: a reset keeps them
+                if (old / name).exists():
+                    (old / name).rename(data_dir / name)
             shutil.rmtree(old, ignore_errors=True)
     finally:
         shutil.rmtree(tmp, ignore_errors=True)

@@ -83,14 +83,19 @@ def _stop_quietly() -> Iterator[None]:
 
 
 def default_routers() -> list[APIRouter]:
-    """The routers ``serve`` mounts by default: the agent chat endpoint.
+    """The routers ``serve`` mounts by default: the agent chat endpoint and the stored conversations
+    (read, rated, deleted; ``agent_evals.live``), sharing one conversation store, opened on first use.
 
     Imported here, not at module level: the portal imports the agent only when it serves,
     and the agent imports the ``openai`` SDK only on its first model call.
     """
     from agent_evals.agent.chat_api import build_chat_router
+    from agent_evals.live.routes import build_conversations_router
+    from agent_evals.live.store_holder import StoreHolder
+    from agent_evals.packs import load_pack
 
-    return [build_chat_router()]
+    store = StoreHolder()
+    return [build_chat_router(store=store, pack=load_pack("spoke")), build_conversations_router(store)]
 
 
 def serve(

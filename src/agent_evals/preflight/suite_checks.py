@@ -210,6 +210,10 @@ def _names(name: str, config: Any) -> tuple[list[str], list[str]]:
         return [config.tool], []
     if name == "function_call_metrics":
         return [c.name for c in config.expected_calls], list(config.ignore)
+    if name == "tool_order":
+        return [], [tool for rule in config.rules for tool in (rule.before, rule.then)]
+    if name == "repeated_calls":
+        return [], list(config.ignore)
     tool = getattr(config, "tool", None)
     return [], [tool] if isinstance(tool, str) else []
 
@@ -244,3 +248,8 @@ def needs_user_model(tests: list[TestEntry], plans: list[ProviderPlan]) -> bool:
             if config.mode == "conversation" and config.simulated_user is not None and not config.simulated_user.class_:
                 return True
     return False
+
+
+# the same checks of one assertion, for a live policy's checks (agent_evals.live.policy)
+assertion_problems = _assertion_problems
+tool_name_problems = _tool_name_problems

@@ -15,6 +15,7 @@ import logging
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from agent_evals.assertions._run import reading_once
 from agent_evals.assertions.grader_version import grader_stamp
 from agent_evals.assertions.registry import CheckRef, check_module
 
@@ -28,8 +29,9 @@ def grade_checks(
     grader}`` (``grader``: which version of the check gave it: :mod:`agent_evals.assertions.grader_version`)
     (``informative: true`` on a check the provider added, which the test does not list)."""
     out = []
-    for check in checks:
-        result = _grade_one(check, metadata)
+    with reading_once():  # the record is read from the metadata once, not once per check
+        results = [_grade_one(check, metadata) for check in checks]
+    for check, result in zip(checks, results, strict=True):
         listed = not check.informative and check.position < len(asserts)
         threshold = asserts[check.position].get("threshold") if listed else None
         if isinstance(threshold, int | float) and not isinstance(threshold, bool) and result["score"] < threshold:

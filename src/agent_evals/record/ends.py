@@ -25,6 +25,7 @@ something that kept the run from happening. ``ErrorKind`` names it:
 ``timeout``         the conversation ran past its deadline
 ``interrupted``     Ctrl-C or SIGTERM
 ``internal``        an unexpected exception in the kit or the agent's code (a bug)
+``cut_off``         a production conversation whose server stopped while the agent was answering
 """
 
 from __future__ import annotations
@@ -36,7 +37,7 @@ EndReason = Literal["done", "gave_up", "max_turns", "max_tool_rounds", "max_toke
 END_REASONS: tuple[EndReason, ...] = get_args(EndReason)
 EndedBy = Literal["user", "limit", "error"]
 ErrorKind = Literal[
-    "config", "portal", "model", "user_simulator", "replay", "budget", "timeout", "interrupted", "internal"
+    "config", "portal", "model", "user_simulator", "replay", "budget", "timeout", "interrupted", "internal", "cut_off"
 ]
 ERROR_KINDS: tuple[ErrorKind, ...] = get_args(ErrorKind)
 

@@ -32,7 +32,7 @@ from agent_evals.record.usage import ROLES, Role, Usage
 RECORD_VERSION = 2
 MARKER = "agent_evals"  # metadata key holding the record version; tells our metadata from another provider's
 
-UserKind = Literal["simulated_user", "user_messages", "class", "single_turn"]
+UserKind = Literal["simulated_user", "user_messages", "class", "single_turn", "human"]  # human: a production conversation
 USER_KINDS: tuple[UserKind, ...] = get_args(UserKind)
 StopReason = Literal["reply", "max_tool_rounds", "max_tokens"]
 

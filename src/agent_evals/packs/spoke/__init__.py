@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING, Any
 
 from agent_evals.conversation.framing import UserFraming
 from agent_evals.packs.base import Pack
-from agent_evals.record import PullRequestRef, ToolCall
+from agent_evals.record import PullRequestRef, RunRecord, ToolCall
 
 if TYPE_CHECKING:
     from agent_evals.assertions.registry import CheckRef
@@ -127,6 +127,14 @@ class SpokePack(Pack):
         from agent_evals.packs.spoke.mutations import mutations
 
         return mutations(case, cassette)
+
+    def promoted_fixtures(self, record: RunRecord) -> tuple[list[dict[str, Any]], list[str]]:
+        """Each spoke the conversation read that the seed lacks (and it did not create) becomes a ``spoke``
+        fixture with the configuration the tool returned; a pull request it read but did not create is a
+        note (its state cannot be made from what the conversation saw)."""
+        from agent_evals.packs.spoke.promoted import promoted_fixtures
+
+        return promoted_fixtures(record, seed_spoke_names())
 
     def case_derivation(self, name: str) -> CaseDerivation | None:
         """``spoke_copy`` and ``spoke_copy_overlapping`` (:mod:`agent_evals.packs.spoke.variants`)."""

@@ -1,0 +1,14 @@
+"""Promptfoo assertion ``repeated_calls``: no loop: the same tool is not called with the same arguments again and again.
+
+Settings go under the assertion's ``config:``; see docs/assertions.md. The logic lives in
+``agent_evals.assertions.repeated_calls``.
+"""
+
+from typing import Any
+
+from agent_evals.assertions import GradingResult, grade_from_context
+from agent_evals.assertions.repeated_calls import grade
+
+
+def get_assert(output: Any, context: dict[str, Any]) -> GradingResult:
+    return grade_from_context(grade, context)
