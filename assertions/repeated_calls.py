@@ -12,3 +12,8 @@ from agent_evals.assertions.repeated_calls import grade
 
 def get_assert(output: Any, context: dict[str, Any]) -> GradingResult:
     return grade_from_context(grade, context)
+
+
+def get_assert_not(output: Any, context: dict[str, Any]) -> GradingResult:
+    """The check's ``not-`` form (``type: not-python``, as the suites' hook points it here)."""
+    return grade_from_context(grade, context, negated=True)

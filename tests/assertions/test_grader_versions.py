@@ -20,19 +20,22 @@ SRC = Path(__file__).resolve().parents[2] / "src"
 
 # check: (VERSION, fingerprint of its code: the module and the kit modules it imports, transitively)
 RECORDED = {
-    "tool_sequence": (2, "560691401f1d"),
-    "tool_not_executed": (1, "e0539cf85a4e"),
-    "argument_match": (1, "0cd72c4db827"),
-    "function_call_metrics": (1, "63d88ddd79d9"),
-    "conversation": (1, "02a542b68c19"),
-    "reply_contains": (1, "fb18698706bf"),
-    "reply_grounded": (1, "3c687d0cf184"),
-    "goal_reached": (1, "eeb549b0a493"),
-    "expected_statements": (1, "88f219b08fbc"),
-    "trajectory_quality": (1, "17df4df9a31d"),
-    "input_diff": (1, "5cb0a6799d37"),
-    "spoke_json_valid": (1, "861f6fa84fee"),
-    "pull_request": (1, "5913a474c1e7"),
+    "tool_sequence": (2, "045b1748983e"),
+    "tool_not_executed": (1, "59ffb7ceacbf"),
+    "argument_match": (1, "c3fd0a9631bd"),
+    "function_call_metrics": (1, "32a9ac628a9b"),
+    "conversation": (1, "aaea774b7bfe"),
+    "reply_contains": (1, "6283b97c1977"),
+    "reply_grounded": (1, "dbdc5aedbf01"),
+    "goal_reached": (1, "7536005287fc"),
+    "expected_statements": (1, "0970cfd807e0"),
+    "trajectory_quality": (1, "5cc79b449486"),
+    "tool_order": (1, "dcfd62405711"),
+    "tool_errors": (1, "89709c74b3bc"),
+    "repeated_calls": (1, "880e19b4c359"),
+    "input_diff": (1, "a4193731134f"),
+    "spoke_json_valid": (1, "b8cb569daced"),
+    "pull_request": (1, "29d1761b8b26"),
 }
 SCOPE = ("agent_evals.assertions", "agent_evals.packs.spoke.checks")
 

@@ -7,7 +7,6 @@ The install step (``scripts/setup.sh``) is not run here: ``./test.sh`` ran it be
 from __future__ import annotations
 
 import json
-import shutil
 import sqlite3
 import subprocess
 from collections.abc import Iterator
@@ -21,6 +20,7 @@ from agent_evals.testing.conversations import ScriptedConversations
 from agent_evals.testing.scripted_openai import ScriptedOpenAIServer
 
 from ..conftest import PROJECT_ROOT, clean_env
+from ..project_copy import copy_project
 from .conftest import ChatPortal
 from .planted import PLANTED, SCRIPTS, plant
 
@@ -107,10 +107,7 @@ def test_the_scheduled_job_scores_yesterday_s_conversations(yesterday: ChatPorta
 
 
 def test_a_crossed_threshold_fails_the_job(yesterday: ChatPortal, tmp_path: Path) -> None:
-    home = tmp_path / "checkout"
-    shutil.copytree(PROJECT_ROOT / "agent_config", home / "agent_config")
-    (home / "evals").mkdir(parents=True)
-    shutil.copy2(PROJECT_ROOT / "evals" / "live-policy.yaml", home / "evals")
+    home = copy_project(tmp_path / "checkout", suites=())  # the policy, agent configs and checks; no suite
     (home / "evals" / "live-thresholds.yaml").write_text("min_graded: 3\nmin_pass_rate: 0.85\n")
     ran = _run_steps(yesterday, tmp_path, home)
     assert ran["live"].returncode == 1

@@ -22,6 +22,7 @@ from agent_evals.assertions.names import first_match
 from agent_evals.assertions.values import render
 
 NAME = "repeated_calls"
+VERSION = 1  # the check's version, recorded with each verdict: bump it when a verdict can change (docs/assertions.md)
 
 
 @dataclass(frozen=True)

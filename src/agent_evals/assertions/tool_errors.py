@@ -19,6 +19,7 @@ from agent_evals.assertions._run import read_record
 from agent_evals.record import TOOL_OUTCOMES
 
 NAME = "tool_errors"
+VERSION = 1  # the check's version, recorded with each verdict: bump it when a verdict can change (docs/assertions.md)
 FAILED = tuple(o for o in TOOL_OUTCOMES if o != "ok")
 
 

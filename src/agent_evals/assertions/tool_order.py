@@ -19,6 +19,7 @@ from agent_evals.assertions._run import read_record
 from agent_evals.assertions.names import name_matches
 
 NAME = "tool_order"
+VERSION = 1  # the check's version, recorded with each verdict: bump it when a verdict can change (docs/assertions.md)
 
 
 @dataclass(frozen=True)

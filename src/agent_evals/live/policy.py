@@ -226,13 +226,14 @@ def _assertion_problems(
     tools of ``when``."""
     from agent_evals.agent.config import load_agent_config
     from agent_evals.packs import load_pack
-    from agent_evals.preflight.suite_checks import ProviderPlan, assertion_problems, tool_name_problems
+    from agent_evals.paths import evals_dir
+    from agent_evals.preflight.suite_checks import ProviderPlan, suite_assertion_problems, tool_name_problems
     from agent_evals.runner.suite_files import ProviderEntry
 
     entry = ProviderEntry(id="live", label=agent, config={}, where=Located(Path(".")))
     plan = ProviderPlan(entry, {}, load_agent_config(agent, config_dir=config_dir), load_pack(pack))
     found = [line.replace(f"assertion 1 ({check.name})", f"check {check.name}", 1)
-             for line in assertion_problems(check.assertion(), 0, [plan])]
+             for line in suite_assertion_problems(check.assertion(), 0, [plan], evals_dir() / "live")]
     found += [f"check {check.name}: when.called: {line}"
               for line in tool_name_problems("tool_not_executed", _Tools(called), plan)]
     return found

@@ -251,5 +251,5 @@ def needs_user_model(tests: list[TestEntry], plans: list[ProviderPlan]) -> bool:
 
 
 # the same checks of one assertion, for a live policy's checks (agent_evals.live.policy)
-assertion_problems = _assertion_problems
+suite_assertion_problems = _assertion_problems
 tool_name_problems = _tool_name_problems

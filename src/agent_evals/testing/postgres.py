@@ -1,12 +1,12 @@
 """A throwaway PostgreSQL server in a folder, for tests and benchmarks (standard library only)::
 
     with PostgresServer(tmp_path / "pg") as server:
-        url = server.create_database("chat")   # postgresql://postgres@/chat?host=<socket folder>
+        url = server.create_database("chat")   # postgresql://postgres@/chat?host=/tmp/agent-evals-pg-…
 
 It runs Debian's PostgreSQL binaries (``/usr/lib/postgresql/<version>/bin``, or ``PG_BIN``):
 ``initdb`` with trust authentication, then ``postgres`` as a child process of this one, on a
-Unix socket in the folder only (no TCP port, so the servers of parallel test sessions never
-meet). ``stop`` sends it SIGINT (PostgreSQL's fast shutdown) and waits for it; ``start`` again
+Unix socket only (no TCP port, so the servers of parallel test sessions never meet), in a short
+folder of its own under ``/tmp`` (a socket's path is limited to 107 bytes), removed by ``close``. ``stop`` sends it SIGINT (PostgreSQL's fast shutdown) and waits for it; ``start`` again
 keeps the data (a store that goes down and comes back).
 
 PostgreSQL refuses to run as root: as root, ``initdb`` and ``postgres`` run as the ``postgres``
@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import os
 import pwd
+import secrets
 import shutil
 import signal
 import stat
@@ -56,7 +57,9 @@ class PostgresServer:
         if self.bin_dir is None:
             raise PostgresError("no PostgreSQL binaries found (set PG_BIN to the folder of initdb and postgres)")
         self.data = self.root / "data"
-        self.socket_dir = self.root / "socket"
+        # A short folder of its own: a socket's path has at most 107 bytes, too few under a deep temporary
+        # folder (a test's). Made at start, removed by close().
+        self.socket_dir = Path("/tmp") / f"agent-evals-pg-{os.getpid()}-{secrets.token_hex(4)}"
         self.log_file = self.root / "postgres.log"
         self.as_root = os.geteuid() == 0
         self._account = pwd.getpwnam(run_as) if self.as_root else None
@@ -95,6 +98,7 @@ class PostgresServer:
                                 "-E", "UTF8", "--no-sync")
             initialized.touch()
         self._open_parents()
+        self._socket_folder()
         with self.log_file.open("ab") as log:
             self._process = subprocess.Popen(
                 [self._bin("postgres"), "-D", str(self.data), "-k", str(self.socket_dir), "-c", "listen_addresses=",
@@ -124,6 +128,7 @@ class PostgresServer:
             for path, mode in self._modes.items():
                 path.chmod(mode)
             self._modes.clear()
+            shutil.rmtree(self.socket_dir, ignore_errors=True)
 
     def __enter__(self) -> Self:
         return self.start()
@@ -151,10 +156,13 @@ class PostgresServer:
 
     def _prepare(self) -> None:
         self.root.mkdir(parents=True, exist_ok=True)
-        self.socket_dir.mkdir(exist_ok=True)
         if self._account is not None:
-            for path in (self.root, self.socket_dir):
-                os.chown(path, self._account.pw_uid, self._account.pw_gid)
+            os.chown(self.root, self._account.pw_uid, self._account.pw_gid)
+
+    def _socket_folder(self) -> None:
+        self.socket_dir.mkdir(mode=0o755, exist_ok=True)
+        if self._account is not None:
+            os.chown(self.socket_dir, self._account.pw_uid, self._account.pw_gid)
 
     def _open_parents(self) -> None:
         """Search permission for others on the folders above, for the server user to reach its folder."""
