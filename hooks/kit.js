@@ -219,7 +219,8 @@ function informativeScores(result) {
   const checks = Array.isArray(metadata.checks) ? metadata.checks : [];
   const scores = {};
   for (const check of checks) {
-    if (check && check.informative && typeof check.score === "number") scores[check.name] = check.score;
+    // one the judge could not grade has no score: its 0 would read as "not reached"
+    if (check && check.informative && !check.not_graded && typeof check.score === "number") scores[check.name] = check.score;
   }
   return scores;
 }
@@ -227,13 +228,28 @@ function informativeScores(result) {
 function firstFailure(result) {
   if (result.error) return String(result.error).split("\n")[0];
   const components = (result.gradingResult && result.gradingResult.componentResults) || [];
-  const failed = components.find((c) => c && c.pass === false && !String(c.reason || "").startsWith("NOT GRADED"));
+  const failed = components.find((c) => c && c.pass === false && !String(c.reason || "").startsWith("NOT GRADED"))
+    || components.find((c) => c && c.pass === false);
   return failed ? String(failed.reason || "").split("\n")[0] : "";
+}
+
+// A failed row whose every failing entry is NOT GRADED: a check that decides the row could not be
+// graded (the judge gave no verdict), so the row is neither a pass nor a fail.
+function incomplete(result) {
+  const components = (result.gradingResult && result.gradingResult.componentResults) || [];
+  const failing = components.filter((c) => c && c.pass === false);
+  return failing.length > 0 && failing.every((c) => String(c.reason || "").startsWith("NOT GRADED"));
+}
+
+function rowStatus(result, metadata) {
+  if (result.failureReason === 2) return metadata.user_review && metadata.user_review.invalid ? "INVALID" : "ERROR";
+  if (result.success) return "PASS";
+  return incomplete(result) ? "INCOMPLETE" : "FAIL";
 }
 
 function caseLine(test, result) {
   const metadata = (result.response && result.response.metadata) || {};
-  const status = result.failureReason === 2 ? "ERROR" : result.success ? "PASS" : "FAIL";
+  const status = rowStatus(result, metadata);
   const id = metadata.case_id || (test.metadata && test.metadata.id) || test.description || "?";
   return {
     id, status, description: test.description || "", latency_ms: result.latencyMs || 0,

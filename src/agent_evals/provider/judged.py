@@ -53,11 +53,12 @@ def case_goal(config: ProviderConfig) -> str | None:
 
 
 def informative_checks(record: RunRecord, checks: Sequence[CheckRef], asserts: Sequence[object]) -> list[CheckRef]:
-    """The graded checks the provider added (goal_reached on a case that lists none, not even the
-    hook's weight-0 entry), to be graded and reported beside the test's own."""
+    """The checks the provider asked the judge about on its own (goal_reached on a case that lists
+    none, not even the hook's weight-0 entry), to be reported beside the test's own: graded, or
+    NOT GRADED when the judge was asked and gave no verdict."""
     listed = {judgement_key(c.name, c.config) for c in checks}
     return [
         CheckRef(j.check, None, None, len(asserts), informative=True)
         for j in record.judged
-        if j.informative and j.graded and j.key not in listed
+        if j.informative and j.key not in listed
     ]
