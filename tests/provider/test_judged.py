@@ -20,7 +20,7 @@ from agent_evals.testing.scripted_openai import ChatRequest, Reply, ScriptedOpen
 from .conftest import check_contract, context
 
 COPY = SpokeCopy("[J01]", new_name="crm7-dev-neu", address_space="10.84.0.0/22")
-USER = {"goal": "[J01] get a copy of crm-dev-neu and the link to its pull request", "facts": {"name": "crm7-dev-neu"}}
+USER = {"goal": "[J01] get a copy of crm-dev-neu and the link to its pull request", "facts": COPY.facts()}
 STATEMENTS = ["The assistant validated the configuration", "The assistant mentioned the budget",
               "The assistant gave the pull request link"]
 

@@ -28,6 +28,8 @@ async def judge_row(
     """Fill ``record.judged`` (raises the judge's errors for the caller to end the row with)."""
     if record.end is None or record.end.reason == "error":
         return
+    if record.user_review is not None and record.user_review.invalid:
+        return  # the simulated user spoiled the conversation: the agent is not judged on it
     goal = case_goal(config)
     wanted = judged_checks(checks, goal)
     if not wanted:
