@@ -18,7 +18,9 @@ from agent_evals.conversation.modes import RunMode
 from agent_evals.judging import judge_conversation, judged_checks
 from agent_evals.provider.config import ProviderConfig
 from agent_evals.provider.deadline import MARGIN_S, ConversationTimeout
-from agent_evals.record import RunRecord, judgement_key
+from agent_evals.record import Judgement, RunRecord, judgement_key
+
+SPOILED = "the simulated user spoiled the conversation (the row is invalid): the agent is not judged on it"
 
 
 async def judge_row(
@@ -28,11 +30,12 @@ async def judge_row(
     """Fill ``record.judged`` (raises the judge's errors for the caller to end the row with)."""
     if record.end is None or record.end.reason == "error":
         return
-    if record.user_review is not None and record.user_review.invalid:
-        return  # the simulated user spoiled the conversation: the agent is not judged on it
     goal = case_goal(config)
     wanted = judged_checks(checks, goal)
     if not wanted:
+        return
+    if record.user_review is not None and record.user_review.invalid:  # nothing is asked about the agent
+        record.judged = [Judgement(c.name, c.key, not_graded=SPOILED) for c in wanted if not c.informative]
         return
     left = max(limit_s - (time.monotonic() - started), 0.0) + MARGIN_S / 2
     try:
