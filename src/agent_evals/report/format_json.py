@@ -18,6 +18,7 @@ from agent_evals.report.model import (
     CaseSummary,
     EvalInfo,
     GroupSummary,
+    InvalidRun,
     LedgerSummary,
     MetricSummary,
     Pattern,
@@ -26,6 +27,7 @@ from agent_evals.report.model import (
     RunFailure,
     RunInfo,
     RunLabel,
+    SimulatorQuality,
 )
 
 FORMAT = "agent-evals/report@1"
@@ -55,6 +57,9 @@ def report_to_json(report: Report, comparison: Comparison | None = None) -> dict
         "cost": report.cost,
         "notes": list(report.notes),
         "budget": _budget(report),
+        "invalid_runs": [dict(vars(run)) for run in report.invalid_runs],
+        "simulator_quality": [_quality(q) for q in report.simulator],
+        "fixed_user_rows": report.fixed_user_rows,
     }
     if comparison is not None:
         out["baseline"] = comparison_to_json(comparison)
@@ -108,6 +113,9 @@ def _case(case: CaseSummary) -> dict[str, Any]:
         "failures": [dict(vars(f)) for f in case.failures],
         "first_error": case.first_error,
         "id_source": case.id_source,
+        "invalid": case.invalid,
+        "incomplete": case.incomplete,
+        "attempts": case.attempts,
     }
 
 
@@ -129,6 +137,8 @@ def _group(group: GroupSummary) -> dict[str, Any]:
         "cost": round(sum(u.cost for u in group.usage.values()), 8),
         "not_graded": group.not_graded,
         "case_ids": list(group.case_ids),
+        "invalid": group.invalid,
+        "incomplete": group.incomplete,
     }
 
 
@@ -141,6 +151,10 @@ def _budget(report: Report) -> dict[str, Any] | None:
         "stopped_cases": list(budget.stopped_cases),
         "stopped_runs": budget.stopped_runs,
     }
+
+
+def _quality(quality: SimulatorQuality) -> dict[str, Any]:
+    return {**dict(vars(quality)), "by_check": dict(quality.by_check), "share": quality.share}
 
 
 def _read_budget(raw: Any) -> BudgetSummary | None:
@@ -210,6 +224,11 @@ def _report(data: Mapping[str, Any]) -> Report:
         label=label_from_json(data["ran"]),
         notes=tuple(data["notes"]),
         budget=_read_budget(data.get("budget")),
+        invalid_runs=tuple(InvalidRun(**run) for run in data.get("invalid_runs") or ()),
+        simulator=tuple(
+            SimulatorQuality(**{k: v for k, v in q.items() if k != "share"}) for q in data.get("simulator_quality") or ()
+        ),
+        fixed_user_rows=int(data.get("fixed_user_rows") or 0),
     )
 
 

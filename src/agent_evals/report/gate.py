@@ -13,6 +13,7 @@ from typing import Literal
 
 from agent_evals.report.compare import Comparison
 from agent_evals.report.gate_file import ALL, Gate, Scope
+from agent_evals.report.gate_invalid import invalid_rule
 from agent_evals.report.model import GroupSummary, Report
 
 Status = Literal["holds", "broken", "not_checked"]
@@ -61,6 +62,8 @@ def check_gate(gate: Gate, report: Report, comparison: Comparison | None = None)
         rules.append(_regressions(comparison, gate.no_regressions))
     if gate.max_cost_usd is not None:
         rules.append(_cost(report, gate.max_cost_usd))
+    if gate.max_invalid is not None or report.invalid_runs:
+        rules.append(Rule(*invalid_rule(report, gate.max_invalid)))
     return GateVerdict(tuple(rules))
 
 

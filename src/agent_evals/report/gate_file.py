@@ -12,6 +12,7 @@ Every key is optional; a missing file is an error (the gate must be chosen, not 
       group: {blocked: 1.0}
     no_regressions: [smoke]       # priorities where no case may regress against the baseline ([all]: all)
     max_cost_usd: 5.0             # agent + simulated user + judge, at most
+    max_invalid: 0                # runs the simulated user spoiled (after re-runs), at most (default: no limit)
 
 :func:`load_gate` validates it strictly (an unknown key or an out-of-range value is one
 line naming the file, the key, the value and what is allowed) and raises
@@ -38,6 +39,7 @@ KEYS = (
     "min_pass_hat_k",
     "no_regressions",
     "max_cost_usd",
+    "max_invalid",
 )
 
 
@@ -50,6 +52,7 @@ class Gate:
     min_pass_hat_k: tuple[tuple[Scope, str, float], ...] = ()  # (scope, name, threshold)
     no_regressions: tuple[str, ...] = ()
     max_cost_usd: float | None = None
+    max_invalid: int | None = None
     source: str = field(default="", compare=False)
 
 
@@ -80,6 +83,7 @@ def parse_gate(raw: Any, source: str = "gate") -> Gate:
         min_pass_hat_k=_thresholds(raw.get("min_pass_hat_k"), source),
         no_regressions=_names(raw.get("no_regressions"), "no_regressions", source),
         max_cost_usd=_amount(raw, "max_cost_usd", source),
+        max_invalid=_count(raw, "max_invalid", source),
         source=source,
     )
 

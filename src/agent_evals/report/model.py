@@ -10,8 +10,10 @@ from typing import Any, Literal, get_args
 
 from agent_evals.record import AgentInfo, Role, Usage
 
-Verdict = Literal["pass", "fail", "flaky", "error"]
-"""A case over its runs: every graded run passed, none did, some did (flaky), or no run was graded."""
+Verdict = Literal["pass", "fail", "flaky", "error", "invalid", "incomplete"]
+"""A case over its runs: every graded run passed, none did, some did (flaky), or no run was graded:
+because of errors, of a simulated user that spoiled every run (invalid), or of a deciding check
+that could not be graded (incomplete)."""
 VERDICTS: tuple[Verdict, ...] = get_args(Verdict)
 Direction = Literal["higher", "lower"]
 PatternKind = Literal["metric", "tool", "path"]
@@ -54,6 +56,7 @@ class EvalInfo:
     shards_planned: tuple[int, ...] | None = None  # the shards the plan gives a case to
     shard_run: str | None = None  # what the shards of one sharded run share (their stamp's fingerprint)
     budget: Mapping[str, Any] | None = None  # the suite's own budget_usd ledger at its end
+    attempt: int = 1  # 2, 3, …: an eval that re-ran a suite's invalid rows (--rerun-invalid)
 
 
 @dataclass(frozen=True)
@@ -103,6 +106,9 @@ class CaseSummary:
     first_error: str | None = None
     id_source: str = "record"
     mean_latency_ms: float | None = None  # a run's time (Promptfoo's latencyMs): what shards balance on
+    invalid: int = 0  # runs the simulated user spoiled, on every attempt (neither pass nor fail)
+    incomplete: int = 0  # runs a deciding check of could not be graded (neither pass nor fail)
+    attempts: int = 0  # rows that ran, re-runs of invalid ones included (0: as many as runs)
 
     @property
     def key(self) -> tuple[str, str]:
@@ -128,6 +134,8 @@ class GroupSummary:
     usage: Mapping[Role, Usage]
     not_graded: int
     case_ids: tuple[str, ...] = ()
+    invalid: int = 0
+    incomplete: int = 0
 
 
 @dataclass(frozen=True)
@@ -170,6 +178,34 @@ class BudgetSummary:
 
 
 @dataclass(frozen=True)
+class InvalidRun:
+    """A run the simulated user spoiled at least once: its attempts and how it ended up."""
+
+    case_id: str
+    provider: str
+    reason: str  # the first invalid attempt's "turn 2, the user invented region 'westus9' (…)"
+    attempts: int  # 1 + its re-runs
+    outcome: str  # its last attempt's outcome: "invalid" (on every attempt), "pass", "fail", …
+    suite: str | None = None
+
+
+@dataclass(frozen=True)
+class SimulatorQuality:
+    """How often one simulated user (a suite and a user model) spoiled its conversations, by check."""
+
+    suite: str
+    user_model: str
+    conversations: int  # checked (every attempt; fixed messages are not)
+    flagged: int  # with a finding
+    by_check: Mapping[str, int]  # conversations with a finding of each check
+    undecided: int = 0  # conversations where a check could not decide
+
+    @property
+    def share(self) -> float:
+        return self.flagged / self.conversations if self.conversations else 0.0
+
+
+@dataclass(frozen=True)
 class Report:
     complete: bool
     incomplete: tuple[str, ...]
@@ -187,6 +223,9 @@ class Report:
     label: RunLabel
     notes: tuple[str, ...] = field(default=())
     budget: BudgetSummary | None = None
+    invalid_runs: tuple[InvalidRun, ...] = ()  # every run the simulated user spoiled, with its re-runs
+    simulator: tuple[SimulatorQuality, ...] = ()  # per suite and user model
+    fixed_user_rows: int = 0  # rows with fixed user messages (no user checks apply)
 
     @property
     def cost(self) -> float:

@@ -144,6 +144,7 @@ def _with_manifest(info: EvalInfo, rows: list[Row], found: tuple[RunManifest, Su
         repeat=suite.repeat,
         providers=suite.providers,
         budget=suite.budget,
+        attempt=suite.attempt,
     )
 
 

@@ -10,7 +10,8 @@ run's folder (beside the portal data dirs; the run's portal logs live there too)
                  "repeat": 1, "providers": 1, "exit_code": 0 | null, "interrupted": false,
                  "data_dir": "…/data/portal" | null, "shard": "2/4" | null,
                  "promptfoo_dir": "…/data/runs/<run id>/promptfoo" | null,
-                 "budget": {the suite's own budget_usd ledger} | null}],
+                 "budget": {the suite's own budget_usd ledger} | null,
+                 "attempt": 1, "rerun_of": "eval-…" | null}],
      "budget": {"limit_usd": 5.0, "spent_usd": 4.93, …} | null}
 
 ``selected`` is the case ids the filters left (None when the kit could not tell ahead), so a
@@ -18,6 +19,8 @@ report can say whether every selected case ran. ``finished_at`` null with a dead
 run that was killed (a stale run: its PRs are swept by the next run). ``shard`` is the part of
 the suite a sharded run took (``--shard``); its eval then lives in ``promptfoo_dir``, not in
 the viewer's database. ``budget`` is the run's spend ledger at its end (``--budget-usd``).
+A suite whose invalid rows were run again (``--rerun-invalid N``) has one more entry per
+attempt, ``attempt`` 2, 3, …, its eval holding only those rows (``rerun_of`` the eval before).
 """
 
 from __future__ import annotations
@@ -60,6 +63,8 @@ class SuiteRun:
     shard: str | None = None
     promptfoo_dir: str | None = None
     budget: dict[str, Any] | None = None
+    attempt: int = 1  # 2, 3, …: a re-run of the suite's invalid rows (--rerun-invalid), its own eval
+    rerun_of: str | None = None  # the eval whose invalid rows an attempt re-ran
 
 
 @dataclass
