@@ -47,7 +47,7 @@ def _run(args: argparse.Namespace, extra: list[str]) -> int:
     return run(
         suite=args.suite, replay=args.replay, record=args.record, promptfoo_args=extra,
         check=not args.no_check, allow_stale=args.allow_stale, shard=args.shard, shard_durations=args.shard_durations,
-        budget_usd=args.budget_usd, suites_at_once=args.suites_at_once,
+        budget_usd=args.budget_usd, suites_at_once=args.suites_at_once, rerun_invalid=args.rerun_invalid,
     )
 
 
@@ -166,6 +166,9 @@ def build_parser() -> argparse.ArgumentParser:
                      help="balance the shards by the case times of a stored report (--format json)")
     run.add_argument("--suites-at-once", type=int, default=None, metavar="N",
                      help="run up to N suites side by side (default: 3 on a replay with 2 CPUs or more, else 1)")
+    run.add_argument("--rerun-invalid", type=int, default=0, metavar="N",
+                     help="run the rows the simulated user spoiled (invalid) again, up to N times; every attempt "
+                          "is kept (docs/user-checks.md)")
     run.set_defaults(handler=_run, passthrough=True)
 
     check = sub.add_parser(

@@ -46,7 +46,7 @@ def short_lines(report: Report) -> list[str]:
     t = report.totals
     lines = [
         f"report: {t.cases} case(s), {t.runs} run(s): {t.passed} passed, {t.failed} failed, "
-        f"{t.errors} error(s); pass^k ({f.k_label(report)}) {f.rate(t.pass_hat_k)}"
+        f"{t.errors} error(s){f.apart(t)}; pass^k ({f.k_label(report)}) {f.rate(t.pass_hat_k)}"
     ]
     flaky = [c.id for c in report.cases if c.flaky]
     failing = [c.id for c in report.cases if c.verdict == "fail"]

@@ -42,6 +42,7 @@ from agent_evals.runner.manifest import RunManifest, SuiteRun, now, runs_dir, su
 from agent_evals.runner.portals import Portal, PortalPool, portal_for
 from agent_evals.runner.promptfoo_args import DEFAULT_CONCURRENCY, FlagError, Flags, read_flags
 from agent_evals.runner.promptfoo_process import PromptfooResult, run_promptfoo
+from agent_evals.runner.rerun_invalid import rerun_problem, rerun_suite
 from agent_evals.runner.suites import Suite, select
 from agent_evals.llm.budget import LEDGER_ENV
 from agent_evals.runner.budget import BudgetSetupError, RunBudgets, parse_budget, run_budgets
@@ -111,9 +112,13 @@ def run(
     shard_durations: str | None = None,
     budget_usd: str | None = None,
     suites_at_once: int | None = None,
+    rerun_invalid: int = 0,
 ) -> int:
     if suites_at_once is not None and suites_at_once < 1:
         log.error("--suites-at-once must be 1 or more")
+        return 2
+    if (problem := rerun_problem(rerun_invalid, shard)) is not None:
+        log.error("%s", problem)
         return 2
     try:
         suites = select(suite)
@@ -176,7 +181,8 @@ def run(
     at_once = suites_at_once or default_suites_at_once(replay=bool(replay))
     code = _run_suites(suites, manifest, folder, selected, replay=replay, record=record,
                        promptfoo_args=promptfoo_args, workers=flags.concurrency, repeat=flags.repeat,
-                       allow_stale=allow_stale, shards=shards, budgets=budgets, at_once=at_once)
+                       allow_stale=allow_stale, shards=shards, budgets=budgets, at_once=at_once,
+                       rerun_invalid=rerun_invalid)
     manifest.budget = budgets.state("run")
     _finish(manifest, folder, code)
     _print_summary(manifest)
@@ -228,7 +234,7 @@ def default_suites_at_once(*, replay: bool) -> int:
 
 def _run_suites(suites: list[Suite], manifest: RunManifest, folder: Path, selected: dict[str, list[str] | None],
                 *, repeat: int, shards: dict[str, SuiteShard], budgets: RunBudgets, at_once: int = 1,
-                **options: object) -> int:
+                rerun_invalid: int = 0, **options: object) -> int:
     """The suites in order, up to ``at_once`` side by side (each in a thread of its own, its lines
     together in the suites' order), never two with the same trace receiver at once."""
     with Interrupts() as interrupts:
@@ -252,10 +258,16 @@ def _run_suites(suites: list[Suite], manifest: RunManifest, folder: Path, select
                     def one(item: Suite = item, entry: SuiteRun = entry, shard: SuiteShard | None = shard,
                             begun: threading.Event = begun) -> int:
                         with output.suite(item.name):
-                            code = run_suite(item, run_id=manifest.run_id, folder=folder, manifest=manifest,
-                                             entry=entry, interrupts=interrupts, portals=portals, shard=shard,
-                                             budgets=budgets, warm=warm, on_first_row=begun.set,
-                                             **options)  # type: ignore[arg-type]
+                            def suite_run(entry: SuiteRun, **changed: object) -> int:
+                                return run_suite(item, run_id=manifest.run_id, folder=folder, manifest=manifest,
+                                                 entry=entry, interrupts=interrupts, portals=portals, shard=shard,
+                                                 budgets=budgets, warm=warm, on_first_row=begun.set,
+                                                 **{**options, **changed})  # type: ignore[arg-type]
+
+                            code = suite_run(entry)
+                            if rerun_invalid and entry.eval_id:  # runner/rerun_invalid.py
+                                code = rerun_suite(rerun_invalid, item, entry, manifest, folder, options, interrupts,
+                                                   lambda again, args: suite_run(again, promptfoo_args=args)) or code
                             entry.budget = budgets.state(item.name)
                             return code
 
