@@ -21,8 +21,8 @@ NO_FACTS = "the user's brief has no facts: its values cannot be told from invent
 def check(conversation: Conversation) -> Outcome:
     if not conversation.brief.has_facts:
         return Outcome(undecided=[Undecided(NAME, NO_FACTS)])
-    grounds = Grounds(conversation.vocabulary)
-    grounds.extend(conversation.brief.texts())
+    grounds = Grounds()
+    grounds.add("\n".join(conversation.brief.texts()))  # one pass over the whole brief
     seen: set[tuple[str, str]] = set()
     findings: list[UserFinding] = []
     for number, turn in enumerate(conversation.turns, start=1):

@@ -58,11 +58,14 @@ def check_repeated(conversation: Conversation) -> Outcome:
 
 def check_off_goal(conversation: Conversation) -> Outcome:
     outcome = Outcome()
-    context = set().union(*(content_words(t) for t in conversation.brief.texts())) if conversation.brief.texts() else set()
-    context |= content_words(conversation.framing.setting)
+    seen = [*conversation.brief.texts(), conversation.framing.setting]  # read only for a long message
+    context: set[str] = set()
     for number, turn in enumerate(conversation.turns, start=1):
         mine = content_words(turn.user)
         if len(mine) >= OFF_GOAL_MIN_WORDS:
+            if seen:
+                context |= content_words("\n".join(seen))
+                seen = []
             shared = len(mine & context) / len(mine)
             if shared == 0:
                 outcome.findings.append(UserFinding(
@@ -70,5 +73,5 @@ def check_off_goal(conversation: Conversation) -> Outcome:
                 ))
             elif shared < OFF_GOAL_SHARED:
                 outcome.questions.append(JudgeQuestion(OFF_GOAL, number, f"the user wrote {quoted(turn.user, 240)}"))
-        context |= mine | content_words(turn.assistant or "")
+        seen += [turn.user, turn.assistant or ""]
     return outcome

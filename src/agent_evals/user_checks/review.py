@@ -67,9 +67,11 @@ def review(
 def instruction_lines(prompt: str, brief: UserBrief) -> list[str]:
     """The sentences of the user's instructions that are not its own brief (its goal, facts and
     persona it may restate)."""
-    own = [normalized(text) for text in brief.texts()]
+    if not prompt:
+        return []
+    own = "\n".join(normalized(text) for text in brief.texts())
     lines = [line.lstrip("-*• ").strip() for line in sentences(prompt)]
-    return [line for line in lines if line and not any(normalized(line) in text for text in own)]
+    return [line for line in lines if line and normalized(line) not in own]
 
 
 def with_judged(rules: Review, judged: Sequence[tuple[JudgeQuestion, object]]) -> UserReview:

@@ -77,14 +77,15 @@ def _talks_as_assistant(message: str, previous: str) -> str | None:
 
 def check_leaks(conversation: Conversation, instructions: list[str] | None = None) -> Outcome:
     findings = []
-    lines = [line for line in (instructions or []) if len(words(line)) >= 6]
+    lines = [(line, normalized(line)) for line in (instructions or []) if len(words(line)) >= 6]
     for number, turn in enumerate(conversation.turns, start=1):
         message = turn.user
         found = STOP_TOKENS.search(message) or any_match(BRIEF_WORDS, message)
         if found is not None:
             findings.append(UserFinding(LEAKED, number, f"the user mentioned its instructions ({quoted(_around(message, found))})"))
             continue
-        copied = next((line for line in lines if normalized(line) in normalized(message)), None)
+        said = normalized(message)
+        copied = next((line for line, key in lines if key in said), None)
         if copied is not None:
             findings.append(UserFinding(LEAKED, number, f"the user copied a line of its instructions ({quoted(copied)})"))
     return Outcome(findings=findings)

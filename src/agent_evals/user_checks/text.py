@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable
+from functools import lru_cache
 
 _SENTENCE_END = re.compile(r"(?<=[.!?])\s+|\n+")
 _WORD = re.compile(r"[a-z][a-z'’]*")
@@ -46,6 +47,7 @@ def words(text: str) -> list[str]:
     return _WORD.findall((text or "").lower())
 
 
+@lru_cache(maxsize=8192)
 def stem(word: str) -> str:
     """A crude stem, enough to match ``networks`` with ``network`` and ``copied`` with ``copy``."""
     for suffix, keep in (("ies", "y"), ("ied", "y"), ("ing", ""), ("es", ""), ("ed", ""), ("s", "")):

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import ipaddress
 import re
-from collections.abc import Iterable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 from agent_evals.user_checks.text import squashed
@@ -82,50 +82,64 @@ def _is_name(text: str) -> bool:
 
 
 class Grounds:
-    """What a set of texts states (the brief, the assistant's replies so far), to ground values in."""
+    """What a set of texts states (the brief, the assistant's replies so far), to ground values in.
 
-    def __init__(self, vocabulary: Vocabulary) -> None:
-        self._vocabulary = vocabulary
-        self._tokens: set[str] = set()
-        self._addresses: set[str] = set()
-        self._numbers: set[int] = set()
-        self._exact: set[str] = set()
+    Cheap to fill (a reply is kept as text, its tokens and numbers); each value is looked up its
+    kind's way: links, e-mail addresses, IDs, times and addresses as written (an address may be
+    written in another form), numbers by value, names as a whole token, a pack's kinds squashed
+    (``West Europe`` is ``westeurope``)."""
+
+    def __init__(self) -> None:
+        self._pending: list[str] = []  # read when a value is not found in what was read so far
+        self._lower: list[str] = []
         self._squashed: list[str] = []
+        self._tokens: set[str] = set()
+        self._numbers: set[int] = set()
 
     def add(self, text: str) -> None:
-        if not text:
-            return
-        self._squashed.append(squashed(text))
-        self._tokens.update(squashed(t) for t in re.findall(r"[A-Za-z0-9][A-Za-z0-9._@-]*[A-Za-z0-9]|\w", text))
-        self._numbers.update(int(n) for n in re.findall(r"\d+", text) if len(n) < 18)
-        for value in self._vocabulary.values(text):
-            self._exact.add(value.text.lower())
-            if value.kind in ("address range", "IP address"):
-                self._addresses.add(_address(value.text))
-
-    def extend(self, texts: Iterable[str]) -> None:
-        for text in texts:
-            self.add(text)
+        if text:
+            self._pending.append(text)
 
     def has(self, value: Value) -> bool:
         """Was ``value`` stated in one of the texts?"""
-        if value.text.lower() in self._exact:
+        if self._found(value):
             return True
-        if value.kind in ("address range", "IP address"):
-            return _address(value.text) in self._addresses
+        if not self._pending:
+            return False
+        for text in self._pending:
+            self._read(text)
+        self._pending.clear()
+        return self._found(value)
+
+    def _read(self, text: str) -> None:
+        self._lower.append(text.lower())
+        self._squashed.append(squashed(text))
+        self._tokens.update(squashed(t) for t in _TOKEN.findall(text))
+        self._numbers.update(int(n) for n in _DIGITS.findall(text) if len(n) < 18)
+
+    def _found(self, value: Value) -> bool:
+        written = value.text.lower()
         if value.kind == "number":
             return _number(value.text) in self._numbers
-        if value.kind in ("link", "e-mail address", "ID", "time"):
-            return False  # only as written
-        key = squashed(value.text)
         if value.kind == "name":
-            return key in self._tokens
-        return any(key in text for text in self._squashed)  # a pack's kind ("West Europe" = "westeurope")
+            return squashed(value.text) in self._tokens
+        if value.kind in ("link", "e-mail address", "ID", "time", "address range", "IP address"):
+            if value.kind in ("address range", "IP address"):
+                written = _address(value.text)
+            pattern = re.compile(rf"(?<![\w.]){re.escape(written)}(?![\w/]|\.\w)")
+            return any(written in text and pattern.search(text) for text in self._lower)
+        key = squashed(value.text)  # a pack's kind
+        return any(key in text for text in self._squashed)
+
+
+_TOKEN = re.compile(r"[A-Za-z0-9][A-Za-z0-9._@-]*[A-Za-z0-9]|\w")
+_DIGITS = re.compile(r"\d+")
 
 
 def _address(text: str) -> str:
     try:
-        return str(ipaddress.ip_interface(text))  # as written (10.20.33.0/22 is not 10.20.32.0/22), one form
+        # one form, as written (10.20.33.0/22 is not 10.20.32.0/22)
+        return str(ipaddress.ip_interface(text)) if "/" in text else str(ipaddress.ip_address(text))
     except ValueError:
         return text
 
