@@ -44,12 +44,13 @@ def main() -> int:
     golden = _golden()
     checked = [(c, u) for c, u in golden if u is not None]
     turns = sum(len(c.record.turns) for c, _ in checked)
-    per_turn = []
+    per_turn, cpu_per_turn = [], []
     for _ in range(args.rounds):
-        started = time.perf_counter()
+        started, cpu = time.perf_counter(), time.process_time()
         for cassette, user in checked:
             review(cassette.record, user.brief, user.framing, prompt=user.prompt)
         per_turn.append((time.perf_counter() - started) / turns * 1e6)
+        cpu_per_turn.append((time.process_time() - cpu) / turns * 1e6)
     results = [review(c.record, u.brief, u.framing, prompt=u.prompt) for c, u in checked]
     flagged = sum(1 for r in results if r.review.findings)
     asked = sum(1 for r in results if r.questions)
@@ -59,10 +60,10 @@ def main() -> int:
             made += 1
             found = review(mutation.cassette.record, user.brief, user.framing, prompt=user.prompt).review
             caught += mutation.must_find in {f.check for f in found.findings}
-    median = statistics.median(per_turn)
-    print(f"deterministic user checks: median {median:.0f} µs per user turn (p90 "
-          f"{statistics.quantiles(per_turn, n=10)[-1]:.0f} µs; target < 1000 µs) over {len(checked)} golden "
-          f"conversations with a simulated user ({turns} user turns), {args.rounds} rounds")
+    median = statistics.median(cpu_per_turn)  # CPU time: what a shared machine's load does not inflate
+    print(f"deterministic user checks: median {median:.0f} µs of CPU per user turn (target < 1000 µs; wall "
+          f"median {statistics.median(per_turn):.0f} µs, p90 {statistics.quantiles(per_turn, n=10)[-1]:.0f} µs) "
+          f"over {len(checked)} golden conversations with a simulated user ({turns} user turns), {args.rounds} rounds")
     print(f"golden conversations: {len(golden)} ({len(golden) - len(checked)} with fixed messages, not checked); "
           f"flagged {flagged} (target 0); the judge asked about the user on {asked} ({asked / len(golden):.1%}; "
           f"target < 10%)")
