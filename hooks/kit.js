@@ -228,17 +228,21 @@ function informativeScores(result) {
 function firstFailure(result) {
   if (result.error) return String(result.error).split("\n")[0];
   const components = (result.gradingResult && result.gradingResult.componentResults) || [];
-  const failed = components.find((c) => c && c.pass === false && !String(c.reason || "").startsWith("NOT GRADED"))
+  const failed = components.find((c) => c && c.pass === false && !notGraded(c))
     || components.find((c) => c && c.pass === false);
   return failed ? String(failed.reason || "").split("\n")[0] : "";
 }
 
 // A failed row whose every failing entry is NOT GRADED: a check that decides the row could not be
 // graded (the judge gave no verdict), so the row is neither a pass nor a fail.
+function notGraded(component) {  // the kit's NOT GRADED entry, or Promptfoo's grader that failed (llm-rubric)
+  return String(component.reason || "").startsWith("NOT GRADED") || Boolean(component.metadata && component.metadata.graderError);
+}
+
 function incomplete(result) {
   const components = (result.gradingResult && result.gradingResult.componentResults) || [];
   const failing = components.filter((c) => c && c.pass === false);
-  return failing.length > 0 && failing.every((c) => String(c.reason || "").startsWith("NOT GRADED"));
+  return failing.length > 0 && failing.every(notGraded);
 }
 
 function rowStatus(result, metadata) {

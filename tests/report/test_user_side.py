@@ -159,3 +159,11 @@ def test_the_database_reads_the_user_side_as_the_file_does(tmp_path: Path, confi
 
     assert view(from_db) == view(from_file)
     assert view(from_db)[1][1:3] == ("invalid", "user_simulator")
+
+
+def test_a_promptfoo_grader_that_failed_is_not_graded_never_the_agents_failure() -> None:
+    row = result_row("Q01", 0, "fail", failing=[("rubric", "Could not parse the grader's reply")])
+    row["gradingResult"]["componentResults"][-1]["metadata"] = {"graderError": True}  # llm-rubric's grader failed
+    parsed = row_from_promptfoo(row, "eval-a")
+    assert parsed.outcome == "incomplete" and parsed.failures == ()
+    assert parsed.not_graded == ("rubric: NOT GRADED: the grader failed: Could not parse the grader's reply",)

@@ -12,7 +12,9 @@ module is pure: no I/O.
 - **Case id**: the run record's ``case_id``, else ``testCase.metadata.id``, else the
   description's leading id (``C01 …``), else the description itself; ``id_source`` says which.
 - **Failures**: the assertion entries with ``pass: false`` in order; entries whose reason
-  starts with ``NOT GRADED`` are not failures, they count as not graded.
+  starts with ``NOT GRADED`` are not failures, they count as not graded — so do entries whose
+  grader failed (Promptfoo's ``metadata.graderError``: a model-graded assertion whose grader
+  gave no usable reply). Graders fail as graders.
 """
 
 from __future__ import annotations
@@ -187,8 +189,9 @@ def _checks(components: Any) -> tuple[tuple[Check, ...], list[str], bool]:
         assertion = _mapping(item.get("assertion"))
         metric = str(assertion.get("metric") or assertion.get("type") or "assertion")
         reason = str(item.get("reason") or "")
-        if reason.startswith(NOT_GRADED):
-            not_graded.append(f"{metric}: {reason}")
+        grader_failed = bool(_mapping(item.get("metadata")).get("graderError"))  # Promptfoo's grader, e.g. llm-rubric
+        if reason.startswith(NOT_GRADED) or grader_failed:
+            not_graded.append(f"{metric}: {reason}" if not grader_failed else f"{metric}: {NOT_GRADED}: the grader failed: {reason}")
             undecided = undecided or not item.get("pass")
             continue
         checks.append(Check(metric, bool(item.get("pass")), reason))
