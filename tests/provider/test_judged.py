@@ -262,3 +262,16 @@ def test_a_cassette_without_judge_replies_replays_with_the_judged_checks_not_gra
     assert entry["reason"].startswith(
         "NOT GRADED: expected_statements: the cassette J01.json holds no judge replies (it was recorded without a judge)"
     )
+
+
+def test_a_judge_model_that_is_down_leaves_the_check_not_graded_never_an_error(judged: Callable[..., Any]) -> None:
+    def down(request: ChatRequest) -> Reply:
+        return Reply.error(503, "the judge's deployment is down", headers={"x-should-retry": "false"})
+
+    route = check("tool_sequence", {"expected": ["get_spoke", "create_spoke_pull_request"]})
+    result = judged([check("goal_reached"), route], down)  # type: ignore[arg-type]
+    assert "error" not in result, result.get("error")
+    checks = _checks(result)
+    assert checks["tool_sequence"]["pass"] is True
+    assert checks["goal_reached"]["not_graded"] is True and checks["goal_reached"]["pass"] is False  # it decides
+    assert checks["goal_reached"]["reason"].startswith("NOT GRADED: goal_reached: the judge model failed: ")
