@@ -15,34 +15,16 @@ from __future__ import annotations
 import argparse
 import statistics
 import time
-from typing import Any
-
-from agent_evals.conversation.cassette import load_cassette
-from agent_evals.golden.record import suite_pack
-from agent_evals.golden.user_side import case_user, user_mutations
-from agent_evals.runner.suite_files import load_suite
-from agent_evals.runner.suites import discover
+from agent_evals.golden.user_side import golden_users, user_mutations
 from agent_evals.user_checks import review
-
-
-def _golden() -> list[tuple[Any, Any]]:
-    out = []
-    for suite in discover():
-        framing = suite_pack(suite).user_framing
-        tests = {t.case_id: t for t in load_suite(suite).tests}
-        for path in sorted((suite.folder / "golden").glob("*.json")):
-            cassette = load_cassette(path)
-            user = case_user(tests[cassette.case_id].vars.get("simulated_user"), cassette, framing)
-            out.append((cassette, user))
-    return out
 
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--rounds", type=int, default=50)
     args = parser.parse_args()
-    golden = _golden()
-    checked = [(c, u) for c, u in golden if u is not None]
+    golden = golden_users()
+    checked = [(c, u) for _, c, u in golden if u is not None]
     turns = sum(len(c.record.turns) for c, _ in checked)
     per_turn, cpu_per_turn = [], []
     for _ in range(args.rounds):

@@ -7,31 +7,16 @@ test_selfcheck.py replays one mutation per case for real)."""
 from __future__ import annotations
 
 from collections import Counter
-from typing import Any
-
 import pytest
 
-from agent_evals.conversation.cassette import Cassette, load_cassette
+from agent_evals.conversation.cassette import Cassette
 from agent_evals.golden.record import suite_pack
-from agent_evals.golden.user_side import CaseUser, case_user, user_mutations
-from agent_evals.runner.suite_files import load_suite
+from agent_evals.golden.user_side import CaseUser, case_user, golden_users, user_mutations
 from agent_evals.runner.suites import Suite, discover
 from agent_evals.user_checks import review
 
 
-def _golden() -> list[tuple[Suite, Cassette, CaseUser | None]]:
-    out = []
-    for suite in discover():
-        framing = suite_pack(suite).user_framing
-        tests = {t.case_id: t for t in load_suite(suite).tests}
-        for path in sorted((suite.folder / "golden").glob("*.json")):
-            cassette = load_cassette(path)
-            spec: Any = tests[cassette.case_id].vars.get("simulated_user")
-            out.append((suite, cassette, case_user(spec, cassette, framing)))
-    return out
-
-
-GOLDEN = _golden()
+GOLDEN = golden_users()
 SIMULATED = [(s, c, u) for s, c, u in GOLDEN if u is not None]
 
 

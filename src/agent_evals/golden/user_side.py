@@ -17,7 +17,7 @@ import copy
 import re
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from agent_evals.conversation.cassette import Cassette
 from agent_evals.conversation.framing import UserFraming
@@ -27,6 +27,9 @@ from agent_evals.record.fixture_refs import fill_references
 from agent_evals.user_checks import UserBrief
 from agent_evals.user_checks.ended_early import ASKING, COURTESY, REFUSAL, WORKING
 from agent_evals.user_checks.text import any_match, sentences, words
+
+if TYPE_CHECKING:
+    from agent_evals.runner.suites import Suite
 
 INVENTED_NAME = "zephyr-qa-zz9"  # a name no brief and no reply of the golden conversations holds
 ROLE_SWAP = "Sure! I'd be happy to help. How can I assist you today?"
@@ -48,6 +51,23 @@ class UserMutation:
     name: str
     must_find: UserCheck
     cassette: Cassette
+
+
+def golden_users() -> list[tuple[Suite, Cassette, CaseUser | None]]:
+    """Every golden conversation of every suite, with its user (None: fixed messages)."""
+    from agent_evals.conversation.cassette import load_cassette
+    from agent_evals.golden.record import suite_pack
+    from agent_evals.runner.suite_files import load_suite
+    from agent_evals.runner.suites import discover
+
+    out = []
+    for suite in discover():
+        framing = suite_pack(suite).user_framing
+        tests = {t.case_id: t for t in load_suite(suite).tests}
+        for path in sorted((suite.folder / "golden").glob("*.json")):
+            cassette = load_cassette(path)
+            out.append((suite, cassette, case_user(tests[cassette.case_id].vars.get("simulated_user"), cassette, framing)))
+    return out
 
 
 def case_user(spec: Mapping[str, Any] | None, cassette: Cassette, framing: UserFraming) -> CaseUser | None:

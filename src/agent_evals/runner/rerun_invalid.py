@@ -24,6 +24,7 @@ from pathlib import Path
 from agent_evals.runner.manifest import RunManifest, SuiteRun
 from agent_evals.runner.suites import Suite
 from agent_evals.shards.selection import OUTPUT_FLAGS, REPLACED, description_pattern
+from agent_evals.shards.spec import tagged_path
 
 log = logging.getLogger(__name__)
 
@@ -95,12 +96,7 @@ def rerun_args(args: Sequence[str], descriptions: Sequence[str], repeat: int, at
 
 def attempt_path(path: str, attempt: int) -> str:
     """``results/x.json`` → ``results/x.attempt-2.json`` (the suffix kept; none: appended)."""
-    folder, _, name = path.rpartition("/")
-    stem, dot, suffix = name.rpartition(".")
-    if not dot or not stem:
-        stem, suffix = name, ""
-    renamed = f"{stem}.attempt-{attempt}" + (f".{suffix}" if suffix else "")
-    return f"{folder}/{renamed}" if folder else renamed
+    return tagged_path(path, f"attempt-{attempt}")
 
 
 def _invalid_rows(eval_ids: Sequence[str], config_dir: Path | None) -> list[tuple[str, str]]:

@@ -40,7 +40,7 @@ def squashed(text: str) -> str:
 
 def normalized(text: str) -> str:
     """Lowercase, one space between words, no punctuation at the ends."""
-    return _SPACES.sub(" ", (text or "").lower()).strip(" .,!?;:-'\"")
+    return " ".join((text or "").lower().split()).strip(" .,!?;:-'\"")
 
 
 def words(text: str) -> list[str]:

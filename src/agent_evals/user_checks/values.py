@@ -114,7 +114,7 @@ class Grounds:
     def _read(self, text: str) -> None:
         self._lower.append(text.lower())
         self._squashed.append(squashed(text))
-        self._tokens.update(squashed(t) for t in _TOKEN.findall(text))
+        self._tokens.update(_squash_token(t) for t in _TOKEN.findall(text))
         self._numbers.update(int(n) for n in _DIGITS.findall(text) if len(n) < 18)
 
     def _found(self, value: Value) -> bool:
@@ -130,6 +130,11 @@ class Grounds:
             return any(written in text and pattern.search(text) for text in self._lower)
         key = squashed(value.text)  # a pack's kind
         return any(key in text for text in self._squashed)
+
+
+def _squash_token(token: str) -> str:
+    """:func:`squashed` of a token (letters, digits and ``._@-``), without a regular expression."""
+    return token.lower().replace("-", "").replace(".", "").replace("_", "").replace("@", "")
 
 
 _TOKEN = re.compile(r"[A-Za-z0-9][A-Za-z0-9._@-]*[A-Za-z0-9]|\w")
