@@ -75,6 +75,16 @@ def test_ended_early(pairs: list[tuple[str, str]], end: str, expected: list[str]
     assert found(conversation(*pairs, end=end)) == expected
 
 
+def test_giving_up_on_a_question_goes_to_the_judge() -> None:
+    record = conversation((REQUEST, "What is the subscription ID?"), ("I don't know it.", "I need the subscription "
+                          "ID to go on. Could you ask your team for it?"), end="gave_up")
+    result = review(record, BRIEF, SPOKE)
+    assert result.review.findings == ()
+    assert [(q.check, q.turn, q.about) for q in result.questions] == [
+        ("ended_early", 2, "the user gave up after the assistant asked 'Could you ask your team for it?'")
+    ]
+
+
 def test_an_early_end_after_an_offer_the_goal_did_not_ask_for_goes_to_the_judge() -> None:
     asked = conversation(("Why did my pull request fail?", "Port 22 was open to the Internet. Shall I open a fixed one?"))
     result = review(asked, UserBrief(goal="Find out why the pull request failed.", facts={"pr": "7"}), SPOKE)

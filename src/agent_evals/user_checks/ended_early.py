@@ -10,8 +10,9 @@ the conversation yet, and the assistant's last reply was still working ("I'll cr
 - its last question is only a courtesy ("Is there anything else?");
 - the user gave up on an assistant that repeated itself (it was going nowhere).
 
-An assistant still asking a real question when the goal does not call for the pack's outcome
-(a question answered, with an offer of more) cannot be told by rules: the judge decides.
+An assistant still asking a real question cannot always be told by rules: when the goal does
+not call for the pack's outcome (a question answered, with an offer of more), or when the user
+gave up on a question (it may not have the answer: giving up can be right), the judge decides.
 """
 
 from __future__ import annotations
@@ -72,7 +73,7 @@ def check(conversation: Conversation) -> Outcome:
     question = _question(tail)
     if question is None:
         return Outcome()
-    if _wanted(conversation):
+    if end == "done" and _wanted(conversation):  # said done, yet the goal's outcome is missing
         evidence = f"the user {said} while the assistant was still asking ({quoted(question)}){missing}"
         return Outcome(findings=[UserFinding(NAME, turn, evidence)])
     about = f"the user {said} after the assistant asked {quoted(question, 160)}"
