@@ -40,7 +40,7 @@ def simulator_quality(rows: Sequence[Row], suites: Mapping[str, str | None]) -> 
 
 
 def quality_lines(quality: Sequence[SimulatorQuality], fixed_rows: int = 0) -> list[str]:
-    """``spoke-create, user gpt-4.1-mini: 3 of 40 conversation(s) flagged (8%)``, then (indented)
+    """``tickets, user gpt-4.1-mini: 3 of 40 conversation(s) flagged (8%)``, then (indented)
     ``invented_fact 2 (5%), ended_early 1 (3%)`` and the checks that could not decide."""
     lines = []
     for q in quality:
