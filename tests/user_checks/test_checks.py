@@ -159,9 +159,11 @@ def test_a_custom_simulators_params_are_its_brief_and_a_packs_own_kinds_count() 
          'the user talked as the assistant ("Sure! I\'d be happy to help. How can I assist you today?")'),
         ("Yes.\nAssistant: I have opened the pull request.", "the user wrote the assistant's part ('Assistant: I have opened the pull request.')"),
         ("Shall I open the pull request? Yes, go ahead.", "the user answered its own question ('Shall I open the pull request? Yes, go ahead.')"),
+        ("Hello, I'm here to help with the CRM application.",  # SmolLM2-135M as the user, verbatim
+         "the user talked as the assistant (\"Hello, I'm here to help with the CRM application.\")"),
         (ASKS, f"the user repeated the assistant's reply as its own ({ASKS[:69]!r}"[:-1] + "…')"),
     ],
-    ids=["offers-help", "writes-the-assistant", "self-answer", "echo"],
+    ids=["offers-help", "writes-the-assistant", "self-answer", "here-to-help", "echo"],
 )
 def test_role_confusion(message: str, evidence: str) -> None:
     assert found(conversation((REQUEST, ASKS), (message, DONE))) == [f"role_confusion@2: {evidence}"]

@@ -58,7 +58,7 @@ def check_repeated(conversation: Conversation) -> Outcome:
 
 def check_off_goal(conversation: Conversation) -> Outcome:
     outcome = Outcome()
-    seen = [*conversation.brief.texts(), conversation.framing.setting]  # read only for a long message
+    seen = conversation.brief.texts()  # read only for a long message (the framing's generic words are no topic)
     context: set[str] = set()
     for number, turn in enumerate(conversation.turns, start=1):
         mine = content_words(turn.user)

@@ -25,6 +25,7 @@ ASSISTANT_VOICE = (
     re.compile(r"\bwhat can I (?:do|help you with) for you\b", re.IGNORECASE),
     re.compile(r"\bis there anything (?:else )?I can (?:help|do|assist)\b", re.IGNORECASE),
     re.compile(r"\bI(?:'d| would| am|'m) (?:be )?(?:happy|glad) to (?:help|assist)\b", re.IGNORECASE),
+    re.compile(r"\bI(?:'m| am) (?:here|available) to (?:help|assist)\b", re.IGNORECASE),
     re.compile(r"\bas an (?:AI|assistant|language model)\b", re.IGNORECASE),
     re.compile(r"\bI(?:'m| am) (?:an|your|the) (?:AI|assistant|virtual assistant|bot)\b", re.IGNORECASE),
     re.compile(r"\bI(?:'ve| have) (?:now )?(?:created|opened|submitted|prepared|validated|completed|raised) "
