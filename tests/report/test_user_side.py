@@ -68,7 +68,7 @@ def test_every_format_counts_and_lists_invalid_runs_apart() -> None:
     assert "invalid: 4 run(s) spoiled by the simulated user, left out of pass^k" in terminal
     assert f"  C07 turn 2, {SPOILED[2]}" in terminal
     assert re.search(r"^C09 +copy +smoke +2 +0 +0 +0 +- +INVALID .* done 2, 2 invalid$", terminal, re.M)
-    assert "  spoke-create, user user-model: 4 of 7 conversation(s) flagged (57%)\n" \
+    assert "  spoke-create, user user-model: 4 of 7 checked conversation(s) flagged (57%)\n" \
            "    ended_early 2 (29%), invented_fact 3 (43%)\n" in terminal
     assert "1 row(s) with fixed user messages: no user checks apply" in terminal
     markdown = render(report, None, "markdown")
@@ -81,7 +81,7 @@ def test_every_format_counts_and_lists_invalid_runs_apart() -> None:
                                        "attempts": 1, "outcome": "invalid", "suite": "spoke-create"}
     assert data["simulator_quality"] == [{
         "suite": "spoke-create", "user_model": "user-model", "conversations": 7, "flagged": 4,
-        "by_check": {"ended_early": 2, "invented_fact": 3}, "undecided": 0, "share": 4 / 7,
+        "by_check": {"ended_early": 2, "invented_fact": 3}, "undecided": 0, "errors": 0, "share": 4 / 7,
     }]
     suite = ET.fromstring(render(report, None, "junit")).find("testsuite")
     assert suite is not None and suite.get("skipped") == "1" and suite.get("failures") == "1"
@@ -145,6 +145,15 @@ def test_a_re_run_takes_the_place_of_an_invalid_row_and_every_attempt_is_kept() 
     assert "  C09 (invalid on all 3 attempts) turn 2, the user invented region 'westus9'" in terminal
     assert "  C07 (re-run: pass on attempt 2) turn 2, the user invented region 'westus9'" in terminal
     assert report.simulator[0].conversations == 8  # every attempt measures the simulator
+
+
+def test_a_conversation_that_broke_off_on_the_simulated_user_counts_apart_in_its_quality() -> None:
+    rows = [result_row("C01", 0, "pass"), result_row("C02", 1, "error", error_kind="user_simulator",
+                                                     error="the simulated user's reply was cut off at 400 tokens")]
+    [quality] = _report(rows).simulator
+    assert (quality.conversations, quality.flagged, quality.errors) == (1, 0, 1)
+    assert "  1 conversation(s) broke off on the simulated user (its model failed or its reply was cut off)" \
+        in render(_report(rows), None, "terminal")
 
 
 @needs_promptfoo

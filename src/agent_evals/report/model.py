@@ -199,6 +199,7 @@ class SimulatorQuality:
     flagged: int  # with a finding
     by_check: Mapping[str, int]  # conversations with a finding of each check
     undecided: int = 0  # conversations where a check could not decide
+    errors: int = 0  # conversations that broke off on the simulated user (error kind user_simulator)
 
     @property
     def share(self) -> float:

@@ -120,14 +120,17 @@ def result_row(
             case_id, outcome, error_kind, error, end, turns, tool_calls, usage, agent, padding
         )
         row["response"]["metadata"]["user"] = dict(user or {"kind": "simulated_user", "model": "user-model"})
-        row["response"]["metadata"]["user_review"] = _user_review(findings, user)
+        row["response"]["metadata"]["user_review"] = _user_review(findings, user, errored=outcome == "error")
         row["metadata"].update({k: v for k, v in row["response"]["metadata"].items() if k != "snapshot"})
     return row
 
 
-def _user_review(findings: Sequence[tuple[str, int, str]], user: Mapping[str, Any] | None) -> dict[str, Any]:
+def _user_review(findings: Sequence[tuple[str, int, str]], user: Mapping[str, Any] | None, *,
+                 errored: bool = False) -> dict[str, Any]:
     if (user or {}).get("kind") in ("user_messages", "single_turn"):
         return {"invalid": False, "findings": [], "undecided": [], "skipped": "fixed user messages: no user checks apply"}
+    if errored:
+        return {"invalid": False, "findings": [], "undecided": [], "skipped": "the conversation ended in an error"}
     return {
         "invalid": bool(findings),
         "findings": [{"check": c, "turn": t, "evidence": e, "by": "rule"} for c, t, e in findings],
