@@ -23,7 +23,10 @@
 // afterEach  the provider already abandoned its row's PRs (metadata.cleanup); a row it could not
 //            clean (it crashed, timed out, the portal was down) is cleaned here through Python.
 //            An informative goal_reached becomes the row's named score goal_reached (a weight-0
-//            entry cannot carry one). Prints one line per finished case.
+//            entry cannot carry one; one the judge could not grade gets none). Prints one line per
+//            finished case: PASS, FAIL, ERROR, INVALID (the simulated user spoiled the conversation:
+//            the provider's error row with metadata.user_review.invalid) or INCOMPLETE (every failing
+//            entry is NOT GRADED, or its Promptfoo grader failed: a deciding check was not graded).
 // afterAll   abandons what the run left active and stops the portal beforeAll started.
 //
 // The logic lives in Python (agent_evals.runner.plain, agent_evals.hooks); this file only wires
