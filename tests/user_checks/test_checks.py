@@ -115,6 +115,7 @@ def test_an_invented_region_is_named_with_its_turn() -> None:
         ("Copy crm-dev-neu for 25 developers, up-to-date and on-premises.", "number '25'"),
         ("Copy crm-dev-neu to East US 2.", "region 'East US 2'"),
         ("Copy crm-dev-neu, it's urgent, we need it soon.", None),  # plain words are no values
+        ("Copy crm-dev-neu, you&#39;re great.", None),  # an HTML character reference (llama.cpp's template) is none
     ],
 )
 def test_invented_values_of_each_kind(message: str, invented: str | None) -> None:
@@ -161,9 +162,13 @@ def test_a_custom_simulators_params_are_its_brief_and_a_packs_own_kinds_count() 
         ("Shall I open the pull request? Yes, go ahead.", "the user answered its own question ('Shall I open the pull request? Yes, go ahead.')"),
         ("Hello, I'm here to help with the CRM application.",  # SmolLM2-135M as the user, verbatim
          "the user talked as the assistant (\"Hello, I'm here to help with the CRM application.\")"),
+        ("I&#39;m happy to help with any other projects.",  # as llama.cpp's chat template left it
+         "the user talked as the assistant (\"I'm happy to help with any other projects.\")"),
+        ("Thanks! If you have any further requests, please don't hesitate to ask.",
+         'the user talked as the assistant ("…any further requests, please don\'t hesitate to ask.")'),
         (ASKS, f"the user repeated the assistant's reply as its own ({ASKS[:69]!r}"[:-1] + "…')"),
     ],
-    ids=["offers-help", "writes-the-assistant", "self-answer", "here-to-help", "echo"],
+    ids=["offers-help", "writes-the-assistant", "self-answer", "here-to-help", "html-escaped", "further-requests", "echo"],
 )
 def test_role_confusion(message: str, evidence: str) -> None:
     assert found(conversation((REQUEST, ASKS), (message, DONE))) == [f"role_confusion@2: {evidence}"]
@@ -214,6 +219,10 @@ def test_repeated_messages() -> None:
     assert found(looped) == [f"repeated_message@2: the user repeated its message of turn 1 ({REQUEST[:69]!r}"[:-1] + "…')"]
     confirms = conversation((REQUEST, ASKS), ("Yes please.", ASKS), ("Yes please.", DONE))
     assert found(confirms) == []  # short confirmations repeat
+    long = ("I have been working on a project that integrates devices with cloud analytics and I think your "
+            "expertise could be valuable for the team")
+    again = "Great to hear. " + long.replace("valuable for", "valuable to")
+    assert "repeated_message@2" in [f.split(":")[0] for f in found(conversation((long, ASKS), (again, DONE)))]
     asked_again = conversation(("Hi", "Which address range should it get?"), ("It should get 10.20.32.0/22 please.", "Which address range should it get?"),
                                ("It should get 10.20.32.0/22 please.", DONE))
     assert found(asked_again) == []  # the same question, the same answer

@@ -1,9 +1,9 @@
 """``empty_message``, ``repeated_message`` and ``off_goal``: messages that do not move the task (pure).
 
 - **empty**: nothing but spaces and punctuation, or a placeholder (``(no message)``, ``N/A``);
-- **repeated**: the same message of five words or more as an earlier one of the user, while the
-  assistant's reply before it was a different one (answering the same question twice the same
-  way is fine; looping is not);
+- **repeated**: the same message of five words or more as an earlier one of the user (or a long
+  one that mostly says it again), while the assistant's reply before it was a different one
+  (answering the same question twice the same way is fine; looping is not);
 - **off goal**: a message of many content words that shares none with the user's brief, the
   assistant's replies or its own earlier messages. A message that shares almost none cannot be
   told by rules: the judge decides.
@@ -15,7 +15,7 @@ import re
 
 from agent_evals.record import UserFinding
 from agent_evals.user_checks.base import Conversation, JudgeQuestion, Outcome
-from agent_evals.user_checks.text import content_words, normalized, quoted, similarity, words
+from agent_evals.user_checks.text import content_words, normalized, plain, quoted, similarity, words
 
 EMPTY = "empty_message"
 REPEATED = "repeated_message"
@@ -23,6 +23,8 @@ OFF_GOAL = "off_goal"
 PLACEHOLDER = re.compile(r"^\W*(?:no message|empty|n/?a|none|nothing|silence|no reply|no response|blank|\.\.\.)\W*$",
                          re.IGNORECASE)
 REPEAT_MIN_WORDS = 5
+NEAR_MIN_WORDS = 15  # a long message that mostly repeats an earlier one is a repeat too
+NEAR_REPEAT = 0.6  # share of its word pairs (bigrams) found in the earlier message
 OFF_GOAL_MIN_WORDS = 8  # content words a message needs before it can be off its goal
 OFF_GOAL_SHARED = 0.15  # below this share of content words in common, the judge decides
 
@@ -30,7 +32,7 @@ OFF_GOAL_SHARED = 0.15  # below this share of content words in common, the judge
 def check_empty(conversation: Conversation) -> Outcome:
     findings = []
     for number, turn in enumerate(conversation.turns, start=1):
-        text = turn.user or ""
+        text = plain(turn.user)
         if not re.search(r"\w", text) or PLACEHOLDER.match(text.strip()):
             findings.append(UserFinding(EMPTY, number, f"the user sent an empty message ({quoted(text)})"))
     return Outcome(findings=findings)
@@ -43,7 +45,7 @@ def check_repeated(conversation: Conversation) -> Outcome:
         if len(words(turn.user)) < REPEAT_MIN_WORDS:
             continue
         for earlier in range(number - 1):
-            if normalized(turns[earlier].user) != normalized(turn.user):
+            if not _same_message(plain(turns[earlier].user), plain(turn.user)):
                 continue
             before_then = turns[earlier - 1].assistant or "" if earlier else ""
             before_now = turns[number - 2].assistant or ""
@@ -56,12 +58,19 @@ def check_repeated(conversation: Conversation) -> Outcome:
     return Outcome(findings=findings)
 
 
+def _same_message(earlier: str, now: str) -> bool:
+    """The same message, or a long one that mostly says it again (a simulator looping)."""
+    if normalized(earlier) == normalized(now):
+        return True
+    return min(len(words(earlier)), len(words(now))) >= NEAR_MIN_WORDS and similarity(earlier, now) >= NEAR_REPEAT
+
+
 def check_off_goal(conversation: Conversation) -> Outcome:
     outcome = Outcome()
     seen = conversation.brief.texts()  # read only for a long message (the framing's generic words are no topic)
     context: set[str] = set()
     for number, turn in enumerate(conversation.turns, start=1):
-        mine = content_words(turn.user)
+        mine = content_words(plain(turn.user))
         if len(mine) >= OFF_GOAL_MIN_WORDS:
             if seen:
                 context |= content_words("\n".join(seen))

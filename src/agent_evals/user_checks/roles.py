@@ -15,7 +15,7 @@ import re
 
 from agent_evals.record import UserFinding
 from agent_evals.user_checks.base import Conversation, Outcome
-from agent_evals.user_checks.text import any_match, normalized, quoted, sentences, similarity, words
+from agent_evals.user_checks.text import any_match, normalized, plain, quoted, sentences, similarity, words
 
 ROLE = "role_confusion"
 LEAKED = "leaked_instructions"
@@ -26,6 +26,9 @@ ASSISTANT_VOICE = (
     re.compile(r"\bis there anything (?:else )?I can (?:help|do|assist)\b", re.IGNORECASE),
     re.compile(r"\bI(?:'d| would| am|'m) (?:be )?(?:happy|glad) to (?:help|assist)\b", re.IGNORECASE),
     re.compile(r"\bI(?:'m| am) (?:here|available) to (?:help|assist)\b", re.IGNORECASE),
+    re.compile(r"\bdon(?:'t|’t| not) hesitate to (?:ask|reach out|contact)\b", re.IGNORECASE),
+    re.compile(r"\bif (?:you have|there are) any (?:other |further |more )?(?:questions|requests)\b", re.IGNORECASE),
+    re.compile(r"\bI can (?:also )?(?:help|assist) (?:you )?with (?:your|any)\b", re.IGNORECASE),
     re.compile(r"\bas an (?:AI|assistant|language model)\b", re.IGNORECASE),
     re.compile(r"\bI(?:'m| am) (?:an|your|the) (?:AI|assistant|virtual assistant|bot)\b", re.IGNORECASE),
     re.compile(r"\bI(?:'ve| have) (?:now )?(?:created|opened|submitted|prepared|validated|completed|raised) "
@@ -55,7 +58,7 @@ def check_roles(conversation: Conversation) -> Outcome:
     findings = []
     previous = ""
     for number, turn in enumerate(conversation.turns, start=1):
-        why = _talks_as_assistant(turn.user, previous)
+        why = _talks_as_assistant(plain(turn.user), previous)
         if why is not None:
             findings.append(UserFinding(ROLE, number, why))
         previous = turn.assistant or ""
@@ -80,7 +83,7 @@ def check_leaks(conversation: Conversation, instructions: list[str] | None = Non
     findings = []
     lines = [(line, normalized(line)) for line in (instructions or []) if len(words(line)) >= 6]
     for number, turn in enumerate(conversation.turns, start=1):
-        message = turn.user
+        message = plain(turn.user)
         found = STOP_TOKENS.search(message) or any_match(BRIEF_WORDS, message)
         if found is not None:
             findings.append(UserFinding(LEAKED, number, f"the user mentioned its instructions ({quoted(_around(message, found))})"))

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import html
 import re
 from collections.abc import Iterable
 from functools import lru_cache
@@ -85,3 +86,10 @@ def any_match(patterns: Iterable[re.Pattern[str]], text: str) -> re.Match[str] |
         if (found := pattern.search(text)) is not None:
             return found
     return None
+
+
+def plain(text: str | None) -> str:
+    """The message as a person reads it: HTML character references (``you&#39;re``, which some
+    servers' chat templates leave) read as their characters."""
+    text = text or ""
+    return html.unescape(text) if "&" in text else text

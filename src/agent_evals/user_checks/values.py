@@ -12,6 +12,7 @@ stated in a text (the brief, the assistant's replies), each kind compared its ow
 
 from __future__ import annotations
 
+import html
 import ipaddress
 import re
 from collections.abc import Sequence
@@ -54,7 +55,9 @@ class Vocabulary:
                           for kind, pattern in kinds]
 
     def values(self, text: str) -> list[Value]:
-        """The values ``text`` states, in order of appearance."""
+        """The values ``text`` states, in order of appearance (HTML character references read as
+        the characters they stand for: ``you&#39;re`` states no number)."""
+        text = html.unescape(text) if "&" in (text or "") else text
         taken: list[tuple[int, int]] = []
         found: list[tuple[int, Value]] = []
         for kind, pattern in self._patterns:
