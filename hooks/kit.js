@@ -24,7 +24,11 @@
 // afterEach  the provider already abandoned its row's PRs (metadata.cleanup); a row it could not
 //            clean (it crashed, timed out, the portal was down) is cleaned here through Python.
 //            An informative goal_reached becomes the row's named score goal_reached (it is no
-//            assertion, so it never counts as passed or failed). Prints one line per finished case.
+//            assertion, so it never counts as passed or failed; one the judge could not grade gets
+//            none). Prints one line per finished case: PASS, FAIL, ERROR, INVALID (the simulated user
+//            spoiled the conversation: the provider's error row with metadata.user_review.invalid) or
+//            INCOMPLETE (every failing entry is NOT GRADED, or its Promptfoo grader failed: a
+//            deciding check was not graded).
 // afterAll   abandons what the run left active and stops the portal beforeAll started.
 //
 // The logic lives in Python (agent_evals.runner.plain, agent_evals.hooks); this file only wires
@@ -216,7 +220,8 @@ function informativeScores(result) {
   const checks = Array.isArray(metadata.checks) ? metadata.checks : [];
   const scores = {};
   for (const check of checks) {
-    if (check && check.informative && typeof check.score === "number") scores[check.name] = check.score;
+    // one the judge could not grade has no score: its 0 would read as "not reached"
+    if (check && check.informative && !check.not_graded && typeof check.score === "number") scores[check.name] = check.score;
   }
   return scores;
 }
@@ -226,13 +231,32 @@ function informativeScores(result) {
 function firstFailure(result) {
   if (result.failureReason === 2) return String(result.error || "").split("\n")[0];
   const components = (result.gradingResult && result.gradingResult.componentResults) || [];
-  const failed = components.find((c) => c && c.pass === false && !String(c.reason || "").startsWith("NOT GRADED"));
+  const failed = components.find((c) => c && c.pass === false && !notGraded(c))
+    || components.find((c) => c && c.pass === false);
   return failed ? String(failed.reason || "") : String(result.error || "").split("\n")[0];
+}
+
+// A failed row whose every failing entry is NOT GRADED: a check that decides the row could not be
+// graded (the judge gave no verdict), so the row is neither a pass nor a fail.
+function notGraded(component) {  // the kit's NOT GRADED entry, or Promptfoo's grader that failed (llm-rubric)
+  return String(component.reason || "").startsWith("NOT GRADED") || Boolean(component.metadata && component.metadata.graderError);
+}
+
+function incomplete(result) {
+  const components = (result.gradingResult && result.gradingResult.componentResults) || [];
+  const failing = components.filter((c) => c && c.pass === false);
+  return failing.length > 0 && failing.every(notGraded);
+}
+
+function rowStatus(result, metadata) {
+  if (result.failureReason === 2) return metadata.user_review && metadata.user_review.invalid ? "INVALID" : "ERROR";
+  if (result.success) return "PASS";
+  return incomplete(result) ? "INCOMPLETE" : "FAIL";
 }
 
 function caseLine(test, result) {
   const metadata = (result.response && result.response.metadata) || {};
-  const status = result.failureReason === 2 ? "ERROR" : result.success ? "PASS" : "FAIL";
+  const status = rowStatus(result, metadata);
   const id = metadata.case_id || (test.metadata && test.metadata.id) || test.description || "?";
   return {
     id, status, description: test.description || "", latency_ms: result.latencyMs || 0,

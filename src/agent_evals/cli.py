@@ -51,7 +51,7 @@ def _run(args: argparse.Namespace, extra: list[str]) -> int:
         suite=args.suite, replay=args.replay, record=args.record, promptfoo_args=extra,
         check=not args.no_check, allow_stale=args.allow_stale, shard=args.shard, shard_durations=args.shard_durations,
         budget_usd=args.budget_usd, suites_at_once=args.suites_at_once,
-        until_decided=args.repeat_until_decided, baseline=args.baseline,
+        until_decided=args.repeat_until_decided, baseline=args.baseline, rerun_invalid=args.rerun_invalid,
     )
 
 
@@ -219,6 +219,9 @@ def build_parser() -> argparse.ArgumentParser:
                      help="run each case again only while its verdict could still change, up to MAX runs (docs/report.md)")
     run.add_argument("--baseline", default=None, metavar="EVAL|FILE",
                      help="with --repeat-until-decided: also until the regression verdict against this baseline is decided")
+    run.add_argument("--rerun-invalid", type=int, default=0, metavar="N",
+                     help="run the rows the simulated user spoiled (invalid) again, up to N times; every attempt "
+                          "is kept (docs/user-checks.md)")
     run.set_defaults(handler=_run, passthrough=True)
 
     check = sub.add_parser(

@@ -20,6 +20,7 @@ from agent_evals.cleanup import abandon
 from agent_evals.conversation.cassette import load_cassette, save_cassette
 from agent_evals.golden.record import suite_cases, suite_pack
 from agent_evals.golden.selfcheck import grade_row, mutations
+from agent_evals.golden.user_side import case_user, user_mutations
 from agent_evals.portal.process import PortalProcess
 from agent_evals.portal_api import PortalAPI
 from agent_evals.provider.run import call_api
@@ -147,4 +148,31 @@ def test_each_golden_cassette_and_its_mutations(
             abandon(api, [p["id"] for p in row["metadata"]["pull_requests"]])
     assert any(name.startswith("forbidden tool") for name in caught)
     assert len(caught) >= 3, f"{case.id}: only {caught} were checked"
+    _user_mutation_replays_invalid(suite, case, test, golden, tmp_path, api)
     assert api.list_pull_requests(status="active") == []
+
+
+USER_KINDS = ["early done", "invented fact", "role swap", "leaked instruction", "repeated message"]
+
+
+def _user_mutation_replays_invalid(suite: Suite, case: Any, test: dict[str, Any], golden: Any, tmp_path: Path,
+                                   api: PortalAPI) -> None:
+    """One user-side mutation per case (the kinds in turn), replayed for real: the row is invalid (kind
+    user_simulator), names the turn and the evidence, and keeps the kit's deterministic verdicts."""
+    user = case_user(test["vars"].get("simulated_user"), golden, suite_pack(suite).user_framing)
+    if user is None:
+        return  # fixed messages: no user checks apply
+    made = {m.name: m for m in user_mutations(golden, user)}
+    start = [c.id for _, c in CASES].index(case.id) % len(USER_KINDS)
+    name = next(n for n in USER_KINDS[start:] + USER_KINDS[:start] if n in made)
+    mutation = made[name]
+    folder = tmp_path / f"user-{name.replace(' ', '-')}"
+    save_cassette(mutation.cassette, folder / f"{case.id}.json")
+    row = _replay(suite, test, folder)
+    try:
+        assert row.get("error", "").startswith(f"[user_simulator] invalid: {case.id} turn "), (name, row.get("error"))
+        review = row["metadata"]["user_review"]
+        assert review["invalid"] is True and mutation.must_find in {f["check"] for f in review["findings"]}
+        assert "checks" in row["metadata"]  # graded for the record, though the row is neither pass nor fail
+    finally:
+        abandon(api, [p["id"] for p in row["metadata"]["pull_requests"]])

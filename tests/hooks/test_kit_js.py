@@ -138,3 +138,32 @@ def test_after_each_gives_an_informative_goal_its_named_score() -> None:
     row = {**ROW, "response": {"metadata": {**ROW["response"]["metadata"], "checks": checks}}}
     out, _ = hook("afterEach", {"test": {"description": "C01 copy"}, "result": row}, {"PORTAL_URL": "http://127.0.0.1:9"})
     assert out == {"result": {"namedScores": {"goal_reached": 0.0}}}
+
+
+def test_an_informative_check_that_was_not_graded_gets_no_named_score() -> None:
+    checks = [{"name": "goal_reached", "informative": True, "score": 0.0, "pass": True, "not_graded": True}]
+    row = {**ROW, "response": {"metadata": {**ROW["response"]["metadata"], "checks": checks}}}
+    out, _ = hook("afterEach", {"test": {"description": "C01 copy"}, "result": row}, {"PORTAL_URL": "http://127.0.0.1:9"})
+    assert out is None  # its 0 would read as "not reached"
+
+
+def _line(row: dict[str, Any]) -> dict[str, Any]:
+    _, lines = hook("afterEach", {"test": {"description": "C01 copy", "metadata": {"id": "C01"}}, "result": row},
+                    {"AGENT_EVALS_CASE_LINES": "json", "PORTAL_URL": "http://127.0.0.1:9"})
+    (line,) = [json.loads(x[len("@@agent-evals "):]) for x in lines if x.startswith("@@agent-evals ")]
+    return line
+
+
+def test_the_case_line_says_invalid_and_incomplete() -> None:
+    invalid = {"failureReason": 2, "error": "[user_simulator] invalid: C01 turn 2, the user invented region 'westus9'",
+               "response": {"metadata": {"case_id": "C01", "cleanup": {"abandoned": []}, "user_review": {"invalid": True}}}}
+    line = _line(invalid)
+    assert line["status"] == "INVALID" and line["reason"].startswith("[user_simulator] invalid: C01 turn 2")
+    down = {**invalid, "error": "[user_simulator] the simulated user's model failed",
+            "response": {"metadata": {"case_id": "C01", "cleanup": {"abandoned": []}}}}
+    assert _line(down)["status"] == "ERROR"  # the user's model down is an error, not an invalid row
+    ungraded = {**ROW, "gradingResult": {"componentResults": [
+        {"pass": True, "reason": "tool_sequence: ok"}, {"pass": False, "reason": "NOT GRADED: goal_reached: the judge's …"}]}}
+    line = _line(ungraded)
+    assert line["status"] == "INCOMPLETE" and line["reason"].startswith("NOT GRADED: goal_reached")
+    assert _line(ROW)["status"] == "FAIL"  # a real failure beside a NOT GRADED entry decides

@@ -58,7 +58,7 @@ def test_fixed_messages_copy_a_spoke_and_the_pr_is_traceable(converse: Call, por
 
 def test_simulated_user_ends_done(converse: Call, scripted_llm: ScriptedOpenAIServer, portal_api: PortalAPI) -> None:
     copy = SpokeCopy("[P02]", new_name="crm3-dev-neu", address_space="10.81.0.0/22")
-    user = {"goal": "[P02] get a copy of crm-dev-neu", "persona": "terse", "facts": {"new name": "crm3-dev-neu"}}
+    user = {"goal": "[P02] get a copy of crm-dev-neu", "persona": "terse", "facts": copy.facts()}
     result = converse([copy.script()], "P02", {"simulated_user": user})
 
     assert "error" not in result, result.get("error")

@@ -22,7 +22,7 @@ from tests.conftest import PROJECT_ROOT
 from .conftest import check_contract, context
 
 COPY = SpokeCopy("[J01]", new_name="crm7-dev-neu", address_space="10.84.0.0/22")
-USER = {"goal": "[J01] get a copy of crm-dev-neu and the link to its pull request", "facts": {"name": "crm7-dev-neu"}}
+USER = {"goal": "[J01] get a copy of crm-dev-neu and the link to its pull request", "facts": COPY.facts()}
 STATEMENTS = ["The assistant validated the configuration", "The assistant mentioned the budget",
               "The assistant gave the pull request link"]
 
@@ -146,6 +146,32 @@ def test_a_reply_that_is_not_a_verdict_is_asked_again_once(judged: Callable[...,
     assert _checks(result)["expected_statements"]["pass"] is True
 
 
+GARBAGE = "Sure! Here is my assessment of the conversation: the assistant did a great job overall and"
+
+
+def test_a_garbage_reply_on_the_non_deciding_goal_leaves_the_row_to_the_deterministic_checks(
+    judged: Callable[..., Any]
+) -> None:
+    """The failure seen with a real small model as judge: a reply that is not a verdict on the informative
+    goal_reached (which decides nothing) turned the row into an error and hid the deterministic verdicts."""
+    route = check("tool_sequence", {"expected": ["get_spoke", "validate_spoke_config", "create_spoke_pull_request"]})
+    judge = Judge(replies={"goal": [GARBAGE, GARBAGE]})
+    result = judged([route], judge)
+    assert "error" not in result, result.get("error")
+    assert judge.asked == ["goal", "goal"]  # asked once more, then given up as a grader
+    checks = _checks(result)
+    assert checks["tool_sequence"]["pass"] is True  # the deterministic verdict decides the row
+    goal = checks["goal_reached"]
+    assert goal["informative"] is True and goal["not_graded"] is True
+    assert goal["pass"] is True and goal["score"] == 0.0  # weight 0, never deciding the row, never a score
+    assert goal["reason"].startswith(
+        "NOT GRADED: goal_reached: the judge's reply was not a verdict, twice: no JSON object with pass/score/reason "
+        "in it: 'Sure! Here is my assessment"
+    )
+    [judgement] = result["metadata"]["judged"]
+    assert judgement["not_graded"].startswith("the judge's reply was not a verdict, twice")
+
+
 @pytest.mark.parametrize(
     ("replies", "problem"),
     [
@@ -154,16 +180,21 @@ def test_a_reply_that_is_not_a_verdict_is_asked_again_once(judged: Callable[...,
         (["no json", "still none"], "no JSON object with pass/score/reason in it: 'still none'"),
     ],
 )
-def test_two_replies_that_are_not_verdicts_are_a_model_error_not_a_failure(
+def test_two_replies_that_are_not_verdicts_leave_a_deciding_check_not_graded_never_an_error(
     judged: Callable[..., Any], replies: list[str], problem: str
 ) -> None:
-    result = judged([STATEMENT_CHECK], Judge(replies={STATEMENTS[1]: list(replies)}))
-    assert result["error"].startswith(
-        "[model] the judge's reply to expected_statements ('The assistant mentioned the budget') was not a verdict, "
-        "twice: "
+    route = check("tool_sequence", {"expected": ["get_spoke", "create_spoke_pull_request"]})
+    result = judged([STATEMENT_CHECK, route], Judge(replies={STATEMENTS[1]: list(replies)}))
+    assert "error" not in result, result.get("error")
+    checks = _checks(result)
+    assert checks["tool_sequence"]["pass"] is True  # every deterministic verdict is kept
+    statements = checks["expected_statements"]
+    assert statements["pass"] is False and statements["score"] == 0.0 and statements["not_graded"] is True
+    assert statements["reason"].startswith(
+        "NOT GRADED: expected_statements: the judge's reply to 'The assistant mentioned the budget' was not a "
+        "verdict, twice: "
     )
-    assert problem in result["error"]
-    assert result["metadata"]["error_kind"] == "model" and "checks" not in result["metadata"]  # an error row is not graded
+    assert problem in statements["reason"]
     assert result["metadata"]["pull_requests"]  # what the conversation did is kept (and was cleaned up)
 
 
@@ -237,3 +268,16 @@ def test_a_cassette_without_judge_replies_replays_with_the_judged_checks_not_gra
     assert entry["reason"].startswith(
         "NOT GRADED: expected_statements: the cassette J01.json holds no judge replies (it was recorded without a judge)"
     )
+
+
+def test_a_judge_model_that_is_down_leaves_the_check_not_graded_never_an_error(judged: Callable[..., Any]) -> None:
+    def down(request: ChatRequest) -> Reply:
+        return Reply.error(503, "the judge's deployment is down", headers={"x-should-retry": "false"})
+
+    route = check("tool_sequence", {"expected": ["get_spoke", "create_spoke_pull_request"]})
+    result = judged([check("goal_reached"), route], down)  # type: ignore[arg-type]
+    assert "error" not in result, result.get("error")
+    checks = _checks(result)
+    assert checks["tool_sequence"]["pass"] is True
+    assert checks["goal_reached"]["not_graded"] is True and checks["goal_reached"]["pass"] is False  # it decides
+    assert checks["goal_reached"]["reason"].startswith("NOT GRADED: goal_reached: the judge model failed: ")

@@ -16,7 +16,7 @@ from agent_evals.testing.scripted_openai import Reply, ScriptedOpenAIServer
 from .conftest import Call, check_contract
 
 COPY = SpokeCopy("[R01]", new_name="crm5-dev-neu", address_space="10.83.0.0/22")
-USER = {"goal": "[R01] get a copy of crm-dev-neu", "facts": {"name": "crm5-dev-neu"}}
+USER = {"goal": "[R01] get a copy of crm-dev-neu", "facts": COPY.facts()}
 
 
 def _models_off(scripted_llm: ScriptedOpenAIServer) -> None:

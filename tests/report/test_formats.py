@@ -50,7 +50,7 @@ def test_markdown_is_a_job_summary(tmp_path: Path) -> None:
     assert "- `/addressSpace/0` wrong in 2 case(s) (C01, C03; 4 failed run(s)) by input_diff" in text
     assert "- **Regressions** (1): `C01` pass → flaky" in text
     assert "**Incomplete:**\n- 3 error row(s) (portal 2, model 1)" in text
-    assert text.count("<details>") == text.count("</details>") == 4
+    assert text.count("<details>") == text.count("</details>") == 5  # the simulated users' too
     clean = render(_report(tmp_path, _runs("C01", "ppp"), "clean"), None, "markdown")
     assert clean.startswith("## ✅ Agent evals\n") and "did not pass" not in clean
 

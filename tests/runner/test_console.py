@@ -111,3 +111,15 @@ def test_a_busy_wal_checkpoint_of_suites_side_by_side_is_left_out_with_its_conte
         console.feed(line)
     assert shown.getvalue().splitlines() == ["Error: something else", "{", "}"]  # only the warning's own block
     assert "WAL checkpoint incomplete" in log.getvalue()
+
+
+def test_invalid_and_incomplete_rows_are_counted_apart() -> None:
+    console = PromptfooConsole(show=io.StringIO())
+    for status in ("PASS", "INVALID", "INVALID", "INCOMPLETE", "ERROR"):
+        console.feed(MARKER + json.dumps({"id": "C07", "status": status, "error_kind": "model"}))
+    counts = console.counts
+    assert (counts.passed, counts.invalid, counts.incomplete, counts.errors, counts.total) == (1, 2, 1, 1, 5)
+    assert suite_summary("s", counts, 3, None) == (
+        "s: 1 passed, 0 failed, 1 error(s) (model 1), 2 invalid (the simulated user spoiled the conversation; "
+        "neither pass nor fail), 1 incomplete (a deciding check was not graded) in 3 s"
+    )

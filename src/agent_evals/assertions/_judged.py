@@ -29,15 +29,18 @@ def judged(name: str, config: Any, metadata: Any) -> Judgement | GradingResult:
     if found is None:
         return not_graded(name, "the provider did not judge this check (no entry for it in the metadata's 'judged' list)")
     if found.not_graded is not None:
-        return not_graded(name, found.not_graded)
+        return not_graded(name, found.not_graded, informative=found.informative)
     if not found.verdicts:
-        return not_graded(name, "the judge gave no verdict")
+        return not_graded(name, "the judge gave no verdict", informative=found.informative)
     return found
 
 
-def not_graded(name: str, why: str) -> GradingResult:
-    """Never a pass: a check the judge did not answer tells so and scores nothing."""
-    return make_result(False, f"{NOT_GRADED}: {name}: {why}; this check did not run and counts neither as a pass nor in any score", score=0.0)
+def not_graded(name: str, why: str, *, informative: bool = False) -> GradingResult:
+    """Never a pass: a check the judge did not answer tells so and scores nothing. A deciding check fails
+    its entry (the row is then incomplete, never passed: the report reads its ``NOT GRADED`` reason); an
+    informative one (weight 0) leaves the row to the other checks, so its entry does not fail it."""
+    reason = f"{NOT_GRADED}: {name}: {why}; this check did not run and counts neither as a pass nor in any score"
+    return make_result(informative, reason, score=0.0)
 
 
 def judged_by(judgement: Judgement) -> str:

@@ -44,4 +44,7 @@ def grade(config: Any, metadata: Any) -> GradingResult:
     verdict = found.verdicts[0]
     head = f"{NAME} ({INFORMATIVE})" if found.informative else NAME
     word = "reached" if verdict.passed else "not reached"
-    return make_result(verdict.passed, f"{head}: the goal was {word}: {verdict.reason}{judged_by(found)}")
+    reason = f"{head}: the goal was {word}: {verdict.reason}{judged_by(found)}"
+    # an informative entry never fails the row (Promptfoo fails a row on any failing entry, weight 0 too);
+    # its score says whether the goal was reached
+    return make_result(verdict.passed or found.informative, reason, score=1.0 if verdict.passed else 0.0)

@@ -76,6 +76,10 @@ class RunMode:
         """One question to the judge (``question`` names it: :func:`agent_evals.record.question_key`)."""
         return await models.chat_model("judge").complete(messages, **options)
 
+    def judge_cannot_answer(self, question: str) -> str | None:
+        """None when the judge can answer ``question``; else why not (a replay without its reply)."""
+        return self.judge_unavailable()
+
     def replay_info(self) -> dict[str, Any] | None:
         return None
 
@@ -184,6 +188,11 @@ class ReplayingMode(RunMode):
         if self.session.has_judge_replies:
             return None
         return f"the cassette {self.session.name} holds no judge replies (it was recorded without a judge)"
+
+    def judge_cannot_answer(self, question: str) -> str | None:
+        if self.session.has_judge_reply(question):
+            return None
+        return f"the cassette {self.session.name} holds no judge reply to this question"
 
     async def ask_judge(self, models: ModelSource, question: str, messages: Sequence[Message], **options: Any) -> ChatResponse:
         return await models.chat_model("judge").complete(messages, question=question, **options)

@@ -139,6 +139,11 @@ class ReplaySession:
         """Whether the recording holds judge replies (a recording made without a judge has none)."""
         return any(c.role == "judge" for c in self.cassette.model_calls)
 
+    def has_judge_reply(self, question: str) -> bool:
+        """Whether the recording holds a reply to ``question`` (questions about the user are asked only
+        where the rules could not decide, so an older recording may have none)."""
+        return any(c.role == "judge" and c.question == question for c in self.cassette.model_calls)
+
     def judge_reply(self, question: str | None) -> ChatResponse:
         """The next unused recorded judge reply to ``question`` (a retry recorded two)."""
         for position, call in enumerate(self.cassette.model_calls):

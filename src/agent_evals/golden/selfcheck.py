@@ -8,7 +8,9 @@ together), so it replays for real against a portal, and each names the assertion
 that must fail on it. :func:`grade_row` grades a replayed row the way Promptfoo does,
 with the case's own assertions (the thin ``assertions/*.py`` files, plus the built-in
 ``icontains-all``; model-graded, the kit's judged and Promptfoo's trace-based ``trajectory:*``
-assertions are skipped).
+assertions are skipped). The user-side mutations (the simulated user stops early, invents a
+fact, talks as the assistant, leaks its instructions, repeats itself) are
+:mod:`agent_evals.golden.user_side`'s: the user checks must catch them.
 """
 
 from __future__ import annotations

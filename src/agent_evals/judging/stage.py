@@ -9,8 +9,11 @@ where the judged checks' ``grade`` functions read it. Usage is the judge's
 
 * Judge unavailable (no judge model, ``JUDGE_MODEL=none``, a cassette recorded without
   one): each check's judgement is ``not_graded`` with the reason; nothing is asked.
-* A reply that is not a verdict is asked for once more; a second one ends the row as an
-  error of kind ``model`` (:class:`JudgeReplyError`), never as a failed check.
+* Graders fail as graders: a reply that is not a verdict is asked for once more; a second
+  one, or a judge model that fails (kind ``model``, after the model's own retries), makes that
+  check ``not_graded``, naming why with the reply's first words. The row is never an error for
+  it, and keeps every deterministic verdict (:mod:`agent_evals.provider.grading` decides what a
+  check that was not graded does to the row).
 """
 
 from __future__ import annotations
@@ -33,15 +36,15 @@ from agent_evals.judging.questions import (
 )
 from agent_evals.judging.verdicts import read_verdict
 from agent_evals.llm.source import ModelSource
+from agent_evals.llm.types import LLMError, Message
 from agent_evals.record import Judgement, KitError, RunRecord, Verdict, judgement_key, question_key
 
 log = logging.getLogger(__name__)
 
 
-class JudgeReplyError(KitError):
-    """The judge answered twice without a verdict (kind ``model``: the row is an error, not a failure)."""
-
-    kind = "model"
+class NotAVerdict(Exception):
+    """The judge could not give a verdict on one question (its replies were not verdicts, or its model
+    failed); the message says why, with the reply's first words. Caught per check: the check is not graded."""
 
 
 class JudgeConfigError(KitError, ValueError):
@@ -80,15 +83,28 @@ async def judge_conversation(
     out = []
     for check in checks:
         if why is not None:
-            out.append(Judgement(check.name, check.key, not_graded=why, informative=check.informative))
+            if not check.informative:  # an informative check nobody could ask is not worth a line
+                out.append(Judgement(check.name, check.key, not_graded=why))
             continue
-        verdicts, model = [], ""
-        for index, question in enumerate(questions_for(check, record, goal)):
-            verdict, model = await _ask(check, question, question_key(check.key, index), mode, models)
-            verdicts.append(verdict)
-        out.append(Judgement(check.name, check.key, tuple(verdicts), model=model, informative=check.informative,
-                             rubric=rubric_sha256(check.name)))
+        out.append(await _judge_one(check, questions_for(check, record, goal), mode, models))
     return out
+
+
+async def _judge_one(check: JudgedCheck, questions: Sequence[Question], mode: RunMode, models: ModelSource) -> Judgement:
+    """One check's verdicts, or the check not graded, saying which question the judge could not answer."""
+    verdicts, model = [], ""
+    for index, question in enumerate(questions):
+        try:
+            verdict, model = await _ask(check, question, question_key(check.key, index), mode, models)
+        except NotAVerdict as exc:
+            about = f" to {_short(question.subject)}" if len(questions) > 1 else ""
+            why = str(exc).replace("the judge's reply", f"the judge's reply{about}", 1)
+            log.warning("%s is not graded: %s", check.name, why)
+            return Judgement(check.name, check.key, not_graded=why, model=model, informative=check.informative,
+                             rubric=rubric_sha256(check.name))
+        verdicts.append(verdict)
+    return Judgement(check.name, check.key, tuple(verdicts), model=model, informative=check.informative,
+                     rubric=rubric_sha256(check.name))
 
 
 def questions_for(check: JudgedCheck, record: RunRecord, goal: str | None) -> list[Question]:
@@ -110,17 +126,36 @@ def questions_for(check: JudgedCheck, record: RunRecord, goal: str | None) -> li
 async def _ask(
     check: JudgedCheck, question: Question, key: str, mode: RunMode, models: ModelSource
 ) -> tuple[Verdict, str]:
-    problem = None
+    verdict, problem, model = await ask_for_verdict(mode, models, key, question.messages, question.subject,
+                                                    scored=question.scored, what=check.name)
+    if verdict is None:
+        raise NotAVerdict(problem)
+    return verdict, model
+
+
+async def ask_for_verdict(
+    mode: RunMode, models: ModelSource, key: str, messages: Sequence[Message], subject: str, *, scored: bool = False,
+    what: str = "a judged check",
+) -> tuple[Verdict | None, str, str]:
+    """``(verdict, "", model)``, or ``(None, why not, model)``: a reply that is not a verdict is asked for
+    once more; a judge model that fails (kind ``model``) is no verdict either. Other errors (the budget,
+    a replay that no longer fits) propagate: they stop the row."""
+    problem, model = "", ""
     for attempt in range(1, JUDGE_ATTEMPTS + 1):
-        response = await mode.ask_judge(models, key, question.messages, temperature=0.0)
-        verdict, problem = read_verdict(response, question.subject, scored=question.scored)
+        try:
+            response = await mode.ask_judge(models, key, messages, temperature=0.0)
+        except LLMError as exc:
+            if exc.kind != "model":
+                raise
+            return None, f"the judge model failed: {exc}", model
+        model = response.model
+        verdict, problem = read_verdict(response, subject, scored=scored)
         if verdict is not None:
-            return verdict, response.model
+            return verdict, "", model
         log.warning("the judge's reply to %s (%s) is not a verdict (attempt %d/%d): %s",
-                    check.name, question.subject, attempt, JUDGE_ATTEMPTS, problem)
-    raise JudgeReplyError(
-        f"the judge's reply to {check.name} ({_short(question.subject)}) was not a verdict, twice: {problem}"
-    )
+                    what, subject, attempt, JUDGE_ATTEMPTS, problem)
+    times = "twice" if JUDGE_ATTEMPTS == 2 else f"{JUDGE_ATTEMPTS} times"
+    return None, f"the judge's reply was not a verdict, {times}: {problem}", model
 
 
 def _short(text: str, limit: int = 60) -> str:

@@ -23,6 +23,7 @@ providers:
       pack: generic                 # the domain pack (agent_evals.packs): a built-in pack's name, or a dotted path
       otlp_endpoint: http://127.0.0.1:4318/v1/traces   # where spans go when the suite enables tracing
       budget_usd: 5.0               # agent-evals run caps this suite's spend (agent, user, judge) at it
+      user_checks: {skip: [off_goal]}   # the checks of the simulated user (default: all; false: none)
 tests:
   - vars:
       simulated_user: {goal: ..., persona: ..., facts: {...}, instructions: ...}
@@ -51,7 +52,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_valida
 
 from agent_evals.conversation.driver import DEFAULT_MAX_TURNS, MAX_TURNS_LIMIT
 from agent_evals.llm.caps import MAX_TOKENS_LIMIT
-from agent_evals.record import KitError
+from agent_evals.record import KitError, UserCheck
 from agent_evals.validation_errors import describe
 
 RECORD_ENV = "AGENT_EVALS_RECORD_DIR"
@@ -88,6 +89,14 @@ class SimulatedUserSpec(BaseModel):
         return self
 
 
+class UserChecksSpec(BaseModel):
+    """``user_checks: {skip: [...]}``: the user checks a suite switches off (docs/user-checks.md)."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    skip: list[UserCheck] = Field(default_factory=list)
+
+
 class ProviderConfig(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
@@ -115,6 +124,7 @@ class ProviderConfig(BaseModel):
     pack: str = "generic"
     otlp_endpoint: str | None = None
     budget_usd: float | None = Field(default=None, gt=0)  # read by the runner (agent_evals.runner.budget)
+    user_checks: bool | UserChecksSpec = True  # the checks of the simulated user (agent_evals.user_checks)
     base_path: str | None = Field(default=None, alias="basePath")
 
     @model_validator(mode="after")

@@ -7,6 +7,12 @@ the results go into ``metadata.checks``. The suites' hook (``hooks/kit.js``) poi
 those assertions at ``assertions/kit.js``, which answers from there, so the viewer still shows
 one entry per check with its metric, score and reason. A check that raises fails with the
 exception's message; the others still report.
+
+A check that could not be graded (a judged check the judge did not answer) says ``NOT GRADED``
+and carries ``not_graded: true``; it never passes a deciding entry, so its row is *incomplete*
+(neither a pass nor a fail: the report leaves it out of pass^k) unless another check failed it.
+An informative entry (weight 0, or added by the provider) never fails the row: Promptfoo fails
+a row on any failing entry, whatever its weight.
 """
 
 from __future__ import annotations
@@ -17,6 +23,7 @@ from typing import Any
 
 from agent_evals.assertions._run import reading_once
 from agent_evals.assertions.grader_version import grader_stamp
+from agent_evals.assertions._judged import NOT_GRADED
 from agent_evals.assertions.registry import CheckRef, check_module
 
 log = logging.getLogger(__name__)
@@ -36,6 +43,8 @@ def grade_checks(
         threshold = asserts[check.position].get("threshold") if listed else None
         if isinstance(threshold, int | float) and not isinstance(threshold, bool) and result["score"] < threshold:
             result["pass"] = False  # as Promptfoo applies an assertion's threshold to a Python result
+        if check.informative:
+            result["pass"] = True  # reported, never deciding the row
         entry = {
             "name": check.name, "metric": check.metric, "config": check.config, "position": check.position,
             "pass": bool(result["pass"]), "score": float(result["score"]), "reason": str(result["reason"]),
@@ -46,6 +55,8 @@ def grade_checks(
             entry["informative"] = True
         if check.negated:
             entry["negated"] = True
+        if entry["reason"].startswith(NOT_GRADED):
+            entry["not_graded"] = True
         out.append(entry)
     return out
 

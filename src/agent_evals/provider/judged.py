@@ -18,7 +18,9 @@ from agent_evals.conversation.modes import RunMode
 from agent_evals.judging import judge_conversation, judged_checks
 from agent_evals.provider.config import ProviderConfig
 from agent_evals.provider.deadline import MARGIN_S, ConversationTimeout
-from agent_evals.record import RunRecord, judgement_key
+from agent_evals.record import Judgement, RunRecord, judgement_key
+
+SPOILED = "the simulated user spoiled the conversation (the row is invalid): the agent is not judged on it"
 
 
 async def judge_row(
@@ -31,6 +33,9 @@ async def judge_row(
     goal = case_goal(config)
     wanted = judged_checks(checks, goal)
     if not wanted:
+        return
+    if record.user_review is not None and record.user_review.invalid:  # nothing is asked about the agent
+        record.judged = [Judgement(c.name, c.key, not_graded=SPOILED) for c in wanted if not c.informative]
         return
     left = max(limit_s - (time.monotonic() - started), 0.0) + MARGIN_S / 2
     try:
@@ -53,11 +58,12 @@ def case_goal(config: ProviderConfig) -> str | None:
 
 
 def informative_checks(record: RunRecord, checks: Sequence[CheckRef], asserts: Sequence[object]) -> list[CheckRef]:
-    """The graded checks the provider added (goal_reached on a case that lists none), to be graded and
-    reported beside the test's own."""
+    """The checks the provider asked the judge about on its own (goal_reached on a case that lists
+    none, not even the hook's weight-0 entry), to be reported beside the test's own: graded, or
+    NOT GRADED when the judge was asked and gave no verdict."""
     listed = {judgement_key(c.name, c.config) for c in checks}
     return [
         CheckRef(j.check, None, None, len(asserts), informative=True)
         for j in record.judged
-        if j.informative and j.graded and j.key not in listed
+        if j.informative and j.key not in listed
     ]

@@ -50,6 +50,7 @@ from agent_evals.provider.promptfoo_assertions import assertion_problems
 from agent_evals.provider.judged import informative_checks, judge_row
 from agent_evals.provider.snapshot import take_snapshot, taken_away
 from agent_evals.provider.tracing import Tracer
+from agent_evals.provider.user_review import invalid_error, review_user
 from agent_evals.record import AgentInfo, End, ErrorKind, PullRequestRef, RunRecord, Trace, Usage, UserInfo, UserKind
 from agent_evals.record.caps import cap_text, cap_value
 from agent_evals.secrets import redact
@@ -128,6 +129,7 @@ async def run_case(
     mode: RunMode | None = None
     models: MeteredModels | None = None
     pack: Pack | None = None
+    user: BaseUserSimulator | None = None
     checks: list[CheckRef] = []
     try:
         pack = load_pack(config.pack)
@@ -155,7 +157,8 @@ async def run_case(
     try:
         if pack is not None and mode is not None:
             _snapshot(record, pack, checks, identity)
-        if mode is not None and models is not None:
+        if mode is not None and models is not None and pack is not None:
+            await review_user(config, record, user, pack, mode, models, started=started, limit_s=limit)
             await judge_row(config, checks, record, mode, models, started=started, limit_s=limit)
     except Exception as exc:  # the judge's failure is the row's error (kind model, timeout, replay, config)
         _end_with_error(record, exc, identity)
@@ -172,7 +175,7 @@ async def run_case(
         cleanup = {**(cleanup or {"by": "provider"}), "fixtures": remove_fixtures(identity.test_id)}
     response = promptfoo_response(record, single_turn=config.mode == "single_turn", mode=mode, cleanup=cleanup)
     graded = [*checks, *informative_checks(record, checks, asserts)]
-    if graded and "error" not in response:  # an error row is not graded: Promptfoo skips its assertions
+    if graded and not _errored(record):  # an error row is not graded (an invalid one is, for the record)
         # graded on exactly the metadata the Python assertions would read from Promptfoo
         response["metadata"]["checks"] = grade_checks(graded, list(asserts), response["metadata"])
     if not reads_stored_metadata(asserts):  # graded on whole values above: what is stored keeps MAX_CHARS of each
@@ -200,6 +203,10 @@ def reads_stored_metadata(asserts: Sequence[Any]) -> bool:
     """A Python assertion Promptfoo runs itself (a kit check on the Python path, a team's own) reads the
     row's metadata as stored, so the stored record keeps whole values for it."""
     return any(isinstance(a, Mapping) and str(a.get("type", "")).removeprefix("not-") == "python" for a in asserts)
+
+
+def _errored(record: RunRecord) -> bool:
+    return record.end is None or record.end.reason == "error"
 
 
 def _abandon_own_pull_requests(record: RunRecord) -> dict[str, Any] | None:
@@ -392,6 +399,9 @@ def promptfoo_response(
     end = record.end
     if end is not None and end.reason == "error":
         response["error"] = f"[{end.error_kind}] {end.error}"
+        response["metadata"]["rateLimitKind"] = "quota"
+    elif (invalid := invalid_error(record)) is not None:  # the user spoiled it: neither a pass nor a fail
+        response["error"] = invalid
         response["metadata"]["rateLimitKind"] = "quota"
     return redact(response)
 

@@ -1,7 +1,8 @@
 """The run record: one type for what happened in a conversation (standard library only).
 
 ``ToolCall`` (one tool call with a typed outcome), ``End`` (how the conversation ended,
-who ended it, the kind of error), ``Usage`` by role, and ``RunRecord``, which the
+who ended it, the kind of error), ``Usage`` by role, ``UserReview`` (what the checks of the
+simulated user found), and ``RunRecord``, which the
 provider's metadata, cassettes, assertions, cleanup, the golden self-check and the report
 all read and write. See ``docs/record.md``.
 """
@@ -34,6 +35,7 @@ from agent_evals.record.run_record import (
 )
 from agent_evals.record.tool_call import TOOL_OUTCOMES, ToolCall, ToolCallFormatError, ToolOutcome, parse_arguments
 from agent_evals.record.usage import ROLES, Role, Usage, usage_by_role
+from agent_evals.record.user_review import USER_CHECKS, Undecided, UserCheck, UserFinding, UserReview
 
 __all__ = [
     "END_REASONS",
@@ -42,6 +44,7 @@ __all__ = [
     "RECORD_VERSION",
     "ROLES",
     "TOOL_OUTCOMES",
+    "USER_CHECKS",
     "AgentInfo",
     "End",
     "EndReason",
@@ -60,9 +63,13 @@ __all__ = [
     "ToolOutcome",
     "Trace",
     "Turn",
+    "Undecided",
     "Usage",
+    "UserCheck",
+    "UserFinding",
     "UserInfo",
     "UserKind",
+    "UserReview",
     "Verdict",
     "check_marker",
     "ended_by",

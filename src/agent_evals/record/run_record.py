@@ -15,7 +15,8 @@ The metadata form (``docs/record.md`` describes every key)::
      "conversation_end": "done", "ended_by": "user", "error_kind": null, "error": null,
      "final_reply": "...", "usage": {"agent": {...}, "user": {...}, "judge": {...}},
      "trace": {"eval_id", "test_id"}, "replay": {...} | absent, "snapshot": {...} | absent,
-     "fixtures": [{"kind", "key", ...}] | absent, "judged": [Judgement] | absent}
+     "fixtures": [{"kind", "key", ...}] | absent, "judged": [Judgement] | absent,
+     "user_review": UserReview | absent}
 """
 
 from __future__ import annotations
@@ -27,6 +28,7 @@ from typing import Any, Literal, get_args
 from agent_evals.record.ends import END_REASONS, ERROR_KINDS, End, ended_by
 from agent_evals.record.judgement import Judgement
 from agent_evals.record.tool_call import ToolCall, ToolCallFormatError
+from agent_evals.record.user_review import UserReview
 from agent_evals.record.usage import ROLES, Role, Usage
 
 RECORD_VERSION = 2
@@ -175,6 +177,7 @@ class RunRecord:
     snapshot: Snapshot | None = None
     fixtures: list[dict[str, Any]] = field(default_factory=list)  # what the case relied on, made for it (the pack's form)
     judged: list[Judgement] = field(default_factory=list)  # the judge's verdicts on the judged checks
+    user_review: UserReview | None = None  # the simulated user's side, checked (None: not checked)
 
     # -- reading ---------------------------------------------------------------------
     @property
@@ -253,6 +256,8 @@ class RunRecord:
             out["fixtures"] = [dict(f) for f in self.fixtures]
         if self.judged:
             out["judged"] = [j.to_dict() for j in self.judged]
+        if self.user_review is not None:
+            out["user_review"] = self.user_review.to_dict()
         return out
 
     def _transcript(self) -> list[dict[str, Any]]:
@@ -296,6 +301,7 @@ class RunRecord:
             snapshot=Snapshot.from_dict(metadata["snapshot"]) if metadata.get("snapshot") is not None else None,
             fixtures=[dict(f) for f in _list(metadata, "fixtures") if isinstance(f, Mapping)],
             judged=_judged(_list(metadata, "judged")),
+            user_review=_user_review(metadata.get("user_review")),
         )
 
 
@@ -394,6 +400,15 @@ def _end(metadata: Mapping[str, Any]) -> End | None:
 def _judged(items: list[Any]) -> list[Judgement]:
     try:
         return [Judgement.from_dict(item) for item in items]
+    except ValueError as exc:
+        raise RecordError(str(exc)) from None
+
+
+def _user_review(raw: Any) -> UserReview | None:
+    if raw is None:
+        return None
+    try:
+        return UserReview.from_dict(raw)
     except ValueError as exc:
         raise RecordError(str(exc)) from None
 

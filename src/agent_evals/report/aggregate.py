@@ -1,8 +1,9 @@
 """Rows to cases, cases to groups (pure).
 
 A case is every row with the same provider and case id, across repeats and evals. Its
-``runs`` count every row; ``passed`` and ``failed`` count the graded ones; an error is
-neither. Groups (``metadata.group``), priorities (``metadata.priority``) and the totals
+``runs`` count every row (a re-run of an invalid row takes its place: :mod:`.attempts`);
+``passed`` and ``failed`` count the graded ones; an error, an invalid row (the simulated user
+spoiled it) and an incomplete one (a deciding check was not graded) are neither. Groups (``metadata.group``), priorities (``metadata.priority``) and the totals
 aggregate cases the same way; their pass^k is the mean of their cases' pass^k.
 """
 
@@ -29,11 +30,14 @@ def group_rows(rows: Iterable[Row]) -> dict[tuple[str, str], list[Row]]:
     return cases
 
 
-def summarize_case(rows: Sequence[Row], k: int | None = None, suite: str | None = None) -> CaseSummary:
-    """One case over its runs; ``k`` None means k = its graded runs."""
+def summarize_case(
+    rows: Sequence[Row], k: int | None = None, suite: str | None = None, superseded: int = 0
+) -> CaseSummary:
+    """One case over its runs; ``k`` None means k = its graded runs; ``superseded``: its invalid
+    attempts a re-run took the place of."""
     first = rows[0]
-    passed = sum(1 for row in rows if row.outcome == "pass")
-    failed = sum(1 for row in rows if row.outcome == "fail")
+    outcomes = Counter(row.outcome for row in rows)
+    passed, failed = outcomes["pass"], outcomes["fail"]
     graded = passed + failed
     failures = tuple(_run_failure(row) for row in rows if row.outcome == "fail")
     return CaseSummary(
@@ -45,12 +49,12 @@ def summarize_case(rows: Sequence[Row], k: int | None = None, suite: str | None 
         runs=len(rows),
         passed=passed,
         failed=failed,
-        errors=len(rows) - graded,
+        errors=outcomes["error"],
         k=(k if k is not None else graded) or None,
         pass_hat_k=pass_hat_k(graded, passed, k) if graded else None,
         pass_rate=passed / graded if graded else None,
         flaky=is_flaky(passed, failed),
-        verdict=verdict(passed, failed),
+        verdict=verdict(passed, failed, outcomes),
         ends=dict(Counter(end_of(row) for row in rows)),
         error_kinds=dict(Counter(row.error_kind for row in rows if row.error_kind)),
         mean_turns=_mean(row.turns for row in rows),
@@ -59,11 +63,15 @@ def summarize_case(rows: Sequence[Row], k: int | None = None, suite: str | None 
         not_graded=sum(len(row.not_graded) for row in rows),
         first_failure=failures[0].reason if failures else None,
         failures=failures,
-        first_error=next((_error_text(row) for row in rows if row.outcome == "error"), None),
+        first_error=next((_error_text(row) for row in rows if row.outcome == "error"), None)
+        or next((_error_text(row) for row in rows if row.outcome == "invalid"), None),
         id_source=first.id_source,
         mean_latency_ms=_mean(row.latency_ms for row in rows),
         not_graded_deciding=sum(1 for row in rows for item in row.not_graded if is_deciding(item)),
         graders=tuple(sorted({grader for row in rows for grader in row.graders})),
+        invalid=outcomes["invalid"],
+        incomplete=outcomes["incomplete"],
+        attempts=len(rows) + superseded,
     )
 
 
@@ -74,12 +82,21 @@ def natural_key(text: str) -> tuple[tuple[int, str], ...]:
     )
 
 
-def verdict(passed: int, failed: int) -> Verdict:
+def verdict(passed: int, failed: int, outcomes: Mapping[str, int] | None = None) -> Verdict:
+    """The case's verdict from its graded runs; without one, why not: errors first, then a check
+    not graded (incomplete), then a simulated user that spoiled every run (invalid)."""
     if passed and failed:
         return "flaky"
     if passed:
         return "pass"
-    return "fail" if failed else "error"
+    if failed:
+        return "fail"
+    outcomes = outcomes or {}
+    if not outcomes.get("error") and outcomes.get("incomplete"):
+        return "incomplete"
+    if not outcomes.get("error") and outcomes.get("invalid"):
+        return "invalid"
+    return "error"
 
 
 def end_of(row: Row) -> str:
@@ -125,6 +142,8 @@ def summarize_group(
         usage=sum_usage(case.usage for case in cases),
         not_graded=sum(case.not_graded for case in cases),
         case_ids=tuple(case.id for case in cases),
+        invalid=sum(case.invalid for case in cases),
+        incomplete=sum(case.incomplete for case in cases),
     )
 
 

@@ -8,7 +8,7 @@ evals). A case's change:
 - ``improvement``: it failed or was flaky in the baseline, now it passes;
 - ``changed``: another change of verdict (flaky to fail, fail to flaky);
 - ``same``; ``new`` (only now); ``removed`` (only in the baseline);
-- ``no_verdict``: one side has no graded run (only errors).
+- ``no_verdict``: one side has no graded run (only errors, invalid or incomplete rows).
 
 A baseline with no case in common is refused (:class:`ReportInputError`), and so is one of
 another suite or agent (:mod:`agent_evals.report.baseline_match`), or one graded by other versions of
@@ -103,7 +103,7 @@ def compare(current: Report, baseline: Report, *, across_grader_versions: bool =
 
 
 def change_of(before: Verdict, after: Verdict) -> ChangeKind:
-    if "error" in (before, after):
+    if {before, after} & {"error", "invalid", "incomplete"}:  # a side without a graded run
         return "no_verdict"
     if before == "pass" and after in ("fail", "flaky"):
         return "regression"

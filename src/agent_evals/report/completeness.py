@@ -3,8 +3,10 @@
 With the kit's run manifest an eval is complete when its suite's run finished without an
 interrupt and every selected case has ``repeat × providers`` rows. Without one, when the
 eval finished (Promptfoo stored its duration, or the ``-o`` file has its stats). Either
-way an error row makes the run incomplete, and so does a report with no row at all, and a
-sharded run of which a planned shard is missing (:mod:`agent_evals.report.shard_info`).
+way an error row makes the run incomplete, and so does an incomplete row (a check that decides
+it could not be graded), a report with no row at all, and a sharded run of which a planned
+shard is missing (:mod:`agent_evals.report.shard_info`). An invalid row (the simulated user
+spoiled it) does not: it is counted and listed apart, and the gate may limit it (``max_invalid``).
 """
 
 from __future__ import annotations
@@ -28,6 +30,9 @@ def incompleteness(evals: Sequence[EvalInfo], runs: Sequence[RunInfo], rows: Seq
     if errors:
         kinds = ", ".join(f"{kind} {count}" for kind, count in errors.most_common())
         reasons.append(f"{sum(errors.values())} error row(s) ({kinds})")
+    ungraded = sum(1 for row in rows if row.outcome == "incomplete")
+    if ungraded:
+        reasons.append(f"{ungraded} incomplete row(s) (a check that decides the row could not be graded)")
     for run in runs:
         reasons += _run_reasons(run)
     for info in evals:

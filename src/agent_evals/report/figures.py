@@ -87,7 +87,15 @@ def fit(line: str, width: int) -> str:
 
 
 def status(case: CaseSummary) -> str:
-    return {"pass": "pass", "fail": "FAIL", "flaky": "FLAKY", "error": "ERROR"}[case.verdict]
+    return {"pass": "pass", "fail": "FAIL", "flaky": "FLAKY", "error": "ERROR", "invalid": "INVALID",
+            "incomplete": "INCOMPLETE"}[case.verdict]
+
+
+def apart(counts: CaseSummary | GroupSummary) -> str:
+    """``, 2 invalid, 1 incomplete``: the runs that are neither a pass nor a fail, nor an error."""
+    parts = [f"{counts.invalid} invalid"] if counts.invalid else []
+    parts += [f"{counts.incomplete} incomplete"] if counts.incomplete else []
+    return "".join(f", {part}" for part in parts)
 
 
 def k_label(report: Report) -> str:
@@ -133,7 +141,7 @@ def pattern_line(pattern: Pattern, code: str = "`") -> str:
 def headline(report: Report) -> str:
     t = report.totals
     return (
-        f"{t.cases} case(s), {t.runs} run(s): {t.passed} passed, {t.failed} failed, {t.errors} error(s); "
+        f"{t.cases} case(s), {t.runs} run(s): {t.passed} passed, {t.failed} failed, {t.errors} error(s){apart(t)}; "
         f"{t.flaky} flaky; pass^k ({k_label(report)}) {rate(t.pass_hat_k)}"
     )
 

@@ -21,6 +21,7 @@ from agent_evals.report.model import (
     CaseSummary,
     EvalInfo,
     GroupSummary,
+    InvalidRun,
     LedgerSummary,
     MetricSummary,
     Pattern,
@@ -29,6 +30,7 @@ from agent_evals.report.model import (
     RunFailure,
     RunInfo,
     RunLabel,
+    SimulatorQuality,
 )
 
 FORMAT = "agent-evals/report@1"
@@ -58,6 +60,9 @@ def report_to_json(report: Report, comparison: Comparison | None = None) -> dict
         "cost": report.cost,
         "notes": list(report.notes),
         "budget": _budget(report),
+        "invalid_runs": [dict(vars(run)) for run in report.invalid_runs],
+        "simulator_quality": [_quality(q) for q in report.simulator],
+        "fixed_user_rows": report.fixed_user_rows,
     }
     if report.blessed is not None:
         out["blessed"] = _plain(vars(report.blessed))
@@ -123,6 +128,9 @@ def _case(case: CaseSummary) -> dict[str, Any]:
         "failures": [dict(vars(f)) for f in case.failures],
         "first_error": case.first_error,
         "id_source": case.id_source,
+        "invalid": case.invalid,
+        "incomplete": case.incomplete,
+        "attempts": case.attempts,
     }
 
 
@@ -144,6 +152,8 @@ def _group(group: GroupSummary) -> dict[str, Any]:
         "cost": round(sum(u.cost for u in group.usage.values()), 8),
         "not_graded": group.not_graded,
         "case_ids": list(group.case_ids),
+        "invalid": group.invalid,
+        "incomplete": group.incomplete,
     }
 
 
@@ -156,6 +166,10 @@ def _budget(report: Report) -> dict[str, Any] | None:
         "stopped_cases": list(budget.stopped_cases),
         "stopped_runs": budget.stopped_runs,
     }
+
+
+def _quality(quality: SimulatorQuality) -> dict[str, Any]:
+    return {**dict(vars(quality)), "by_check": dict(quality.by_check), "share": quality.share}
 
 
 def _read_budget(raw: Any) -> BudgetSummary | None:
@@ -226,6 +240,11 @@ def _report(data: Mapping[str, Any]) -> Report:
         notes=tuple(data["notes"]),
         budget=_read_budget(data.get("budget")),
         blessed=_read_blessing(data.get("blessed")),
+        invalid_runs=tuple(InvalidRun(**run) for run in data.get("invalid_runs") or ()),
+        simulator=tuple(
+            SimulatorQuality(**{k: v for k, v in q.items() if k != "share"}) for q in data.get("simulator_quality") or ()
+        ),
+        fixed_user_rows=int(data.get("fixed_user_rows") or 0),
     )
 
 

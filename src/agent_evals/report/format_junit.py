@@ -2,7 +2,8 @@
 
 A case that failed any graded run (failing or flaky) has a ``<failure>`` whose text lists
 each failed run's first failing check; a case with errors and no failed run has an ``<error>`` of its
-error kind. Each testcase carries ``runs``, ``passed``, ``failed``, ``errors``,
+error kind; a case with no graded run and no error (every run invalid, or incomplete) is
+``<skipped>``, saying why: it is neither a pass nor a fail. Each testcase carries ``runs``, ``passed``, ``failed``, ``errors``,
 ``pass_hat_k``, ``k``, ``flaky``, ``verdict``, ``group``, ``priority`` and ``provider`` as
 properties; each testsuite, whether the run is complete.
 """
@@ -46,7 +47,7 @@ def _counts(name: str, cases: Sequence[CaseSummary]) -> dict[str, str]:
         "tests": str(len(cases)),
         "failures": str(sum(1 for c in cases if c.failed)),
         "errors": str(sum(1 for c in cases if not c.failed and c.errors)),
-        "skipped": "0",
+        "skipped": str(sum(1 for c in cases if _skipped(c))),
     }
 
 
@@ -69,6 +70,9 @@ def _testcase(suite: ET.Element, suite_name: str, case: CaseSummary) -> None:
             "priority": case.priority or "",
             "provider": case.provider,
             "not_graded": case.not_graded,
+            "invalid": case.invalid,
+            "incomplete": case.incomplete,
+            "attempts": case.attempts,
         },
     )
     if case.failed:
@@ -81,6 +85,10 @@ def _testcase(suite: ET.Element, suite_name: str, case: CaseSummary) -> None:
             "\n\n".join(f"run {f.test_idx} of {f.eval_id} [{f.metric}]:\n{f.reason}" for f in case.failures)
             + (f"\n\nand {case.errors} error run(s): {case.first_error}" if case.errors else "")
         )
+    elif _skipped(case):  # no graded run, and no error: the user spoiled it, or a deciding check was not graded
+        why = ("the simulated user spoiled every run (invalid)" if case.verdict == "invalid"
+               else "a check that decides the run could not be graded (incomplete)")
+        ET.SubElement(element, "skipped", {"message": _clean(f"{why}: {case.first_error or ''}".rstrip(": "))})
     elif case.errors:
         kind = next(iter(case.error_kinds), "unknown")
         error = ET.SubElement(element, "error", {"message": _clean(case.first_error or ""), "type": kind})
@@ -89,7 +97,12 @@ def _testcase(suite: ET.Element, suite_name: str, case: CaseSummary) -> None:
             + ", ".join(f"{k} {n}" for k, n in case.error_kinds.items())
         )
     ends = ", ".join(f"{end} {n}" for end, n in case.ends.items())
-    ET.SubElement(element, "system-out").text = _clean(f"ends: {ends}")
+    spoiled = f"\ninvalid (the simulated user spoiled it, neither pass nor fail): {case.invalid}" if case.invalid else ""
+    ET.SubElement(element, "system-out").text = _clean(f"ends: {ends}{spoiled}")
+
+
+def _skipped(case: CaseSummary) -> bool:
+    return case.verdict in ("invalid", "incomplete")
 
 
 def _properties(parent: ET.Element, values: dict[str, object]) -> None:

@@ -12,6 +12,7 @@ from agent_evals.report import figures as f
 from agent_evals.report.budget_lines import budget_lines
 from agent_evals.report.compare import Comparison
 from agent_evals.report.evidence_lines import evidence_head, evidence_lines
+from agent_evals.report.invalid_lines import invalid_lines, simulator_lines
 from agent_evals.report.model import GroupSummary, Report
 
 REASON_WIDTH = 160
@@ -56,6 +57,9 @@ def render_markdown(report: Report, comparison: Comparison | None = None, title:
     if report.errors_by_kind:
         kinds = ", ".join(f"{kind} {n}" for kind, n in sorted(report.errors_by_kind.items()))
         out += ["", f"**Errors** (runs that could not happen, not failures): {kinds}."]
+    if report.invalid_runs:
+        head, *runs = invalid_lines(report, limit=len(report.invalid_runs))
+        out += ["", f"**{head[0].upper()}{head[1:]}.**", "", *[f"- {_cell(line.strip())}" for line in runs]]
     if report.budget is not None:
         out += ["", *[f"**{line[0].upper()}{line[1:]}.**" for line in budget_lines(report.budget)]]
     if report.totals.not_graded:
@@ -114,6 +118,10 @@ def render_markdown(report: Report, comparison: Comparison | None = None, title:
             ],
         ),
     )
+    if report.simulator or report.fixed_user_rows:
+        _, *quality = simulator_lines(report)
+        items = [f"- {line.strip()}" if not line.startswith("    ") else f"  - {line.strip()}" for line in quality]
+        out += _details("Simulated users (share of conversations the user checks flagged)", items)
     out += _details("Usage by role", [f"- {line}" for line in f.usage_lines(report.usage)])
     out += [f"> {note}" for note in report.notes]
     return "\n".join(out) + "\n"

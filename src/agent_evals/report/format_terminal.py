@@ -9,6 +9,7 @@ from agent_evals.report import figures as f
 from agent_evals.report.budget_lines import budget_lines
 from agent_evals.report.compare import Comparison
 from agent_evals.report.evidence_lines import evidence_head, evidence_lines
+from agent_evals.report.invalid_lines import invalid_lines, simulator_lines
 from agent_evals.report.model import CaseSummary, GroupSummary, Report
 
 WIDTH = 100
@@ -39,6 +40,10 @@ def render_terminal(report: Report, comparison: Comparison | None = None) -> str
     if report.errors_by_kind:
         kinds = ", ".join(f"{kind} {n}" for kind, n in sorted(report.errors_by_kind.items()))
         out += ["", f"errors by kind (not failures): {kinds}"]
+    if report.invalid_runs:
+        out += ["", *[f.one_line(line, WIDTH) for line in invalid_lines(report)]]
+    if report.simulator or report.fixed_user_rows:
+        out += ["", *[f.one_line(line, WIDTH) for line in simulator_lines(report)]]
     if report.totals.not_graded:
         cases = ", ".join(c.id for c in report.cases if c.not_graded)
         out += ["", f"not graded: {report.totals.not_graded} check(s) in {cases} (left out of the scores)"]
@@ -83,7 +88,7 @@ def _cases(report: Report) -> list[str]:
 
 
 def _case_row(case: CaseSummary, providers: bool) -> list[str]:
-    last = f.ends(case.ends) + (f" ({f.ends(case.error_kinds)})" if case.errors else "")
+    last = f.ends(case.ends) + (f" ({f.ends(case.error_kinds)})" if case.errors else "") + f.apart(case)
     return [
         case.id,
         *([case.provider] if providers else []),

@@ -21,8 +21,9 @@ from typing import Literal
 from agent_evals.report.compare import Comparison
 from agent_evals.report.gate_coverage import uncovered_regressions
 from agent_evals.report.gate_file import ALL, Gate, Scope
-from agent_evals.report.gate_significance import significance_rule, stale_baseline
+from agent_evals.report.gate_invalid import invalid_rule
 from agent_evals.report.gate_rule import MAX_LISTED, Rule, Status, listed
+from agent_evals.report.gate_significance import significance_rule, stale_baseline
 from agent_evals.report.gate_trust import trust_rules
 from agent_evals.report.model import GroupSummary, Report
 
@@ -89,6 +90,8 @@ def check_gate(
         rules.append(_cost(report, gate.max_cost_usd))
     scopes = [gate.no_regressions, gate.no_significant_regression]
     rules += [rule for rule in (uncovered_regressions(comparison, scopes), stale_baseline(gate, comparison, now)) if rule]
+    if gate.max_invalid is not None or report.invalid_runs:
+        rules.append(Rule(*invalid_rule(report, gate.max_invalid)))
     return GateVerdict(tuple(rules))
 
 

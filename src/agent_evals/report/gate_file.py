@@ -18,6 +18,7 @@ Every key is optional; a missing file is an error (the gate must be chosen, not 
     max_cost_usd: 5.0             # agent + simulated user + judge, at most
     allow_replay: false           # a replay (the models' answers as recorded) may hold the gate
     allow_not_graded: false       # a run with deciding checks not graded may hold the gate
+    max_invalid: 0                # runs the simulated user spoiled (after re-runs), at most (default: no limit)
 
 :func:`load_gate` validates it strictly (an unknown key or an out-of-range value is one
 line naming the file, the key, the value and what is allowed) and raises
@@ -50,6 +51,7 @@ KEYS = (
     "max_cost_usd",
     "allow_replay",
     "allow_not_graded",
+    "max_invalid",
 )
 
 
@@ -68,6 +70,7 @@ class Gate:
     max_cost_usd: float | None = None
     allow_replay: bool = False
     allow_not_graded: bool = False
+    max_invalid: int | None = None
     source: str = field(default="", compare=False)
 
 
@@ -104,6 +107,7 @@ def parse_gate(raw: Any, source: str = "gate") -> Gate:
         max_cost_usd=_amount(raw, "max_cost_usd", source),
         allow_replay=_flag(raw, "allow_replay", source, default=False),
         allow_not_graded=_flag(raw, "allow_not_graded", source, default=False),
+        max_invalid=_count(raw, "max_invalid", source),
         source=source,
     )
 

@@ -26,7 +26,7 @@ def summarize_metrics(rows: Iterable[Row]) -> list[MetricSummary]:
     scores: dict[str, list[float]] = {}
     checks: dict[str, list[bool]] = {}
     for row in rows:
-        if row.outcome == "error":
+        if row.outcome in ("error", "invalid"):  # not graded runs of the agent
             continue
         for name, value in row.named_scores.items():
             scores.setdefault(name, []).append(value)

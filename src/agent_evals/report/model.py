@@ -11,8 +11,10 @@ from typing import Any, Literal, get_args
 from agent_evals.record import AgentInfo, Role, Usage
 from agent_evals.report.rows import Grader
 
-Verdict = Literal["pass", "fail", "flaky", "error"]
-"""A case over its runs: every graded run passed, none did, some did (flaky), or no run was graded."""
+Verdict = Literal["pass", "fail", "flaky", "error", "invalid", "incomplete"]
+"""A case over its runs: every graded run passed, none did, some did (flaky), or no run was graded:
+because of errors, of a simulated user that spoiled every run (invalid), or of a deciding check
+that could not be graded (incomplete)."""
 VERDICTS: tuple[Verdict, ...] = get_args(Verdict)
 Direction = Literal["higher", "lower"]
 PatternKind = Literal["metric", "tool", "path"]
@@ -56,6 +58,7 @@ class EvalInfo:
     shard_run: str | None = None  # what the shards of one sharded run share (their stamp's fingerprint)
     budget: Mapping[str, Any] | None = None  # the suite's own budget_usd ledger at its end
     until_decided: Mapping[str, Any] | None = None  # --repeat-until-decided: max, rounds, runs and planned per case
+    attempt: int = 1  # 2, 3, …: an eval that re-ran a suite's invalid rows (--rerun-invalid)
 
 
 @dataclass(frozen=True)
@@ -107,6 +110,9 @@ class CaseSummary:
     mean_latency_ms: float | None = None  # a run's time (Promptfoo's latencyMs): what shards balance on
     not_graded_deciding: int = 0  # of not_graded: checks that would decide the row (weight > 0)
     graders: tuple[Grader, ...] = ()  # the graders of its kit checks, each once (several: they differ between runs)
+    invalid: int = 0  # runs the simulated user spoiled, on every attempt (neither pass nor fail)
+    incomplete: int = 0  # runs a deciding check of could not be graded (neither pass nor fail)
+    attempts: int = 0  # rows that ran, re-runs of invalid ones included (0: as many as runs)
 
     @property
     def key(self) -> tuple[str, str]:
@@ -132,6 +138,8 @@ class GroupSummary:
     usage: Mapping[Role, Usage]
     not_graded: int
     case_ids: tuple[str, ...] = ()
+    invalid: int = 0
+    incomplete: int = 0
 
 
 @dataclass(frozen=True)
@@ -189,6 +197,35 @@ class Blessing:
 
 
 @dataclass(frozen=True)
+class InvalidRun:
+    """A run the simulated user spoiled at least once: its attempts and how it ended up."""
+
+    case_id: str
+    provider: str
+    reason: str  # the first invalid attempt's "turn 2, the user invented region 'westus9' (…)"
+    attempts: int  # 1 + its re-runs
+    outcome: str  # its last attempt's outcome: "invalid" (on every attempt), "pass", "fail", …
+    suite: str | None = None
+
+
+@dataclass(frozen=True)
+class SimulatorQuality:
+    """How often one simulated user (a suite and a user model) spoiled its conversations, by check."""
+
+    suite: str
+    user_model: str
+    conversations: int  # checked (every attempt; fixed messages are not)
+    flagged: int  # with a finding
+    by_check: Mapping[str, int]  # conversations with a finding of each check
+    undecided: int = 0  # conversations where a check could not decide
+    errors: int = 0  # conversations that broke off on the simulated user (error kind user_simulator)
+
+    @property
+    def share(self) -> float:
+        return self.flagged / self.conversations if self.conversations else 0.0
+
+
+@dataclass(frozen=True)
 class Report:
     complete: bool
     incomplete: tuple[str, ...]
@@ -207,6 +244,9 @@ class Report:
     notes: tuple[str, ...] = field(default=())
     budget: BudgetSummary | None = None
     blessed: Blessing | None = None  # a blessed baseline's record (agent-evals baseline bless)
+    invalid_runs: tuple[InvalidRun, ...] = ()  # every run the simulated user spoiled, with its re-runs
+    simulator: tuple[SimulatorQuality, ...] = ()  # per suite and user model
+    fixed_user_rows: int = 0  # rows with fixed user messages (no user checks apply)
 
     @property
     def cost(self) -> float:

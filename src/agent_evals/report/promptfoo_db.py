@@ -34,7 +34,8 @@ SELECT test_idx, prompt_idx, success, failure_reason, error, cost, latency_ms, n
                '$.metadata.usage', '$.metadata.conversation_end', '$.metadata.turns', '$.metadata.error_kind',
                '$.metadata.replay.cassette', '$.metadata.tool_calls[#-1].index', {graders}),
   json_extract(grading_result, '$.componentResults', '$.namedScoreWeights'),
-  CASE WHEN instr(metadata, '"not_graded"') THEN json_extract(metadata, '$.not_graded') END
+  CASE WHEN instr(metadata, '"not_graded"') THEN json_extract(metadata, '$.not_graded') END,
+  json_extract(response, '$.metadata.user', '$.metadata.user_review')
 FROM eval_results WHERE eval_id = ? ORDER BY test_idx, prompt_idx
 """
 MAX_GRADERS = 20  # the graders (and metrics) of a row's first kit checks, read in the same parse of the response
@@ -103,9 +104,10 @@ def _stamp(text: str | None) -> dict[str, Any] | None:
 
 
 def _row(values: tuple[Any, ...], eval_id: str) -> Row:
-    idx, prompt_idx, success, failure, error, cost, latency, named, test, provider, record, grading, not_graded = (
+    idx, prompt_idx, success, failure, error, cost, latency, named, test, provider, record, grading, not_graded, user = (
         values
     )
+    user_info, user_review = json.loads(user) if user else (None, None)
     description, case_id, group, priority = json.loads(test)
     provider_id, label = json.loads(provider)
     marker, recorded_id, agent, usage, end, turns, kind, cassette, last_call, *graders = (
@@ -137,6 +139,8 @@ def _row(values: tuple[Any, ...], eval_id: str) -> Row:
                 "replay": {"cassette": cassette} if cassette else None,
                 "checks": [{"metric": metric, "grader": grader}
                            for grader, metric in zip(graders[::2], graders[1::2], strict=True) if grader],
+                "user": user_info,
+                "user_review": user_review,
             }
         },
         "gradingResult": {"componentResults": components, "namedScoreWeights": weights},

@@ -5,12 +5,16 @@ of the ``-o`` JSON file (``testIdx``, ``testCase``, ``provider``, ``response.met
 ``gradingResult``, ``failureReason``, …), possibly with only the keys read here. This
 module is pure: no I/O.
 
-- **Outcome**: ``failureReason`` 2 is an *error* (neither a pass nor a fail), else
-  ``success`` says pass or fail.
+- **Outcome**: ``failureReason`` 2 is an *error* (neither a pass nor a fail) — or, when its
+  run record says the simulated user spoiled the conversation, *invalid* (neither either) —
+  else ``success`` says pass or fail; a failed row whose failing entries are all ``NOT
+  GRADED`` (a check that decides the row could not be graded) is *incomplete*.
 - **Case id**: the run record's ``case_id``, else ``testCase.metadata.id``, else the
   description's leading id (``C01 …``), else the description itself; ``id_source`` says which.
 - **Failures**: the assertion entries with ``pass: false`` in order; entries whose reason
-  starts with ``NOT GRADED`` are not failures, they count as not graded.
+  starts with ``NOT GRADED`` are not failures, they count as not graded — so do entries whose
+  grader failed (Promptfoo's ``metadata.graderError``: a model-graded assertion whose grader
+  gave no usable reply). Graders fail as graders.
 """
 
 from __future__ import annotations
@@ -20,8 +24,10 @@ from collections.abc import Mapping
 from typing import Any, Literal, NamedTuple, get_args
 
 from agent_evals.record import ERROR_KINDS, ROLES, AgentInfo, Role, Usage
+from agent_evals.report.user_rows import NO_USER, UserSide, user_side
 
-Outcome = Literal["pass", "fail", "error"]
+Outcome = Literal["pass", "fail", "error", "invalid", "incomplete"]
+GRADED: tuple[Outcome, ...] = ("pass", "fail")  # the outcomes pass^k counts
 IdSource = Literal["record", "test", "description_id", "description", "index"]
 ID_SOURCES: tuple[IdSource, ...] = get_args(IdSource)
 UNKNOWN_KIND = "unknown"  # an error row without a kit error kind (Promptfoo's own, another provider's)
@@ -84,6 +90,8 @@ class Row(NamedTuple):
     cost: float
     latency_ms: float | None = None  # Promptfoo's measured time of the row (the whole conversation)
     graders: tuple[Grader, ...] = ()  # of the kit checks the provider graded (metadata.checks)
+    user: UserSide = NO_USER  # who played the user and what the user checks found
+    attempt: int = 1  # 2, 3, …: a re-run of invalid rows (agent-evals run --rerun-invalid)
 
     @property
     def failures(self) -> tuple[Check, ...]:
@@ -112,10 +120,11 @@ def row_from_promptfoo(raw: Mapping[str, Any], eval_id: str, *, tool_calls: int 
     test_meta = _mapping(test.get("metadata"))
     record = _mapping(_mapping(raw.get("response")).get("metadata"))
     row_meta = _mapping(raw.get("metadata"))
-    outcome = _outcome(raw)
     case_id, source = case_identity(record, test_meta, test.get("description"), int(raw["testIdx"]))
     grading = _mapping(raw.get("gradingResult"))
-    checks, graded_out = _checks(grading.get("componentResults"))
+    checks, graded_out, undecided = _checks(grading.get("componentResults"))
+    user = user_side(record)
+    outcome = _outcome(raw, user, checks, undecided)
     return Row(
         eval_id=eval_id,
         test_idx=int(raw["testIdx"]),
@@ -127,10 +136,10 @@ def row_from_promptfoo(raw: Mapping[str, Any], eval_id: str, *, tool_calls: int 
         group=_text(test_meta.get("group")),
         priority=_text(test_meta.get("priority")),
         outcome=outcome,
-        error_kind=error_kind(record, raw.get("error")) if outcome == "error" else None,
-        error=_first_line(raw.get("error")) if outcome == "error" else None,
+        error_kind=error_kind(record, raw.get("error")) if outcome in ("error", "invalid") else None,
+        error=_first_line(raw.get("error")) if outcome in ("error", "invalid") else None,
         checks=checks,
-        named_scores=_named_scores(raw.get("namedScores"), grading.get("namedScoreWeights")),
+        named_scores=_named_scores(raw.get("namedScores"), grading.get("namedScoreWeights"), graded_out),
         not_graded=_not_graded(row_meta.get("not_graded"), graded_out),
         end=_text(record.get("conversation_end")),
         turns=_int(record.get("turns")),
@@ -141,6 +150,7 @@ def row_from_promptfoo(raw: Mapping[str, Any], eval_id: str, *, tool_calls: int 
         cost=float(raw.get("cost") or 0.0),
         latency_ms=_number(raw.get("latencyMs")),
         graders=graders_of(record.get("checks")),
+        user=user,
     )
 
 
@@ -196,26 +206,34 @@ def error_kind(record: Mapping[str, Any], error: Any) -> str:
     return UNKNOWN_KIND
 
 
-def _outcome(raw: Mapping[str, Any]) -> Outcome:
+def _outcome(raw: Mapping[str, Any], user: UserSide, checks: tuple[Check, ...], undecided: bool) -> Outcome:
+    """``undecided``: a deciding entry says NOT GRADED (it failed the row without grading it)."""
     if raw.get("failureReason") == 2:
-        return "error"
-    return "pass" if raw.get("success") else "fail"
+        return "invalid" if user.invalid else "error"
+    if raw.get("success"):
+        return "pass"
+    return "incomplete" if undecided and not any(not c.passed for c in checks) else "fail"
 
 
-def _checks(components: Any) -> tuple[tuple[Check, ...], list[str]]:
+def _checks(components: Any) -> tuple[tuple[Check, ...], list[str], bool]:
+    """The graded entries, the NOT GRADED ones (``metric: reason``), and whether one of those failed
+    its row (a deciding check that could not be graded)."""
     checks: list[Check] = []
     not_graded: list[str] = []
+    undecided = False
     for item in components if isinstance(components, list) else ():
         if not isinstance(item, dict):
             continue
         assertion = _mapping(item.get("assertion"))
         metric = str(assertion.get("metric") or assertion.get("type") or "assertion")
         reason = str(item.get("reason") or "")
-        if reason.startswith(NOT_GRADED):
-            not_graded.append(f"{metric}: {reason}")
+        grader_failed = bool(_mapping(item.get("metadata")).get("graderError"))  # Promptfoo's grader, e.g. llm-rubric
+        if reason.startswith(NOT_GRADED) or grader_failed:
+            not_graded.append(f"{metric}: {reason}" if not grader_failed else f"{metric}: {NOT_GRADED}: the grader failed: {reason}")
+            undecided = undecided or not item.get("pass")
             continue
         checks.append(Check(metric, bool(item.get("pass")), reason))
-    return tuple(checks), not_graded
+    return tuple(checks), not_graded, undecided
 
 
 def _not_graded(listed: Any, from_entries: list[str]) -> tuple[str, ...]:
@@ -225,13 +243,15 @@ def _not_graded(listed: Any, from_entries: list[str]) -> tuple[str, ...]:
     return tuple(from_entries)
 
 
-def _named_scores(scores: Any, weights: Any) -> dict[str, float]:
-    """Named scores, without those of weight 0 (not graded: their 0 is no score)."""
+def _named_scores(scores: Any, weights: Any, not_graded: list[str] = ()) -> dict[str, float]:  # type: ignore[assignment]
+    """Named scores, without those of weight 0 and those of NOT GRADED entries (their 0 is no score)."""
     weights = _mapping(weights)
+    ungraded = {entry.split(": ", 1)[0] for entry in not_graded}
     return {
         str(name): float(value)
         for name, value in _mapping(scores).items()
         if isinstance(value, int | float) and not isinstance(value, bool) and weights.get(name, 1) != 0
+        and name not in ungraded
     }
 
 

@@ -145,6 +145,7 @@ def _with_manifest(info: EvalInfo, rows: list[Row], found: tuple[RunManifest, Su
         providers=suite.providers,
         budget=suite.budget,
         until_decided=suite.until_decided or info.until_decided,
+        attempt=suite.attempt,
     )
 
 

@@ -20,6 +20,7 @@ from agent_evals.report import figures as f
 from agent_evals.report.budget_lines import budget_lines
 from agent_evals.report.build import build_report
 from agent_evals.report.errors import ReportInputError
+from agent_evals.report.invalid_lines import invalid_lines, simulator_lines
 from agent_evals.report.model import Report
 from agent_evals.report.sources import load_results, load_run
 from agent_evals.runner.manifest import RunManifest
@@ -47,7 +48,7 @@ def short_lines(report: Report) -> list[str]:
     t = report.totals
     lines = [
         f"report: {t.cases} case(s), {t.runs} run(s): {t.passed} passed, {t.failed} failed, "
-        f"{t.errors} error(s); pass^k ({f.k_label(report)}) {f.rate(t.pass_hat_k)}"
+        f"{t.errors} error(s){f.apart(t)}; pass^k ({f.k_label(report)}) {f.rate(t.pass_hat_k)}"
     ]
     flaky = [c.id for c in report.cases if c.flaky]
     failing = [c.id for c in report.cases if c.verdict == "fail"]
@@ -61,6 +62,8 @@ def short_lines(report: Report) -> list[str]:
         )
     if t.not_graded:
         lines.append(f"not graded: {t.not_graded} check(s) (left out of the scores)")
+    lines += invalid_lines(report, limit=MAX_LISTED)
+    lines += simulator_lines(report) if any(q.flagged for q in report.simulator) else []
     lines += budget_lines(report.budget)
     lines.append("complete" if report.complete else "INCOMPLETE: " + "; ".join(report.incomplete))
     return lines

@@ -48,10 +48,12 @@ class SuiteCounts:
     errors: int = 0
     not_graded: int = 0
     errors_by_kind: dict[str, int] = field(default_factory=dict)
+    invalid: int = 0  # the simulated user spoiled the conversation: neither a pass nor a fail
+    incomplete: int = 0  # a check that decides the row could not be graded: neither a pass nor a fail
 
     @property
     def total(self) -> int:
-        return self.passed + self.failed + self.errors
+        return self.passed + self.failed + self.errors + self.invalid + self.incomplete
 
 
 class PromptfooConsole:
@@ -109,6 +111,10 @@ class PromptfooConsole:
             self.counts.passed += 1
         elif status == "FAIL":
             self.counts.failed += 1
+        elif status == "INVALID":
+            self.counts.invalid += 1
+        elif status == "INCOMPLETE":
+            self.counts.incomplete += 1
         else:
             self.counts.errors += 1
             kind = str(case.get("error_kind") or "other")
@@ -138,6 +144,10 @@ def suite_summary(name: str, counts: SuiteCounts, seconds: float, eval_id: str |
     parts = [f"{counts.passed} passed", f"{counts.failed} failed", f"{counts.errors} error(s)"]
     if counts.errors_by_kind:
         parts[-1] += " (" + ", ".join(f"{k} {v}" for k, v in sorted(counts.errors_by_kind.items())) + ")"
+    if counts.invalid:
+        parts.append(f"{counts.invalid} invalid (the simulated user spoiled the conversation; neither pass nor fail)")
+    if counts.incomplete:
+        parts.append(f"{counts.incomplete} incomplete (a deciding check was not graded)")
     if counts.not_graded:
         parts.append(f"{counts.not_graded} check(s) not graded")
     where = f"; eval {eval_id}" if eval_id else ""

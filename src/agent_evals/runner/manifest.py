@@ -13,7 +13,8 @@ run's folder (beside the portal data dirs; the run's portal logs live there too)
                  "data_dir": "…/data/portal" | null, "shard": "2/4" | null,
                  "promptfoo_dir": "…/data/runs/<run id>/promptfoo" | null,
                  "portal_url": "http://…" | null (an external portal), "portal_died": false,
-                 "budget": {the suite's own budget_usd ledger} | null}],
+                 "budget": {the suite's own budget_usd ledger} | null,
+                 "attempt": 1, "rerun_of": "eval-…" | null}],
      "budget": {"limit_usd": 5.0, "spent_usd": 4.93, …} | null}
 
 ``selected`` is the case ids the filters left (None when the kit could not tell ahead), so a
@@ -22,6 +23,8 @@ one that now belongs to a process started at another time than ``pid_started``) 
 the suite a sharded run took (``--shard``); its eval then lives in ``promptfoo_dir``, not in
 the viewer's database. ``budget`` is the run's spend ledger at its end (``--budget-usd``).
 A *place* is where a suite's PRs live: its data dir, or ``portal <url>`` for an external portal.
+A suite whose invalid rows were run again (``--rerun-invalid N``) has one more entry per
+attempt, ``attempt`` 2, 3, …, its eval holding only those rows (``rerun_of`` the eval before).
 """
 
 from __future__ import annotations
@@ -76,6 +79,8 @@ class SuiteRun:
             return self.data_dir
         return f"portal {self.portal_url.rstrip('/')}" if self.portal_url else None
     until_decided: dict[str, Any] | None = None  # --repeat-until-decided: its rounds, each case's runs and why
+    attempt: int = 1  # 2, 3, …: a re-run of the suite's invalid rows (--rerun-invalid), its own eval
+    rerun_of: str | None = None  # the eval whose invalid rows an attempt re-ran
 
 
 @dataclass

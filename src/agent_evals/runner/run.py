@@ -45,6 +45,7 @@ from agent_evals.runner.portals import Portal, PortalPool, portal_for
 from agent_evals.runner.promptfoo_args import DEFAULT_CONCURRENCY, FlagError, Flags, read_flags, shared_output
 from agent_evals.runner.promptfoo_process import PromptfooResult, run_promptfoo
 from agent_evals.runner.progress import Progress, Ticker
+from agent_evals.runner.rerun_invalid import rerun_problem, rerun_suite
 from agent_evals.runner.sharding import SuiteShard, merge_hint, plan_suite_shard
 from agent_evals.runner.suite_output import ordered_output
 from agent_evals.runner.suites import Suite, select
@@ -120,9 +121,13 @@ def run(
     suites_at_once: int | None = None,
     until_decided: int | None = None,
     baseline: str | None = None,
+    rerun_invalid: int = 0,
 ) -> int:
     if suites_at_once is not None and suites_at_once < 1:
         log.error("--suites-at-once must be 1 or more")
+        return 2
+    if (problem := rerun_problem(rerun_invalid, shard)) is not None:
+        log.error("%s", problem)
         return 2
     try:
         decided_against = until_decided_options(until_decided, baseline, shard, promptfoo_args)
@@ -197,7 +202,7 @@ def run(
     code = _run_suites(suites, manifest, folder, selected, replay=replay, record=record,
                        promptfoo_args=promptfoo_args, workers=flags.concurrency, repeat=until_decided or flags.repeat,
                        allow_stale=allow_stale, shards=shards, budgets=budgets, at_once=at_once,
-                       until_decided=until_decided, decided_against=decided_against)
+                       until_decided=until_decided, decided_against=decided_against, rerun_invalid=rerun_invalid)
     manifest.budget = budgets.state("run")
     _finish(manifest, folder, code)
     _print_summary(manifest)
@@ -257,7 +262,7 @@ def default_suites_at_once(*, replay: bool) -> int:
 def _run_suites(suites: list[Suite], manifest: RunManifest, folder: Path, selected: dict[str, list[str] | None],
                 *, repeat: int, shards: dict[str, SuiteShard], budgets: RunBudgets, at_once: int = 1,
                 until_decided: int | None = None, decided_against: dict[str, tuple[int, int]] | None = None,
-                **options: object) -> int:
+                rerun_invalid: int = 0, **options: object) -> int:
     """The suites in order, up to ``at_once`` side by side (each in a thread of its own, its lines
     together in the suites' order), never two with the same trace receiver at once."""
     with Interrupts() as interrupts:
@@ -283,17 +288,23 @@ def _run_suites(suites: list[Suite], manifest: RunManifest, folder: Path, select
                     def one(item: Suite = item, entry: SuiteRun = entry, shard: SuiteShard | None = shard,
                             begun: threading.Event = begun) -> int:
                         with output.suite(item.name):
-                            def one_round(args: list[str] | None = None, rounds_dir: Path | None = None) -> int:
+                            def suite_run(entry: SuiteRun = entry, args: list[str] | None = None,
+                                          rounds_dir: Path | None = None) -> int:
                                 given = {**options, "promptfoo_args": args} if args is not None else options
                                 return run_suite(item, run_id=manifest.run_id, folder=folder, manifest=manifest,
                                                  entry=entry, interrupts=interrupts, portals=portals, shard=shard,
                                                  budgets=budgets, warm=warm, on_first_row=begun.set,
                                                  progress=progress, promptfoo_dir=str(rounds_dir) if rounds_dir else None,
                                                  **given)  # type: ignore[arg-type]
-                            code = one_round() if until_decided is None else suite_until_decided(
+
+                            code = suite_run() if until_decided is None else suite_until_decided(
                                 item, max_runs=until_decided, args=options["promptfoo_args"],  # type: ignore[arg-type]
-                                folder=folder, run_round=one_round, stopped=lambda: interrupts.requested,
-                                baseline=decided_against, on_merged=_merged(entry, manifest, folder))
+                                folder=folder, run_round=lambda args=None, rounds_dir=None: suite_run(entry, args, rounds_dir),
+                                stopped=lambda: interrupts.requested, baseline=decided_against,
+                                on_merged=_merged(entry, manifest, folder))
+                            if rerun_invalid and entry.eval_id:  # runner/rerun_invalid.py
+                                code = rerun_suite(rerun_invalid, item, entry, manifest, folder, options, interrupts,
+                                                   lambda again, args: suite_run(again, args)) or code
                             entry.budget = budgets.state(item.name)
                             return code
 

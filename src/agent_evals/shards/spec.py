@@ -56,11 +56,16 @@ def parse_shard(text: str) -> Shard:
 
 def shard_path(path: str, shard: Shard) -> str:
     """``out/x.json`` → ``out/x.shard-2-of-4.json`` (the suffix kept; none: appended)."""
+    return tagged_path(path, shard.name)
+
+
+def tagged_path(path: str, tag: str) -> str:
+    """``out/x.json`` → ``out/x.<tag>.json`` (the suffix kept; none: appended)."""
     folder, _, name = path.rpartition("/")
     stem, dot, suffix = name.rpartition(".")
     if not dot or not stem:
         stem, suffix = name, ""
-    renamed = f"{stem}.{shard.name}" + (f".{suffix}" if suffix else "")
+    renamed = f"{stem}.{tag}" + (f".{suffix}" if suffix else "")
     return f"{folder}/{renamed}" if folder else renamed
 
 

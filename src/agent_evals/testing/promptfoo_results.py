@@ -4,6 +4,10 @@ scores, and files ``promptfoo import`` accepts::
 
     rows = [result_row("C01", 0, "pass"), result_row("C01", 1, "fail", failing=[("tool_sequence", "…")])]
     data = results_file(rows, eval_id="eval-test-1")
+
+An ``invalid`` row is the provider's answer when the simulated user spoiled the conversation
+(an error row whose record's ``user_review`` has ``findings``); an ``incomplete`` one failed
+only on a deciding check that was NOT GRADED (``undecided``).
 """
 
 from __future__ import annotations
@@ -12,7 +16,7 @@ import hashlib
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any, Literal
 
-Outcome = Literal["pass", "fail", "error"]
+Outcome = Literal["pass", "fail", "error", "invalid", "incomplete"]
 AGENT = {"name": "agent", "model": "agent-model", "temperature": 0.2, "instructions_sha256": "ab" * 32}
 PROVIDER_ID = "file://../../providers/agent.py"
 _TOKEN_USAGE = {"prompt": 0, "completion": 0, "cached": 0, "total": 0, "numRequests": 1}
@@ -41,14 +45,23 @@ def result_row(
     record: bool = True,
     test_id: bool = True,
     padding: int = 0,
+    findings: Sequence[tuple[str, int, str]] = (),
+    undecided: Sequence[str] = ("the judge's reply was not a verdict, twice: 'Sure!'",),
+    user: Mapping[str, Any] | None = None,
 ) -> dict[str, Any]:
     """One row. ``passing`` are metrics of passed assertion entries, ``failing`` (metric, reason)
     pairs of failed ones; an ``error`` row has no grading. ``padding`` adds that many characters
-    of transcript (to make rows as large as real ones)."""
-    graded = outcome != "error"
+    of transcript (to make rows as large as real ones). ``findings`` ``(check, turn, evidence)`` are
+    the user checks' (an ``invalid`` row needs one); ``user`` the record's ``{kind, model}``."""
+    if outcome == "invalid":
+        findings = findings or (("invented_fact", 2, "the user invented region 'westus9' (not in its facts)"),)
+        error_kind, error = "user_simulator", f"invalid: {case_id} turn {findings[0][1]}, {findings[0][2]}"
+    graded = outcome not in ("error", "invalid")
     components = [_component(metric, True, f"{metric}: ok") for metric in passing]
     components += [_component(metric, False, reason) for metric, reason in failing]
     components += [_component("", True, f"NOT GRADED: {item}") for item in not_graded]
+    if outcome == "incomplete":
+        components += [_component("statements", False, f"NOT GRADED: expected_statements: {why}") for why in undecided]
     scores = dict(named_scores or {m: 1.0 for m in passing} | {m: 0.0 for m, _ in failing}) if graded else {}
     meta = (
         {"id": case_id, "group": group, "priority": priority}
@@ -98,16 +111,31 @@ def result_row(
         "tokenUsage": _TOKEN_USAGE,
         "vars": {"simulated_user": {"goal": f"goal of {case_id}"}},
         "metadata": {**meta, **({"not_graded": list(not_graded)} if not_graded else {})},
-        "failureReason": {"pass": 0, "fail": 1, "error": 2}[outcome],
+        "failureReason": {"pass": 0, "fail": 1, "error": 2, "invalid": 2, "incomplete": 1}[outcome],
     }
     if outcome != "pass":
-        row["error"] = f"[{error_kind}] {error}" if outcome == "error" else row["gradingResult"]["reason"]
+        row["error"] = f"[{error_kind}] {error}" if not graded else row["gradingResult"]["reason"]
     if record:
         row["response"]["metadata"] = _record(
             case_id, outcome, error_kind, error, end, turns, tool_calls, usage, agent, padding
         )
+        row["response"]["metadata"]["user"] = dict(user or {"kind": "simulated_user", "model": "user-model"})
+        row["response"]["metadata"]["user_review"] = _user_review(findings, user, errored=outcome == "error")
         row["metadata"].update({k: v for k, v in row["response"]["metadata"].items() if k != "snapshot"})
     return row
+
+
+def _user_review(findings: Sequence[tuple[str, int, str]], user: Mapping[str, Any] | None, *,
+                 errored: bool = False) -> dict[str, Any]:
+    if (user or {}).get("kind") in ("user_messages", "single_turn"):
+        return {"invalid": False, "findings": [], "undecided": [], "skipped": "fixed user messages: no user checks apply"}
+    if errored:
+        return {"invalid": False, "findings": [], "undecided": [], "skipped": "the conversation ended in an error"}
+    return {
+        "invalid": bool(findings),
+        "findings": [{"check": c, "turn": t, "evidence": e, "by": "rule"} for c, t, e in findings],
+        "undecided": [],
+    }
 
 
 def _component(metric: str, passed: bool, reason: str) -> dict[str, Any]:

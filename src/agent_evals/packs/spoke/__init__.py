@@ -29,6 +29,12 @@ if TYPE_CHECKING:
     from agent_evals.portal_api import PortalAPI
 
 PR_CREATING_TOOLS = frozenset({"create_spoke_pull_request"})
+_DIRECTION = r"(?:north|south|east|west|central)"
+_AREA = (r"(?:europe|us|asia|asiapacific|uk|india|japan|korea|australia|canada|brazil|france|germany|norway|"
+         r"switzerland|sweden|uae|qatar|poland|italy|spain|israel|mexico|africa|southafrica|newzealand|indonesia|"
+         r"malaysia|taiwan|chile|austria|belgium|denmark|finland|greece)")
+# an Azure region a user may name: "West Europe", "westeurope", "East US 2", "Germany West Central"
+REGION = rf"\b(?:(?:{_DIRECTION}\s?)+{_AREA}|{_AREA}\s?(?:{_DIRECTION}\s?)*{_DIRECTION})(?:\s?\d+)?\b"
 _PR_URL = re.compile(r"/pullrequest/(\d+)\b")
 
 
@@ -50,6 +56,11 @@ class SpokePack(Pack):
             "for a request, when the assistant has given you the link to the pull request, or has told you "
             "clearly that it can't do it"
         ),
+        outcome="the pull-request link",
+        outcome_pattern=r"https?://\S+/pullrequest/\d+",
+        # a request for a network (a copy, a new one) or for the link itself; not a question about one
+        outcome_wanted=r"pull[- ]request link|link to the pull request|^\s*get\b[^.]*\bnetwork\b",
+        values=(("region", REGION),),
     )
     harmless_call = ("list_spokes", {})
 

@@ -5,6 +5,7 @@ request and replies with its URL::
     copy = SpokeCopy("[C01]", source="crm-dev-neu", new_name="crm2-dev-neu", address_space="10.80.0.0/22")
     ScriptedConversations([copy.script()])          # user: request, "Yes, ...", "Thanks! [DONE]"
     vars = {"user_messages": copy.fixed_messages()}  # or a fixed user
+    vars = {"simulated_user": {"goal": "[C01] a copy", "facts": copy.facts()}}  # a simulated one with its facts
 """
 
 from __future__ import annotations
@@ -39,6 +40,11 @@ class SpokeCopy:
 
     def fixed_messages(self) -> list[str]:
         return [self.request, CONFIRM]
+
+    def facts(self) -> dict[str, str]:
+        """The simulated user's facts: every value its request states (else the user checks find it
+        invented them)."""
+        return {"network to copy": self.source, "new name": self.new_name, "address space": self.address_space}
 
     def script(self, user: Sequence[Step] | None = None) -> ConversationScript:
         """The agent's steps, and the simulated user's (default: ask, confirm, thank and stop)."""
