@@ -72,20 +72,14 @@ def processes_with(name: str, value: str) -> list[str]:
     return found
 
 
-# Test files that run the spoke-create-overlay suite through Promptfoo: its trace receiver has a
-# fixed port (127.0.0.1:4318, the suite's config), so two of them at once would find it busy.
-OTLP_4318 = frozenset({"test_traces.py", "test_replay_all.py", "test_ci_recipes.py", "test_readme.py",
-                       "test_suites_at_once.py"})
-
-
 @pytest.hookimpl(tryfirst=True)  # before pytest-xdist reads the groups
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     """Workers of pytest-xdist (``--dist loadgroup``) take whole test files, so a file's module
-    fixtures start once; the files that use the overlay suite's fixed port run on one worker."""
+    fixtures start once. (Nothing else needs a worker of its own: every port is the system's
+    choice, the overlay suite's trace receiver's too.)"""
     for item in items:
         if item.get_closest_marker("xdist_group") is None:
-            name = item.path.name
-            item.add_marker(pytest.mark.xdist_group("otlp-4318" if name in OTLP_4318 else str(item.path)))
+            item.add_marker(pytest.mark.xdist_group(str(item.path)))
 
 
 @pytest.hookimpl(trylast=True)

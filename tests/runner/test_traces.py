@@ -5,6 +5,9 @@ from __future__ import annotations
 
 import json
 import shutil
+import socket
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -15,6 +18,7 @@ from agent_evals.golden.selfcheck import _edit_tool_arguments, exceed_step_budge
 from agent_evals.packs.spoke.golden import PR_TOOL
 from agent_evals.runner.run import run
 from agent_evals.runner.suites import select
+from agent_evals.runner.trace_port import Receiver, busy_trace_port, receiver_env, trace_receiver
 from tests.conftest import PROJECT_ROOT
 
 pytestmark = pytest.mark.skipif(
@@ -66,7 +70,8 @@ def _mutated(tmp: Path, changes: dict[str, Any]) -> Path:
 
 
 def test_native_and_kit_checks_agree_on_the_golden_conversations(isolated: Path) -> None:
-    verdicts = _replay(Path("golden"), isolated / "golden.json")
+    with _holding(4318):  # Promptfoo's default port taken: the runner gives the suite's receiver another
+        verdicts = _replay(Path("golden"), isolated / "golden.json")
     assert set(verdicts) == {"O01", "O02", "O03"}
     for case in verdicts.values():
         assert all(case.values()), case  # the golden conversations pass everything, native included
@@ -96,18 +101,30 @@ def test_native_and_kit_checks_fail_together_on_broken_conversations(isolated: P
     _agree(second["O01"])
 
 
-def test_a_trace_port_in_use_stops_the_suite_with_one_line(isolated: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    import socket
+def test_a_suite_with_a_fixed_trace_port_in_use_is_stopped_with_one_line(tmp_path: Path) -> None:
+    """A team's suite with a fixed receiver port that another process holds: one line, never a run
+    whose trajectory assertions fail for want of traces. (The kit's suites read the port from the
+    environment and get a free one of their own: the golden test above runs with 4318 taken.)"""
+    config = tmp_path / "promptfooconfig.yaml"
+    config.write_text("tracing: {enabled: true, otlp: {http: {enabled: true, port: 4318, host: 127.0.0.1}}}\n")
+    assert trace_receiver(config) == Receiver("127.0.0.1", 4318)
+    assert trace_receiver(OVERLAY.config) == Receiver("127.0.0.1", None)
+    with _holding(4318):
+        line = busy_trace_port(config)
+        assert busy_trace_port(OVERLAY.config) is None  # it will get a port of its own
+    assert line is not None and line.startswith("port 4318 of Promptfoo's trace receiver (127.0.0.1) is in use")
+    assert 'port: "{{ env.AGENT_EVALS_OTLP_PORT | default(4318) }}"' in line  # what to write instead
+    chosen = receiver_env(trace_receiver(OVERLAY.config))
+    port = int(chosen["AGENT_EVALS_OTLP_PORT"])
+    assert chosen["AGENT_EVALS_OTLP_ENDPOINT"] == f"http://127.0.0.1:{port}/v1/traces" and port != 4318
+    assert receiver_env(trace_receiver(config)) == {}
 
-    from agent_evals.runner.trace_port import trace_receiver
 
-    assert trace_receiver(OVERLAY.config) == ("127.0.0.1", 4318)
+@contextmanager
+def _holding(port: int) -> Iterator[None]:
+    """Another process's listener on ``port`` (as a collector or another eval would hold it)."""
     with socket.socket() as holder:
         holder.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-        holder.bind(("127.0.0.1", 4318))
+        holder.bind(("127.0.0.1", port))
         holder.listen()
-        code = run("spoke-create-overlay", "golden", None, ["--no-cache"])
-    printed = capsys.readouterr().out
-    assert code == 2
-    assert "suite spoke-create-overlay not run: port 4318 of Promptfoo's trace receiver" in printed
-    assert "Starting evaluation" not in printed and "O01" not in printed
+        yield

@@ -51,7 +51,7 @@ from agent_evals.runner.suite_output import ordered_output
 from agent_evals.runner.suites import Suite, select
 from agent_evals.runner.sweep import place as sweep_place
 from agent_evals.runner.sweep import sweep_leftovers, sweep_stale
-from agent_evals.runner.trace_port import busy_trace_port, trace_receiver
+from agent_evals.runner.trace_port import busy_trace_port, receiver_env, trace_receiver
 from agent_evals.runner.until_decided import suite_until_decided, until_decided_options
 from agent_evals.runner.warm_workers import WarmWorkers
 from agent_evals.shards.durations import read_durations
@@ -274,7 +274,8 @@ def _run_suites(suites: list[Suite], manifest: RunManifest, folder: Path, select
                   ordered_output([item.name for item in suites], progress.line if progress else None) as output,
                   Ticker(output.redraw) if progress else nullcontext()):
                 for item in suites:
-                    receiver = trace_receiver(item.config)
+                    traced = trace_receiver(item.config)
+                    receiver = traced.fixed if traced is not None else None  # a port of its own never clashes
                     lanes.wait_for_room(receiver)
                     if interrupts.requested or lanes.failure is not None:
                         break
@@ -440,6 +441,7 @@ def run_suite(
             env["PROMPTFOO_CONFIG_DIR"] = promptfoo_dir
         if budgets is not None:
             env.update(budgets.env(suite.name))
+        env.update(receiver_env(trace_receiver(suite.config)))  # a trace receiver port of its own
         temp = temp_dir(folder)  # Promptfoo's and its workers' temporary files: the run's
         temp.mkdir(parents=True, exist_ok=True)
         env["TMPDIR"] = str(temp)
