@@ -163,7 +163,7 @@ def test_a_garbage_reply_on_the_non_deciding_goal_leaves_the_row_to_the_determin
     assert checks["tool_sequence"]["pass"] is True  # the deterministic verdict decides the row
     goal = checks["goal_reached"]
     assert goal["informative"] is True and goal["not_graded"] is True
-    assert goal["pass"] is True and goal["score"] == 0.0  # weight 0, never deciding the row, never a score
+    assert goal["pass"] is False and goal["score"] == 0.0  # never a pass, never a score (and no entry of the row)
     assert goal["reason"].startswith(
         "NOT GRADED: goal_reached: the judge's reply was not a verdict, twice: no JSON object with pass/score/reason "
         "in it: 'Sure! Here is my assessment"

@@ -17,6 +17,7 @@ from agent_evals.packs.spoke.scripts import SpokeCopy
 from agent_evals.provider.run import call_api
 from agent_evals.testing.conversations import ConversationScript, ScriptedConversations
 from agent_evals.testing.scripted_openai import ChatRequest, Reply, ScriptedOpenAIServer
+from tests.conftest import PROJECT_ROOT
 
 from .conftest import check_contract, context
 
@@ -54,7 +55,8 @@ def run(kit_env: dict[str, str], scripted_llm: ScriptedOpenAIServer, tmp_path: P
         scripted_llm.responder = ScriptedConversations([script], judge=judge)
         ctx = context(case, {"simulated_user": user})
         ctx["test"]["assert"] = list(asserts)
-        settings = {"basePath": str(tmp_path), "pack": "spoke", **(config or {})}
+        # a suite folder of the project: the checks' file://../../assertions/ paths lead to its files
+        settings = {"basePath": str(PROJECT_ROOT / "evals" / "spoke-create"), "pack": "spoke", **(config or {})}
         return call_api("", {"id": "file://providers/agent.py", "config": settings}, ctx)
 
     return call

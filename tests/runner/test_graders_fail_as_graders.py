@@ -48,9 +48,9 @@ def test_a_garbage_reply_on_the_informative_goal_leaves_the_row_to_the_determini
     assert code == 0 and row["success"] is True and row["failureReason"] == 0 and "error" not in row
     assert len(garbage_judge) == 2  # asked once more, then given up as a grader
     entries = row["gradingResult"]["componentResults"]
-    goal = next(e for e in entries if str(e["reason"]).startswith("NOT GRADED: goal_reached"))
-    assert goal["pass"] is True and goal["score"] == 0  # weight 0: never deciding, never a score
+    assert not [e for e in entries if "goal_reached" in str(e["reason"])]  # informative: no entry of the row
+    goal = next(c for c in row["response"]["metadata"]["checks"] if c["name"] == "goal_reached")
+    assert goal["informative"] and goal["not_graded"] and goal["pass"] is False and goal["score"] == 0
     assert "the judge's reply was not a verdict, twice" in goal["reason"] and "'Sure! Here is my" in goal["reason"]
-    deterministic = [e for e in entries if not str(e["reason"]).startswith("NOT GRADED")]
-    assert len(deterministic) >= 6 and all(e["pass"] for e in deterministic)  # every verdict kept
+    assert len(entries) >= 6 and all(e["pass"] for e in entries)  # every deterministic verdict kept
     assert "goal_reached" not in row["namedScores"]  # a check not graded has no score

@@ -38,9 +38,9 @@ def judged(name: str, config: Any, metadata: Any) -> Judgement | GradingResult:
 def not_graded(name: str, why: str, *, informative: bool = False) -> GradingResult:
     """Never a pass: a check the judge did not answer tells so and scores nothing. A deciding check fails
     its entry (the row is then incomplete, never passed: the report reads its ``NOT GRADED`` reason); an
-    informative one (weight 0) leaves the row to the other checks, so its entry does not fail it."""
+    informative one is no entry of the row, so it fails nothing (``informative`` is kept for the callers)."""
     reason = f"{NOT_GRADED}: {name}: {why}; this check did not run and counts neither as a pass nor in any score"
-    return make_result(informative, reason, score=0.0)
+    return make_result(False, reason, score=0.0)
 
 
 def judged_by(judgement: Judgement) -> str:

@@ -45,6 +45,5 @@ def grade(config: Any, metadata: Any) -> GradingResult:
     head = f"{NAME} ({INFORMATIVE})" if found.informative else NAME
     word = "reached" if verdict.passed else "not reached"
     reason = f"{head}: the goal was {word}: {verdict.reason}{judged_by(found)}"
-    # an informative entry never fails the row (Promptfoo fails a row on any failing entry, weight 0 too);
-    # its score says whether the goal was reached
-    return make_result(verdict.passed or found.informative, reason, score=1.0 if verdict.passed else 0.0)
+    # an informative one is no entry of the row (a named score): its verdict stays the judge's
+    return make_result(verdict.passed, reason, score=1.0 if verdict.passed else 0.0)

@@ -11,8 +11,10 @@ exception's message; the others still report.
 A check that could not be graded (a judged check the judge did not answer) says ``NOT GRADED``
 and carries ``not_graded: true``; it never passes a deciding entry, so its row is *incomplete*
 (neither a pass nor a fail: the report leaves it out of pass^k) unless another check failed it.
-An informative entry (weight 0, or added by the provider) never fails the row: Promptfoo fails
-a row on any failing entry, whatever its weight.
+A weight-0 entry of the test never fails the row (Promptfoo fails a row on any failing entry,
+whatever its weight). A check the provider added (``informative: true``, goal_reached on a case
+that lists none) is no entry of the row at all: its result keeps its own verdict and becomes a
+named score (``hooks/kit.js``).
 """
 
 from __future__ import annotations
@@ -21,9 +23,9 @@ import logging
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from agent_evals.assertions._judged import NOT_GRADED
 from agent_evals.assertions._run import reading_once
 from agent_evals.assertions.grader_version import grader_stamp
-from agent_evals.assertions._judged import NOT_GRADED
 from agent_evals.assertions.registry import CheckRef, check_module
 
 log = logging.getLogger(__name__)
@@ -43,8 +45,8 @@ def grade_checks(
         threshold = asserts[check.position].get("threshold") if listed else None
         if isinstance(threshold, int | float) and not isinstance(threshold, bool) and result["score"] < threshold:
             result["pass"] = False  # as Promptfoo applies an assertion's threshold to a Python result
-        if check.informative:
-            result["pass"] = True  # reported, never deciding the row
+        if listed and asserts[check.position].get("weight") == 0:
+            result["pass"] = True  # a weight-0 entry of the test: reported, never deciding the row
         entry = {
             "name": check.name, "metric": check.metric, "config": check.config, "position": check.position,
             "pass": bool(result["pass"]), "score": float(result["score"]), "reason": str(result["reason"]),
