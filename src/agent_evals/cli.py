@@ -10,9 +10,9 @@ import argparse
 import logging
 import signal
 import sys
-import threading
 from pathlib import Path
-from types import FrameType
+
+from agent_evals.command_signals import Terminated, stopping
 
 
 def _portal_serve(args: argparse.Namespace) -> int:
@@ -460,29 +460,17 @@ def main(argv: list[str] | None = None) -> int:
     if not args.verbose:  # one line per request is the libraries' INFO, not the user's business
         for name in ("httpx", "httpx2", "httpcore", "httpcore2", "mcp", "openai"):
             logging.getLogger(name).setLevel(logging.WARNING)
-    on_main = threading.current_thread() is threading.main_thread()
-    previous = signal.signal(signal.SIGTERM, _terminate) if on_main else None
     try:
-        if getattr(args, "passthrough", False):
-            return args.handler(args, extra)
-        return args.handler(args)
-    except KeyboardInterrupt:  # Ctrl-C outside a run's own handling (the preflight, cleanup, report…)
+        with stopping():  # Ctrl-C and SIGTERM outside a run's own handling: agent_evals.command_signals
+            if getattr(args, "passthrough", False):
+                return args.handler(args, extra)
+            return args.handler(args)
+    except KeyboardInterrupt:
         print(f"\nagent-evals {args.command}: interrupted", file=sys.stderr, flush=True)
         return 130
     except Terminated:
         print(f"\nagent-evals {args.command}: terminated (SIGTERM)", file=sys.stderr, flush=True)
         return 128 + signal.SIGTERM
-    finally:
-        if on_main:
-            signal.signal(signal.SIGTERM, previous)
-
-
-class Terminated(BaseException):
-    """SIGTERM outside a run's own handling: unwinds like Ctrl-C (finally blocks run, locks go)."""
-
-
-def _terminate(signum: int, frame: FrameType | None) -> None:
-    raise Terminated
 
 
 if __name__ == "__main__":
