@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import io
 import threading
-import time
 from pathlib import Path
 
 import pytest
@@ -52,29 +51,27 @@ def _hold(release: threading.Event, began: threading.Event) -> int:
     return 0
 
 
-def test_lanes_run_up_to_at_once_and_never_two_with_the_same_trace_receiver() -> None:
+def test_lanes_run_up_to_at_once() -> None:
     lanes = Lanes(2)
-    release = {name: threading.Event() for name in "abc"}
-    began = {name: threading.Event() for name in "abc"}
-    receiver = ("127.0.0.1", 4318)
-    lanes.wait_for_room(receiver)
-    lanes.start("a", receiver, lambda: _hold(release["a"], began["a"]), began["a"])
-    lanes.wait_for_room(None)  # room for a second one without a receiver
-    lanes.start("b", None, lambda: _hold(release["b"], began["b"]), began["b"])
+    release = {name: threading.Event() for name in "ab"}
+    began = {name: threading.Event() for name in "ab"}
+    lanes.wait_for_room()
+    lanes.start("a", lambda: _hold(release["a"], began["a"]), began["a"])
+    lanes.wait_for_room()  # room for a second one
+    lanes.start("b", lambda: _hold(release["b"], began["b"]), began["b"])
     waited = threading.Event()
 
     def third() -> None:
-        lanes.wait_for_room(receiver)  # two run, and a holds the receiver
+        lanes.wait_for_room()  # two run
         waited.set()
 
     waiter = threading.Thread(target=third)
     waiter.start()
-    release["b"].set()  # room again, but a still has the receiver
-    time.sleep(0.3)
-    assert not waited.is_set()
-    release["a"].set()
+    assert not waited.wait(0.3)  # no room while both run
+    release["b"].set()
     waiter.join(10)
     assert waited.is_set()
+    release["a"].set()
     lanes.wait_all()
     assert lanes.codes == {"a": 0, "b": 0} and lanes.failure is None
 
@@ -86,7 +83,7 @@ def test_a_suite_that_raises_is_handed_to_the_run() -> None:
     def broken() -> int:
         raise RuntimeError("boom")
 
-    lanes.start("a", None, broken, began)
+    lanes.start("a", broken, began)
     lanes.wait_all()
     assert isinstance(lanes.failure, RuntimeError) and began.is_set()
 

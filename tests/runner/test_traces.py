@@ -12,13 +12,14 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+import yaml
 
 from agent_evals.conversation.cassette import load_cassette, save_cassette
 from agent_evals.golden.selfcheck import _edit_tool_arguments, exceed_step_budget, forbidden_tool, swap_tools
 from agent_evals.packs.spoke.golden import PR_TOOL
 from agent_evals.runner.run import run
 from agent_evals.runner.suites import select
-from agent_evals.runner.trace_port import Receiver, busy_trace_port, receiver_env, trace_receiver
+from agent_evals.runner.trace_port import Receiver, own_receiver, stale_copies, trace_receiver
 from tests.conftest import PROJECT_ROOT
 
 pytestmark = pytest.mark.skipif(
@@ -101,23 +102,27 @@ def test_native_and_kit_checks_fail_together_on_broken_conversations(isolated: P
     _agree(second["O01"])
 
 
-def test_a_suite_with_a_fixed_trace_port_in_use_is_stopped_with_one_line(tmp_path: Path) -> None:
-    """A team's suite with a fixed receiver port that another process holds: one line, never a run
-    whose trajectory assertions fail for want of traces. (The kit's suites read the port from the
-    environment and get a free one of their own: the golden test above runs with 4318 taken.)"""
-    config = tmp_path / "promptfooconfig.yaml"
-    config.write_text("tracing: {enabled: true, otlp: {http: {enabled: true, port: 4318, host: 127.0.0.1}}}\n")
-    assert trace_receiver(config) == Receiver("127.0.0.1", 4318)
-    assert trace_receiver(OVERLAY.config) == Receiver("127.0.0.1", None)
-    with _holding(4318):
-        line = busy_trace_port(config)
-        assert busy_trace_port(OVERLAY.config) is None  # it will get a port of its own
-    assert line is not None and line.startswith("port 4318 of Promptfoo's trace receiver (127.0.0.1) is in use")
-    assert 'port: "{{ env.AGENT_EVALS_OTLP_PORT | default(4318) }}"' in line  # what to write instead
-    chosen = receiver_env(trace_receiver(OVERLAY.config))
-    port = int(chosen["AGENT_EVALS_OTLP_PORT"])
-    assert chosen["AGENT_EVALS_OTLP_ENDPOINT"] == f"http://127.0.0.1:{port}/v1/traces" and port != 4318
-    assert receiver_env(trace_receiver(config)) == {}
+def test_each_run_of_a_traced_suite_gets_a_receiver_port_of_its_own(tmp_path: Path) -> None:
+    """The config as written keeps Promptfoo's default port (plain npx promptfoo eval); under the
+    runner a copy beside it, with a free port, runs instead, and goes when the suite is done. (The
+    golden test above runs with 4318 taken by another process.)"""
+    assert trace_receiver(OVERLAY.config) == Receiver("127.0.0.1", 4318)
+    with own_receiver(OVERLAY.config, "run-0123abcd.spoke-create-overlay") as (config, env):
+        assert config.parent == OVERLAY.config.parent  # every relative file:// path still holds
+        mine = trace_receiver(config)
+        assert mine is not None and mine.port != 4318
+        assert env == {"AGENT_EVALS_OTLP_ENDPOINT": f"http://127.0.0.1:{mine.port}/v1/traces"}
+        copied = yaml.safe_load(config.read_text())
+        original = yaml.safe_load(OVERLAY.config.read_text())
+        copied["tracing"]["otlp"]["http"]["port"] = 4318
+        assert copied == original  # nothing else changed
+        assert stale_copies(OVERLAY.config.parents[1], {"run-0123abcd"}) == []
+        assert stale_copies(OVERLAY.config.parents[1], set()) == [config]  # its run is gone: the sweep removes it
+    assert not config.exists()
+    plain = tmp_path / "promptfooconfig.yaml"
+    plain.write_text("providers: [echo]\n")
+    with own_receiver(plain, "run-0123abcd.x") as (config, env):
+        assert (config, env) == (plain, {})  # no receiver: the config as it is
 
 
 @contextmanager

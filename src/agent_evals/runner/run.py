@@ -51,7 +51,7 @@ from agent_evals.runner.suite_output import ordered_output
 from agent_evals.runner.suites import Suite, select
 from agent_evals.runner.sweep import place as sweep_place
 from agent_evals.runner.sweep import sweep_leftovers, sweep_stale
-from agent_evals.runner.trace_port import busy_trace_port, receiver_env, trace_receiver
+from agent_evals.runner.trace_port import own_receiver
 from agent_evals.runner.until_decided import suite_until_decided, until_decided_options
 from agent_evals.runner.warm_workers import WarmWorkers
 from agent_evals.shards.durations import read_durations
@@ -264,7 +264,7 @@ def _run_suites(suites: list[Suite], manifest: RunManifest, folder: Path, select
                 until_decided: int | None = None, decided_against: dict[str, tuple[int, int]] | None = None,
                 rerun_invalid: int = 0, **options: object) -> int:
     """The suites in order, up to ``at_once`` side by side (each in a thread of its own, its lines
-    together in the suites' order), never two with the same trace receiver at once."""
+    together in the suites' order)."""
     with Interrupts() as interrupts:
         progress = _progress(suites, selected, repeat) if sys.stdout.isatty() else None  # a status line on a terminal
         lanes = Lanes(at_once)
@@ -274,9 +274,7 @@ def _run_suites(suites: list[Suite], manifest: RunManifest, folder: Path, select
                   ordered_output([item.name for item in suites], progress.line if progress else None) as output,
                   Ticker(output.redraw) if progress else nullcontext()):
                 for item in suites:
-                    traced = trace_receiver(item.config)
-                    receiver = traced.fixed if traced is not None else None  # a port of its own never clashes
-                    lanes.wait_for_room(receiver)
+                    lanes.wait_for_room()
                     if interrupts.requested or lanes.failure is not None:
                         break
                     shard = shards.get(item.name)
@@ -309,7 +307,7 @@ def _run_suites(suites: list[Suite], manifest: RunManifest, folder: Path, select
                             entry.budget = budgets.state(item.name)
                             return code
 
-                    lanes.start(item.name, receiver, one, begun)
+                    lanes.start(item.name, one, begun)
                 lanes.wait_all()
                 warm.begin_stop()  # every suite is done and cleaned up: the servers stop side by side
                 portals.begin_stop()
@@ -344,14 +342,13 @@ class Lanes:
         self.at_once = at_once
         self.codes: dict[str, int] = {}
         self.failure: BaseException | None = None  # the first suite that raised: no further suite starts
-        self._threads: dict[str, tuple[threading.Thread, tuple[str, int] | None, threading.Event]] = {}
+        self._threads: dict[str, tuple[threading.Thread, threading.Event]] = {}
         self._lock = threading.Lock()
 
     def started(self) -> list[str]:
         return list(self._threads)
 
-    def start(self, name: str, receiver: tuple[str, int] | None, work: Callable[[], int],
-              begun: threading.Event) -> None:
+    def start(self, name: str, work: Callable[[], int], begun: threading.Event) -> None:
         def body() -> None:
             try:
                 code = work()
@@ -365,25 +362,25 @@ class Lanes:
                 self.codes[name] = code
 
         thread = threading.Thread(target=body, name=f"suite {name}", daemon=True)
-        self._threads[name] = (thread, receiver, begun)
+        self._threads[name] = (thread, begun)
         thread.start()
 
-    def wait_for_room(self, receiver: tuple[str, int] | None) -> None:
-        """Until fewer than ``at_once`` run and none has the same trace receiver, and the results
-        database is ready for one more Promptfoo process (migrated, or every suite running has
-        finished a row: two that create or migrate it at once fail). Signals still arrive meanwhile."""
+    def wait_for_room(self) -> None:
+        """Until fewer than ``at_once`` run and the results database is ready for one more Promptfoo
+        process (migrated, or every suite running has finished a row: two that create or migrate it
+        at once fail). Signals still arrive meanwhile. (Two suites with trace receivers never meet:
+        each gets a port of its own, ``runner/trace_port.py``.)"""
         while True:
             busy = [lane for lane in self._threads.values() if lane[0].is_alive()]
-            clash = receiver is not None and any(their == receiver for _, their, _ in busy)
-            if len(busy) < self.at_once and not clash and (
-                not busy or all(begun.is_set() for _, _, begun in busy)
+            if len(busy) < self.at_once and (
+                not busy or all(begun.is_set() for _, begun in busy)
                 or database_ready(results_db(promptfoo_config_dir()))
             ):
                 return
             time.sleep(0.05)
 
     def wait_all(self) -> None:
-        for thread, _, _ in list(self._threads.values()):
+        for thread, _ in list(self._threads.values()):
             while thread.is_alive():
                 thread.join(timeout=0.1)
 
@@ -417,9 +414,6 @@ def run_suite(
     folder = folder or runs_dir() / run_id
     interrupts = interrupts or Interrupts()
     print(f"\n=== suite {suite.name} ({run_id}{f', shard {shard.shard}' if shard else ''}) ===", flush=True)
-    if (busy := busy_trace_port(suite.config)) is not None:
-        print(f"suite {suite.name} not run: {busy}", flush=True)
-        return 2
     data_dir, port = (shard.data_dir, shard.port) if shard is not None else (None, None)
     own = (portal_for(suite, run_id=run_id, log_folder=folder, data_dir=data_dir, port=port) if portals is None
            else nullcontext(portals.get(suite, data_dir=data_dir, port=port)))
@@ -441,7 +435,6 @@ def run_suite(
             env["PROMPTFOO_CONFIG_DIR"] = promptfoo_dir
         if budgets is not None:
             env.update(budgets.env(suite.name))
-        env.update(receiver_env(trace_receiver(suite.config)))  # a trace receiver port of its own
         temp = temp_dir(folder)  # Promptfoo's and its workers' temporary files: the run's
         temp.mkdir(parents=True, exist_ok=True)
         env["TMPDIR"] = str(temp)
@@ -457,9 +450,11 @@ def run_suite(
             mode = manifest.mode if manifest is not None else "replay" if replay else "record" if record else "live"
             revision = manifest.git_revision if manifest is not None else None
             quiet_flags += ["--description", eval_description(suite, mode, revision)]
-        command = promptfoo_command("eval", "-c", str(suite.config), *quiet_flags, *args)
         started = time.monotonic()
-        with open(folder / f"promptfoo-{suite.name}.log", "a", encoding="utf-8") as promptfoo_log:
+        with (open(folder / f"promptfoo-{suite.name}.log", "a", encoding="utf-8") as promptfoo_log,
+              own_receiver(suite.config, eval_id) as (config, traced)):  # a trace receiver port of its own
+            env.update(traced)
+            command = promptfoo_command("eval", "-c", str(config), *quiet_flags, *args)
             console = PromptfooConsole(promptfoo_log, table=bool(flags.table), show_provider=_providers(suite) > 1)
             interrupts.on_first.append(lambda: setattr(console, "quiet", True))
             if progress is not None:

@@ -8,7 +8,7 @@ mark the manifest swept there; once every place of a stale run was swept, it is 
 (interrupted). A run that finished but could not clean up after itself (its portal died and no
 other could be started) lists the places in ``unclean``: they are swept the same way.
 :func:`sweep_leftovers` removes what runs that are over left on disk: their temporary
-directories.
+directories and config copies.
 """
 
 from __future__ import annotations
@@ -17,8 +17,10 @@ import shutil
 from pathlib import Path
 
 from agent_evals.cleanup import cleanup_run
+from agent_evals.paths import evals_dir
 from agent_evals.portal_api import PortalAPI
 from agent_evals.runner.manifest import RunManifest, load_manifests, now, suite_eval_id, temp_dir
+from agent_evals.runner.trace_port import stale_copies
 
 
 def place(data_dir: Path | None, url: str | None = None) -> str:
@@ -91,9 +93,15 @@ def sweep_stale(runs_root: Path, data_dir: Path | None, api: PortalAPI, *, url: 
 
 
 def sweep_leftovers(runs_root: Path) -> None:
-    """The temporary directories of runs that are over (finished, or dead: a ``kill -9`` of a whole
-    run leaves Promptfoo's request files and the warm launcher there)."""
+    """What runs that are over (finished, or dead) left on disk: their temporary directories (a
+    ``kill -9`` of a whole run leaves Promptfoo's request files and the warm launcher there) and
+    the copies of suite configs with a trace receiver port of their own."""
+    going = set()
     for manifest in load_manifests(runs_root):
         folder = temp_dir(runs_root / manifest.run_id)
-        if folder.is_dir() and (manifest.finished_at is not None or not manifest.runner_alive()):
+        if manifest.finished_at is None and manifest.runner_alive():
+            going.add(manifest.run_id)
+        elif folder.is_dir():
             shutil.rmtree(folder, ignore_errors=True)
+    for copy in stale_copies(evals_dir(), going):
+        copy.unlink(missing_ok=True)

@@ -1,23 +1,22 @@
 """Promptfoo's trace receiver and its port (``tracing.otlp.http.port`` of a suite's config).
 
-A fixed port (4318 by default) is shared by every process on the machine: when another one
-holds it (another eval with tracing, a collector), Promptfoo runs on without traces and every
-``trajectory:*`` assertion fails as if the agent had called no tool. So:
-
-- A suite whose port reads the environment (``port: "{{ env.AGENT_EVALS_OTLP_PORT | default(4318) }}"``,
-  as the kit's own suites write it) gets a free port of its own from the runner for each run
-  (:func:`receiver_env`: the port for Promptfoo's receiver, the endpoint for the provider's
-  spans). Suites side by side, or runs at once, never meet; plain ``npx promptfoo eval`` uses
-  the default.
-- A suite with a fixed port is checked first (:func:`busy_trace_port`): the runner stops it with
-  one line rather than let it run blind, and never runs two suites with the same port at once.
+The port in a suite's config (4318, Promptfoo's default) is shared by every process on the
+machine: when another one holds it (another eval with tracing, a collector), Promptfoo runs on
+without traces and every ``trajectory:*`` assertion fails as if the agent had called no tool.
+So under the runner a suite with a receiver gets a free port of its own for each run:
+:func:`own_receiver` writes the suite's config again beside it (``.run-<eval id>.promptfooconfig.yaml``,
+the same folder, so every relative ``file://`` path still holds; git ignores it) with that port,
+and gives the provider the endpoint to send its spans to. Suites side by side, shards and runs
+at once never meet; the copy is removed when the suite is done, or by the sweep after a run
+that died. Plain ``npx promptfoo eval`` uses the config as written.
 """
 
 from __future__ import annotations
 
-import errno
 import re
 import socket
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -27,67 +26,71 @@ import yaml
 from agent_evals.provider.tracing import ENDPOINT_ENV  # where the provider sends its spans
 
 DEFAULT_PORT = 4318
-PORT_ENV = "AGENT_EVALS_OTLP_PORT"  # the receiver's port, when the config reads it (`{{ env.AGENT_EVALS_OTLP_PORT }}`)
-_FROM_ENV = re.compile(r"\{\{\s*env\." + PORT_ENV + r"\b")
+COPY_GLOB = ".run-*.promptfooconfig.yaml"
+_COPY = re.compile(r"^\.run-(run-[0-9a-f]+)\..*\.promptfooconfig\.yaml$")
 
 
 @dataclass(frozen=True)
 class Receiver:
-    """A suite's trace receiver: its host, and its fixed port or None (the runner chooses one)."""
-
     host: str
-    port: int | None
-
-    @property
-    def fixed(self) -> tuple[str, int] | None:
-        """What two suites must not share at once: a fixed host and port (None: a port of its own)."""
-        return (self.host, self.port) if self.port is not None else None
+    port: int
 
 
 def trace_receiver(config: Path) -> Receiver | None:
     """The receiver the suite's config enables, or None when it has none."""
+    data = _load(config)
+    http = _http(data)
+    if http is None:
+        return None
+    return Receiver(str(http.get("host") or "127.0.0.1"), int(http.get("port") or DEFAULT_PORT))
+
+
+@contextmanager
+def own_receiver(config: Path, eval_id: str) -> Iterator[tuple[Path, dict[str, str]]]:
+    """The config Promptfoo runs and what to add to its environment: for a suite with a receiver, a
+    copy of its config with a free port and the provider's endpoint (the copy removed after);
+    else the config itself and nothing."""
+    data = _load(config)
+    http = _http(data)
+    if http is None:
+        yield config, {}
+        return
+    host = str(http.get("host") or "127.0.0.1")
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
+        sock.bind((host, 0))  # the system's choice: free now, and Promptfoo takes it right after
+        port = sock.getsockname()[1]
+    http["port"] = port
+    copy = config.with_name(f".run-{eval_id}.promptfooconfig.yaml")
+    copy.write_text(f"# {config.name} with a trace receiver port of this run's own (agent-evals run); "
+                    "removed after the suite\n" + yaml.safe_dump(data, sort_keys=False, allow_unicode=True),
+                    encoding="utf-8")
     try:
-        data: Any = yaml.safe_load(config.read_text(encoding="utf-8")) or {}
+        yield copy, {ENDPOINT_ENV: f"http://{host}:{port}/v1/traces"}
+    finally:
+        copy.unlink(missing_ok=True)
+
+
+def stale_copies(evals: Path, alive: set[str]) -> list[Path]:
+    """Config copies of runs that are not going on any more (a runner killed outright leaves its copy)."""
+    out = []
+    for path in evals.glob(f"*/{COPY_GLOB}"):
+        match = _COPY.match(path.name)
+        if match and match.group(1) not in alive:
+            out.append(path)
+    return out
+
+
+def _load(config: Path) -> Any:
+    try:
+        return yaml.safe_load(config.read_text(encoding="utf-8")) or {}
     except (OSError, yaml.YAMLError):
-        return None  # the preflight names a broken config
+        return {}  # the preflight names a broken config
+
+
+def _http(data: Any) -> dict[str, Any] | None:
+    """The config's ``tracing.otlp.http`` when the receiver is on."""
     tracing = data.get("tracing") if isinstance(data, dict) else None
     http = ((tracing or {}).get("otlp") or {}).get("http") if isinstance(tracing, dict) else None
     if not (isinstance(tracing, dict) and tracing.get("enabled") and isinstance(http, dict) and http.get("enabled")):
         return None
-    host = str(http.get("host") or "127.0.0.1")
-    port = http.get("port")
-    if isinstance(port, str) and _FROM_ENV.search(port):
-        return Receiver(host, None)
-    return Receiver(host, int(port or DEFAULT_PORT))
-
-
-def receiver_env(receiver: Receiver | None) -> dict[str, str]:
-    """For a suite whose receiver's port reads the environment: a free port for it, and the endpoint
-    the provider sends its spans to. Nothing for a suite without a receiver or with a fixed port."""
-    if receiver is None or receiver.port is not None:
-        return {}
-    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
-        sock.bind((receiver.host, 0))  # the system's choice: free now, and Promptfoo takes it right after
-        port = sock.getsockname()[1]
-    return {PORT_ENV: str(port), ENDPOINT_ENV: f"http://{receiver.host}:{port}/v1/traces"}
-
-
-def busy_trace_port(config: Path) -> str | None:
-    """Why the suite's trace receiver cannot start (its fixed port is taken), or None."""
-    receiver = trace_receiver(config)
-    if receiver is None or receiver.fixed is None:
-        return None
-    host, port = receiver.fixed
-    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
-        sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)  # as Node listens: closed connections don't count
-        try:
-            sock.bind((host, port))
-        except OSError as exc:
-            if exc.errno != errno.EADDRINUSE:
-                return None
-            return (
-                f"port {port} of Promptfoo's trace receiver ({host}) is in use by another process (another eval "
-                "with tracing?): without it every trajectory assertion would fail; run the suites with tracing "
-                f"one at a time, or let the runner choose a port: port: \"{{{{ env.{PORT_ENV} | default({port}) }}}}\""
-            )
-    return None
+    return http
