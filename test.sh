@@ -5,4 +5,4 @@ set -euo pipefail
 cd "$(dirname "$0")"
 scripts/setup.sh
 export PROMPTFOO_DISABLE_TELEMETRY=1 PROMPTFOO_DISABLE_UPDATE=1
-exec .venv/bin/python -m pytest -n auto --dist loadgroup "$@"
+exec .venv/bin/python -m pytest -n auto --dist loadfile "$@"

@@ -1,5 +1,4 @@
-"""The test session leaves the machine as it found it, says so when it doesn't, and runs its
-workers side by side safely.
+"""The test session leaves the machine as it found it, and says so when it doesn't.
 
 At the start the session gets a temporary directory of its own (``TMPDIR`` for every process
 the tests start, pytest's ``tmp_path`` under it too) and, unless a test sets its own, a portal
@@ -70,16 +69,6 @@ def processes_with(name: str, value: str) -> list[str]:
         except OSError:
             continue
     return found
-
-
-@pytest.hookimpl(tryfirst=True)  # before pytest-xdist reads the groups
-def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
-    """Workers of pytest-xdist (``--dist loadgroup``) take whole test files, so a file's module
-    fixtures start once. (Nothing else needs a worker of its own: every port is the system's
-    choice, the overlay suite's trace receiver's too.)"""
-    for item in items:
-        if item.get_closest_marker("xdist_group") is None:
-            item.add_marker(pytest.mark.xdist_group(str(item.path)))
 
 
 @pytest.hookimpl(trylast=True)
