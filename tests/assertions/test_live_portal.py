@@ -22,7 +22,7 @@ from agent_evals.assertions.registry import kit_checks
 from agent_evals.packs import load_pack
 from agent_evals.portal_api import PortalAPI, PortalError, PortalNotFound, pull_request_url
 from agent_evals.provider.snapshot import take_snapshot
-from agent_evals.record import RunRecord
+from agent_evals.record import PullRequestRef, RunRecord
 
 from ._assertion_support import call, metadata
 
@@ -132,6 +132,21 @@ def test_snapshot_of_the_end_state(portal: Any, api: PortalAPI, good: tuple, sou
     assert state["resources"]["schema"]["schema"]["type"] == "object"
     assert state["resources"][f"spoke/{SPOKE}"]["config"] == source
     assert state["resources"]["spoke/no-such-spoke"] is None
+
+
+def test_a_side_effect_elsewhere_is_not_read_from_the_portal(portal: Any, api: PortalAPI, good: tuple) -> None:
+    """A pack may track side effects on another system (a ticket at desk.example with id 12): the
+    snapshot reads only this portal's pull requests, never the portal's PR that shares the id."""
+    _, pr = good
+    record = RunRecord()
+    record.add_pull_request(PullRequestRef(pr["id"], f"https://desk.example/tickets/{pr['id']}"))
+    snapshot = take_snapshot(record, load_pack("spoke"), [], api)
+    assert snapshot.pull_requests == ()
+    record.add_pull_request(PullRequestRef(pr["id"] + 10**6, pull_request_url(portal.url, pr["id"] + 10**6)))
+    assert take_snapshot(record, load_pack("spoke"), [], api).pull_requests == ()  # this portal's, but not there
+    record = RunRecord()
+    record.add_pull_request(PullRequestRef(pr["id"], pull_request_url(portal.url, pr["id"])))
+    assert [p["id"] for p in take_snapshot(record, load_pack("spoke"), [], api).pull_requests] == [pr["id"]]
 
 
 def test_input_diff_source_by_name(portal: Any, api: PortalAPI, good: tuple) -> None:

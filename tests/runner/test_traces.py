@@ -4,6 +4,7 @@ kit's checks on the golden conversations and on broken copies of them."""
 from __future__ import annotations
 
 import json
+import re
 import shutil
 import socket
 from collections.abc import Iterator
@@ -116,8 +117,12 @@ def test_each_run_of_a_traced_suite_gets_a_receiver_port_of_its_own(tmp_path: Pa
         original = yaml.safe_load(OVERLAY.config.read_text())
         copied["tracing"]["otlp"]["http"]["port"] = 4318
         assert copied == original  # nothing else changed
-        assert stale_copies(OVERLAY.config.parents[1], {"run-0123abcd"}) == []
-        assert stale_copies(OVERLAY.config.parents[1], set()) == [config]  # its run is gone: the sweep removes it
+        assert config not in stale_copies(OVERLAY.config.parents[1])  # its owner (this process) is alive
+        text = config.read_text()
+        config.write_text(re.sub(r"started \S+\)", "started 1)", text, count=1))  # this pid, another process
+        assert config in stale_copies(OVERLAY.config.parents[1])  # its owner is gone: the sweep removes it
+        config.write_text(text.split("\n", 1)[1])
+        assert config in stale_copies(OVERLAY.config.parents[1])  # no owner line: stale too
     assert not config.exists()
     plain = tmp_path / "promptfooconfig.yaml"
     plain.write_text("providers: [echo]\n")

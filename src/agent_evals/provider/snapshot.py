@@ -13,7 +13,13 @@ from collections.abc import Sequence
 
 from agent_evals.assertions.registry import CheckRef
 from agent_evals.packs import Pack
-from agent_evals.portal_api import FIXTURE_CREATED_BY, PortalAPI, PortalNotFound, find_pull_request_urls
+from agent_evals.portal_api import (
+    FIXTURE_CREATED_BY,
+    PortalAPI,
+    PortalNotFound,
+    find_pull_request_urls,
+    is_portal_pull_request_url,
+)
 from agent_evals.record import PullRequestRef, RunRecord, Snapshot
 
 
@@ -31,7 +37,9 @@ def take_snapshot(
             if pr.get("created_by") != FIXTURE_CREATED_BY:  # the case's fixtures are not the agent's doing
                 record.add_pull_request(PullRequestRef(pr["id"], pr.get("url", "")))
             found[pr["id"]] = dict(pr)
-    ids = [p.id for p in record.pull_requests]
+    # only this portal's pull requests: a pack may track side effects elsewhere (a ticket on
+    # another host) whose ids mean nothing here
+    ids = [p.id for p in record.pull_requests if not p.url or is_portal_pull_request_url(p.url, api.base_url)]
     for text in record.assistant_texts():
         ids.extend(find_pull_request_urls(text, api.base_url))
     for pr_id in dict.fromkeys(ids):

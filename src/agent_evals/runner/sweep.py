@@ -96,12 +96,9 @@ def sweep_leftovers(runs_root: Path) -> None:
     """What runs that are over (finished, or dead) left on disk: their temporary directories (a
     ``kill -9`` of a whole run leaves Promptfoo's request files and the warm launcher there) and
     the copies of suite configs with a trace receiver port of their own."""
-    going = set()
     for manifest in load_manifests(runs_root):
         folder = temp_dir(runs_root / manifest.run_id)
-        if manifest.finished_at is None and manifest.runner_alive():
-            going.add(manifest.run_id)
-        elif folder.is_dir():
+        if (manifest.finished_at is not None or not manifest.runner_alive()) and folder.is_dir():
             shutil.rmtree(folder, ignore_errors=True)
-    for copy in stale_copies(evals_dir(), going):
+    for copy in stale_copies(evals_dir()):
         copy.unlink(missing_ok=True)

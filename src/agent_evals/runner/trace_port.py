@@ -7,8 +7,10 @@ So under the runner a suite with a receiver gets a free port of its own for each
 :func:`own_receiver` writes the suite's config again beside it (``.run-<eval id>.promptfooconfig.yaml``,
 the same folder, so every relative ``file://`` path still holds; git ignores it) with that port,
 and gives the provider the endpoint to send its spans to. Suites side by side, shards and runs
-at once never meet; the copy is removed when the suite is done, or by the sweep after a run
-that died. Plain ``npx promptfoo eval`` uses the config as written.
+at once never meet; the copy is removed when the suite is done, or by the sweep once the process
+that wrote it (named in its first line, with its start time) is gone: runs of other data dirs
+share the suite folder, so a copy's owner, not a run list, says whether it is stale. Plain
+``npx promptfoo eval`` uses the config as written.
 """
 
 from __future__ import annotations
@@ -23,11 +25,12 @@ from typing import Any
 
 import yaml
 
+from agent_evals.processes import ProcessRef
 from agent_evals.provider.tracing import ENDPOINT_ENV  # where the provider sends its spans
 
 DEFAULT_PORT = 4318
 COPY_GLOB = ".run-*.promptfooconfig.yaml"
-_COPY = re.compile(r"^\.run-(run-[0-9a-f]+)\..*\.promptfooconfig\.yaml$")
+_OWNER = re.compile(r"^# .*\(agent-evals run, owner pid (\d+) started (\S+)\)")
 
 
 @dataclass(frozen=True)
@@ -61,23 +64,32 @@ def own_receiver(config: Path, eval_id: str) -> Iterator[tuple[Path, dict[str, s
         port = sock.getsockname()[1]
     http["port"] = port
     copy = config.with_name(f".run-{eval_id}.promptfooconfig.yaml")
-    copy.write_text(f"# {config.name} with a trace receiver port of this run's own (agent-evals run); "
-                    "removed after the suite\n" + yaml.safe_dump(data, sort_keys=False, allow_unicode=True),
-                    encoding="utf-8")
+    owner = ProcessRef.current()
+    copy.write_text(f"# {config.name} with a trace receiver port of this run's own "
+                    f"(agent-evals run, owner pid {owner.pid} started {owner.started or '-'}); removed after the suite\n"
+                    + yaml.safe_dump(data, sort_keys=False, allow_unicode=True), encoding="utf-8")
     try:
         yield copy, {ENDPOINT_ENV: f"http://{host}:{port}/v1/traces"}
     finally:
         copy.unlink(missing_ok=True)
 
 
-def stale_copies(evals: Path, alive: set[str]) -> list[Path]:
-    """Config copies of runs that are not going on any more (a runner killed outright leaves its copy)."""
-    out = []
-    for path in evals.glob(f"*/{COPY_GLOB}"):
-        match = _COPY.match(path.name)
-        if match and match.group(1) not in alive:
-            out.append(path)
-    return out
+def stale_copies(evals: Path) -> list[Path]:
+    """Config copies whose owner is gone (a runner killed outright leaves its copy); a copy
+    without a readable owner line is stale too."""
+    return [path for path in sorted(evals.glob(f"*/{COPY_GLOB}")) if not _owner_alive(path)]
+
+
+def _owner_alive(copy: Path) -> bool:
+    try:
+        with copy.open(encoding="utf-8") as handle:
+            match = _OWNER.match(handle.readline())
+    except (OSError, UnicodeDecodeError):
+        return False
+    if match is None:
+        return False
+    started = match.group(2)
+    return ProcessRef(int(match.group(1)), None if started == "-" else started).alive()
 
 
 def _load(config: Path) -> Any:
