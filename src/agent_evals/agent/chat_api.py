@@ -122,8 +122,9 @@ class ChatError(Exception):
 
 
 def new_conversation_id() -> str:
-    """An unguessable id: knowing it (and being its user) is what lets a client continue a conversation."""
-    return secrets.token_urlsafe(16)
+    """An unguessable id: knowing it (and being its user) is what lets a client continue a conversation.
+    Hex, so it never starts with ``-`` (``agent-evals live promote -bf…`` read one as an option)."""
+    return secrets.token_hex(16)
 
 
 def user_of(request: Request) -> str:
