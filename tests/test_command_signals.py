@@ -10,6 +10,8 @@ SCRIPT = """
 import os, signal, sys, time
 from agent_evals.command_signals import Terminated, stopping
 
+before = signal.getsignal(signal.SIGINT), signal.getsignal(signal.SIGTERM)  # as inherited (a parent may ignore SIGINT)
+
 def press():
     os.kill(os.getpid(), signal.SIGINT)
 
@@ -26,7 +28,7 @@ with stopping():
         time.sleep(30)
     except Terminated:
         print("terminated", flush=True)
-print(signal.getsignal(signal.SIGINT) is signal.default_int_handler, flush=True)  # given back
+print((signal.getsignal(signal.SIGINT), signal.getsignal(signal.SIGTERM)) == before, flush=True)  # given back
 """
 
 

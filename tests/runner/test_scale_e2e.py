@@ -1,6 +1,6 @@
 """Beyond one machine, within a budget, end to end through real ``promptfoo eval``:
 
-- four shards of spoke-create replayed one after another, merged: the unsharded run's verdicts,
+- three shards of spoke-create replayed one after another, merged: the unsharded run's verdicts,
   counts and named metrics, and one eval in the viewer's database;
 - a shard killed mid-run (runner and portal, SIGKILL), then ``agent-evals merge``: the merged eval
   is incomplete and the merge's sweep leaves no PR active;
@@ -99,20 +99,20 @@ def _evals(config_dir: Path) -> list[str]:
         return [row[0] for row in con.execute("SELECT id FROM evals")]
 
 
-def test_four_shards_replayed_and_merged_are_the_unsharded_run(
+def test_three_shards_replayed_and_merged_are_the_unsharded_run(
     isolated: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
     subset = ["--filter-pattern", "^C0[1-6] ", "--repeat", "2", "--no-cache"]
     results = isolated / "results"
-    for index in range(1, 5):
-        assert run("spoke-create", "golden", None, [*subset, "-o", f"{results}/{{suite}}.json"], shard=f"{index}/4") == 0
-    files = sorted(results.glob("spoke-create.shard-*-of-4.json"))
-    assert [f.name for f in files] == [f"spoke-create.shard-{i}-of-4.json" for i in range(1, 5)]
+    for index in range(1, 4):
+        assert run("spoke-create", "golden", None, [*subset, "-o", f"{results}/{{suite}}.json"], shard=f"{index}/3") == 0
+    files = sorted(results.glob("spoke-create.shard-*-of-3.json"))
+    assert [f.name for f in files] == [f"spoke-create.shard-{i}-of-3.json" for i in range(1, 4)]
     assert not (isolated / "promptfoo" / "promptfoo.db").exists()  # shards keep their evals to themselves
     capsys.readouterr()
     assert merge_command(files) == 0
     merged_line = capsys.readouterr().out.splitlines()[0]
-    assert merged_line.startswith("merge: spoke-create: shard(s) 1, 2, 3, 4 of 4, 12 row(s)")
+    assert merged_line.startswith("merge: spoke-create: shard(s) 1, 2, 3 of 3, 12 row(s)")
 
     (merged_id,) = _evals(isolated / "promptfoo")  # one eval in the viewer's database
     merged = report_to_json(load_report([merged_id]))
@@ -128,7 +128,7 @@ def test_four_shards_replayed_and_merged_are_the_unsharded_run(
         (2 * n + r, f"C0{n + 1}") for n in range(6) for r in range(2)
     ]
     data_dirs = {s.data_dir for m in load_manifests(runs_dir()) for s in m.suites if s.shard}
-    assert {Path(d).name for d in data_dirs} == {f"portal.shard-{i}-of-4" for i in range(1, 5)}
+    assert {Path(d).name for d in data_dirs} == {f"portal.shard-{i}-of-3" for i in range(1, 4)}
 
 
 class HoldAfterPullRequest:
