@@ -10,7 +10,7 @@ import subprocess
 
 import pytest
 
-from agent_evals.shards.selection import description_pattern, json_outputs, shard_args
+from agent_evals.shards.selection import description_pattern, json_outputs, rewrite_flags, shard_args
 from agent_evals.shards.spec import Shard
 from tests.conftest import PROJECT_ROOT
 
@@ -54,3 +54,15 @@ def test_json_outputs_are_named_for_the_shard_and_others_kept() -> None:
     assert out == ["-o", "r/{suite}.shard-1-of-2.json", "r/{suite}.html", "--no-cache",
                    "-o", "x.shard-1-of-2.json", "--filter-pattern", "^$"]
     assert json_outputs(out) == ["r/{suite}.shard-1-of-2.json", "x.shard-1-of-2.json"]
+
+
+def test_flags_are_dropped_with_their_values_and_outputs_renamed_in_place() -> None:
+    args = ["-j", "2", "--repeat=3", "-o", "a.json", "b.html", "--filter-pattern", "-x-", "--no-cache",
+            "--output=c.json", "--description", "mine"]
+    assert rewrite_flags(args, ("--repeat", "--filter-pattern", "--description")) == [
+        "-j", "2", "-o", "a.json", "b.html", "--no-cache", "--output=c.json"]
+    assert rewrite_flags(args, ("-o", "--output", "--repeat")) == [
+        "-j", "2", "--filter-pattern", "-x-", "--no-cache", "--description", "mine"]
+    assert rewrite_flags(args, (), lambda paths: [p.upper() for p in paths]) == [
+        "-j", "2", "--repeat=3", "-o", "A.JSON", "B.HTML", "--filter-pattern", "-x-", "--no-cache", "-o", "C.JSON",
+        "--description", "mine"]

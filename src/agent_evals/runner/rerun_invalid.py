@@ -23,7 +23,7 @@ from pathlib import Path
 
 from agent_evals.runner.manifest import RunManifest, SuiteRun
 from agent_evals.runner.suites import Suite
-from agent_evals.shards.selection import OUTPUT_FLAGS, REPLACED, description_pattern
+from agent_evals.shards.selection import REPLACED, description_pattern, rewrite_flags
 from agent_evals.shards.spec import tagged_path
 
 log = logging.getLogger(__name__)
@@ -72,24 +72,7 @@ def rerun_invalid(
 def rerun_args(args: Sequence[str], descriptions: Sequence[str], repeat: int, attempt: int, description: str) -> list[str]:
     """``args`` without the user's filters, repeat and description, each ``-o`` file named for the
     attempt, then the attempt's own filter, repeat and description."""
-    out: list[str] = []
-    tokens = list(args)
-    i = 0
-    while i < len(tokens):
-        name, eq, _ = tokens[i].partition("=")
-        if name in DROPPED:
-            i += 1 if eq else 2
-            continue
-        if name in OUTPUT_FLAGS:
-            values = [tokens[i].partition("=")[2]] if eq else []
-            i += 1
-            while not eq and i < len(tokens) and not tokens[i].startswith("-"):
-                values.append(tokens[i])
-                i += 1
-            out += ["-o", *[attempt_path(v, attempt) for v in values]]
-            continue
-        out.append(tokens[i])
-        i += 1
+    out = rewrite_flags(args, DROPPED, lambda values: [attempt_path(v, attempt) for v in values])
     return [*out, "--filter-pattern", description_pattern(descriptions), "--repeat", str(repeat),
             "--description", description]
 

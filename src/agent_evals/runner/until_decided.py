@@ -26,9 +26,8 @@ from agent_evals.report.rows import Row
 from agent_evals.report.sequential import FIRST_ROUND, decide
 from agent_evals.runner.rounds_merge import merge_rounds
 from agent_evals.runner.suites import Suite
-from agent_evals.shards.selection import REPLACED, description_pattern
+from agent_evals.shards.selection import OUTPUT_FLAGS, REPLACED, description_pattern, rewrite_flags
 
-OUTPUT_FLAGS = ("-o", "--output")
 MAX_LISTED = 8
 RunRound = Callable[[list[str], Path], int]  # (promptfoo args, its results database folder) -> exit status
 
@@ -124,7 +123,7 @@ def run_rounds(suite: Suite, *, max_runs: int, args: Sequence[str], folder: Path
     from agent_evals.report.promptfoo_json import read_results_file
 
     rounds = Rounds(max_runs, dict(baseline or {}))
-    base = _without(list(args), (*OUTPUT_FLAGS, "--repeat"))
+    base = rewrite_flags(args, (*OUTPUT_FLAGS, "--repeat"))
     selection = base
     code = 0
     while True:
@@ -147,7 +146,7 @@ def run_rounds(suite: Suite, *, max_runs: int, args: Sequence[str], folder: Path
         if not left:
             break
         pattern = description_pattern(rounds.descriptions[key] for key in left)
-        selection = [*_without(base, REPLACED), "--filter-pattern", pattern]
+        selection = [*rewrite_flags(base, REPLACED), "--filter-pattern", pattern]
     return code, rounds
 
 
@@ -197,25 +196,6 @@ def saved_line(suite: str, rounds: Rounds) -> str:
     early = [f"{case} {n}" for case, n in runs.items() if n < rounds.max_runs]
     return (f"{suite}: repeat until decided (at most {rounds.max_runs} runs a case): {used} of {flat} runs, "
             f"{flat - used} saved against --repeat {rounds.max_runs}" + (f"; decided early: {_ids(early)}" if early else ""))
-
-
-def _without(args: Sequence[str], flags: Sequence[str]) -> list[str]:
-    """``args`` without the given flags and their values (``-o`` may take several)."""
-    out: list[str] = []
-    tokens = list(args)
-    i = 0
-    while i < len(tokens):
-        name, eq, _ = tokens[i].partition("=")
-        if name in flags:
-            i += 1
-            while not eq and i < len(tokens) and not tokens[i].startswith("-"):
-                i += 1
-                if name not in OUTPUT_FLAGS:
-                    break
-            continue
-        out.append(tokens[i])
-        i += 1
-    return out
 
 
 def _ids(ids: Sequence[str]) -> str:

@@ -11,12 +11,15 @@ shard's tests match it anyway). Each JSON output is renamed for the shard
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Collection, Iterable, Iterator, Sequence
 
 from agent_evals.shards.spec import Shard, shard_path
 
 REPLACED = ("--filter-pattern", "--filter-range", "-n", "--filter-first-n")
 OUTPUT_FLAGS = ("-o", "--output")
+# the flags with one value the kit drops or replaces when it runs a selection again
+ONE_VALUE = frozenset((*REPLACED, "--repeat", "--description", "--filter-failing", "--filter-failing-only",
+                       "--filter-errors-only", "--filter-sample", "--filter-metadata"))
 DEFAULT_OUTPUT = "results/{suite}.json"
 _SPECIAL = set("\\^$.*+?()[]{}|/")
 
@@ -30,46 +33,51 @@ def description_pattern(descriptions: Iterable[str]) -> str:
 def shard_args(args: Sequence[str], pattern: str, shard: Shard) -> list[str]:
     """``args`` with the user's pattern, range and first-n replaced by ``pattern`` and every JSON
     output named for the shard (one added when there is none)."""
-    out: list[str] = []
-    has_json = False
-    tokens = list(args)
-    i = 0
-    while i < len(tokens):
-        token = tokens[i]
-        name, eq, _ = token.partition("=")
-        if name in REPLACED:
-            i += 1 if eq else 2
-            continue
-        if name in OUTPUT_FLAGS:
-            values = [token.partition("=")[2]] if eq else []
-            i += 1
-            if not eq:
-                while i < len(tokens) and not tokens[i].startswith("-"):
-                    values.append(tokens[i])
-                    i += 1
-            renamed = [shard_path(v, shard) if v.endswith(".json") else v for v in values]
-            has_json = has_json or any(v.endswith(".json") for v in values)
-            out += ["-o", *renamed]
-            continue
-        out.append(token)
-        i += 1
-    if not has_json:
+    out = rewrite_flags(args, REPLACED, lambda values: [shard_path(v, shard) if v.endswith(".json") else v
+                                                         for v in values])
+    if not json_outputs(args):
         out += ["-o", shard_path(DEFAULT_OUTPUT, shard)]
     return [*out, "--filter-pattern", pattern]
 
 
 def json_outputs(args: Sequence[str]) -> list[str]:
     """The ``.json`` paths of the ``-o`` flags in ``args``."""
-    found: list[str] = []
-    tokens = list(args)
-    for i, token in enumerate(tokens):
-        name, eq, value = token.partition("=")
-        if name not in OUTPUT_FLAGS:
+    return [v for name, values, _ in _flags(args) if name in OUTPUT_FLAGS for v in values if v.endswith(".json")]
+
+
+def rewrite_flags(
+    args: Sequence[str], dropped: Collection[str], outputs: Callable[[list[str]], list[str]] | None = None
+) -> list[str]:
+    """``args`` without the flags ``dropped`` and their values; with ``outputs``, each ``-o``'s
+    paths replaced by what it gives for them (in place, as ``-o …``)."""
+    out: list[str] = []
+    for name, values, tokens in _flags(args):
+        if name in dropped:
             continue
-        values = [value] if eq else []
-        j = i + 1
-        while not eq and j < len(tokens) and not tokens[j].startswith("-"):
-            values.append(tokens[j])
-            j += 1
-        found += [v for v in values if v.endswith(".json")]
-    return found
+        out += ["-o", *outputs(values)] if outputs is not None and name in OUTPUT_FLAGS else tokens
+    return out
+
+
+def _flags(args: Sequence[str]) -> Iterator[tuple[str, list[str], list[str]]]:
+    """Each argument with its values: ``(name, values, tokens)``. An output flag (``-o``) takes
+    every value up to the next flag, ``--name=value`` its one value; a flag the kit rewrites
+    (filters, ``--repeat``, ``--description``) the next argument; anything else stands alone."""
+    tokens = list(args)
+    i = 0
+    while i < len(tokens):
+        name, eq, value = tokens[i].partition("=")
+        start = i
+        i += 1
+        if eq:
+            values = [value]
+        elif name in OUTPUT_FLAGS:
+            values = []
+            while i < len(tokens) and not tokens[i].startswith("-"):
+                values.append(tokens[i])
+                i += 1
+        elif name in ONE_VALUE and i < len(tokens):
+            values = [tokens[i]]
+            i += 1
+        else:
+            values = []
+        yield name, values, tokens[start:i]
