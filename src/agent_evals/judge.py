@@ -9,8 +9,8 @@
 It sends Promptfoo's grading prompt to the ``judge`` role of the LLM layer
 (``JUDGE_MODEL`` on the configured endpoint, falling back to ``AGENT_MODEL``), at
 temperature 0, with the judge's completion cap (``LLM_MAX_TOKENS_JUDGE``, default 800).
-With no endpoint configured, model-graded assertions are not graded at all: see
-:func:`model_graded_asserts` and the ``beforeEach`` hook.
+With no endpoint configured, model-graded assertions are not graded at all: the ``beforeEach``
+hook takes them out and lists them (``hooks/kit.js``).
 
 A reply is usable when it was not cut off at the cap, is not empty, and — when the
 grading prompt asks for a JSON verdict, as ``llm-rubric``'s does — holds a JSON object
@@ -69,11 +69,6 @@ def judge_configured(env: Mapping[str, str] | None = None) -> bool:
     if env.get("JUDGE_MODEL", "").strip().lower() == "none":
         return False
     return llm_configured(env) and resolve_model("judge", env=env)[0] is not None
-
-
-def model_graded_asserts(asserts: Sequence[Mapping[str, Any]]) -> list[Mapping[str, Any]]:
-    """The assertions (also negated ``not-…``) that need a grader model."""
-    return [a for a in asserts if str(a.get("type", "")).removeprefix("not-") in MODEL_GRADED_TYPES]
 
 
 def grading_messages(prompt: str) -> list[dict[str, str]]:

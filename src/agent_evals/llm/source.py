@@ -28,15 +28,3 @@ class LiveModels:
         from agent_evals.llm.settings import chat_model
 
         return chat_model(role, model=model, default_model=default_model)
-
-
-class GivenModel:
-    """A source that hands out one given model for the agent role (tests, the chat endpoint)."""
-
-    def __init__(self, model: ChatModel) -> None:
-        self._model = model
-
-    def chat_model(self, role: Role, *, model: str | None = None, default_model: str | None = None) -> ChatModel:
-        if role != "agent":
-            raise ValueError(f"GivenModel only serves the agent role, not {role!r}")
-        return self._model
