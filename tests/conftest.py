@@ -15,8 +15,7 @@ from agent_evals.portal.process import PortalProcess
 from agent_evals.testing.conversations import AGENT_MODEL, USER_MODEL, ScriptedConversations
 from agent_evals.testing.scripted_openai import ScriptedOpenAIServer
 
-pytest_plugins = ["tests.leftovers", "tests.slow_first"]  # a temporary directory per session, checked for
-# leftovers at the end; the heaviest test files first
+pytest_plugins = ["tests.leftovers"]  # a temporary directory per session, checked for leftovers at the end
 
 PROJECT_ROOT = Path(__file__).resolve().parents[1]
 
