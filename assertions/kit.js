@@ -11,6 +11,8 @@
 const fs = require("node:fs");
 const path = require("node:path");
 
+const POLICY = require(path.join(__dirname, "..", "hooks", "policy.generated.json")); // written by agent_evals.hook_policy
+
 function same(a, b) {
   if (a === b) return true;
   if (a === null || b === null || typeof a !== "object" || typeof b !== "object") return a == null && b == null;
@@ -44,5 +46,5 @@ for (const file of fs.readdirSync(__dirname)) {
   if (!file.endsWith(".py")) continue;
   const name = path.basename(file, ".py");
   module.exports[name] = answer(name, false);
-  module.exports[`not_${name}`] = answer(name, true);
+  module.exports[`${POLICY.negated_js_prefix}${name}`] = answer(name, true);
 }

@@ -16,7 +16,7 @@
 //            Python processes). Without a grader model, model-graded assertions are NOT GRADED:
 //            taken out of the row's assertions (Promptfoo counts each assertion as passed or
 //            failed, a weight-0 one as passed, so no entry can stand for "not graded") and listed
-//            in metadata.not_graded. The kit's judged checks (goal_reached, expected_statements,
+//            in metadata.not_graded. The kit's judged checks (policy.judged_checks: goal_reached, expected_statements,
 //            trajectory_quality) are asked of the judge by the provider: live when a judge model is
 //            configured, in a replay when the case's cassettes hold judge replies; otherwise they
 //            too are NOT GRADED. (When the judge can answer, the provider also grades an
@@ -32,7 +32,9 @@
 // afterAll   abandons what the run left active and stops the portal beforeAll started.
 //
 // The logic lives in Python (agent_evals.runner.plain, agent_evals.hooks); this file only wires
-// Promptfoo's hooks to it. A hook must never throw in afterEach (Promptfoo would log and go on,
+// Promptfoo's hooks to it. The policy it acts on (model-graded types, judged checks, how a kit check is
+// written, the case id, the words of a row) is Python's too, read from policy.generated.json
+// (written by agent_evals.hook_policy; never edit it by hand). A hook must never throw in afterEach (Promptfoo would log and go on,
 // but the row's cleanup report would be lost), so every step catches its own errors.
 
 "use strict";
@@ -41,14 +43,14 @@ const { spawnSync } = require("node:child_process");
 const path = require("node:path");
 const fs = require("node:fs");
 
+const POLICY = require(path.join(__dirname, "policy.generated.json"));
+
 const ROOT = path.resolve(__dirname, "..");
-const MARKER = "@@agent-evals ";
-const MODEL_GRADED = new Set([
-  "llm-rubric", "model-graded-closedqa", "model-graded-factuality", "factuality", "g-eval",
-  "answer-relevance", "context-faithfulness", "context-recall", "context-relevance", "select-best",
-  "search-rubric", "trajectory:goal-success",
-]);
-const JUDGED = new Set(["goal_reached", "expected_statements", "trajectory_quality"]);
+const MODEL_GRADED = new Set(POLICY.model_graded_types);
+const JUDGED = new Set(POLICY.judged_checks);
+const KIT_CHECK = new RegExp(POLICY.kit_check_file); // assertions/<check>.py[:<function>]
+const KIT_CHECK_JS = new RegExp(POLICY.kit_check_js); // assertions/kit.js:<check> or :not_<check>
+const CASE_ID = new RegExp(POLICY.case_id);
 const state = { startedPortal: null, plain: false, replayFolders: null, judgedCases: null };
 
 function python() {
@@ -98,7 +100,7 @@ async function beforeAll(context) {
 
 function judgeConfigured() {
   if (process.env.AGENT_EVALS_JUDGE) return process.env.AGENT_EVALS_JUDGE === "1"; // said by the runner
-  if ((process.env.JUDGE_MODEL || "").trim().toLowerCase() === "none") return false;
+  if ((process.env.JUDGE_MODEL || "").trim().toLowerCase() === POLICY.judge_off) return false;
   const endpoint = process.env.AZURE_OPENAI_ENDPOINT || process.env.OPENAI_BASE_URL || process.env.OPENAI_API_KEY;
   const model = process.env.JUDGE_MODEL || process.env.AGENT_MODEL;
   return Boolean(endpoint && model);
@@ -146,7 +148,7 @@ function judgedCases(folders) {
 function caseId(test) {
   const id = test.metadata && test.metadata.id;
   if (id) return String(id);
-  const match = /^\s*([A-Za-z]+\d+)\b/.exec(String(test.description || ""));
+  const match = CASE_ID.exec(String(test.description || ""));
   return match ? match[1] : "";
 }
 
@@ -161,15 +163,15 @@ function judgeMissing(test) {
   return state.judgedCases.has(caseId(test)) ? null : "the case's cassette holds no judge replies (it was recorded without a judge)";
 }
 
-const KIT_CHECK = /(?:^|\/)assertions\/(\w+)\.py(?::get_assert_not)?$/;
-const KIT_JUDGED_JS = /(?:^|\/)assertions\/kit\.js:(?:not_)?(\w+)$/;
-
+// The judged check an assertion is, in any of its forms (as agent_evals.assertions.registry.check_form reads them).
 function judgedName(assertion) {
   if (!assertion) return null;
   const value = String(assertion.value || "").replace(/^file:\/\//, "");
   const python = assertion.type === "python" || assertion.type === "not-python";
-  const match = python ? KIT_CHECK.exec(value) : assertion.type === "javascript" ? KIT_JUDGED_JS.exec(value) : null;
-  return match && JUDGED.has(match[1]) ? match[1] : null;
+  const match = python ? KIT_CHECK.exec(value) : assertion.type === "javascript" ? KIT_CHECK_JS.exec(value) : null;
+  if (!match) return null;
+  const name = !python && match[1].startsWith(POLICY.negated_js_prefix) ? match[1].slice(POLICY.negated_js_prefix.length) : match[1];
+  return JUDGED.has(name) ? name : null;
 }
 
 const KIT_JS = `file://${path.join(ROOT, "assertions", "kit.js")}`;
@@ -181,13 +183,13 @@ const KIT_JS = `file://${path.join(ROOT, "assertions", "kit.js")}`;
 function fastForm(assertion) {
   if (!assertion || (assertion.type !== "python" && assertion.type !== "not-python")) return assertion;
   const value = String(assertion.value || "").replace(/^file:\/\//, "");
-  const match = /(?:^|\/)assertions\/(\w+)\.py$/.exec(value);
-  if (!match || !fs.existsSync(path.join(ROOT, "assertions", `${match[1]}.py`))) return assertion;
+  const match = KIT_CHECK.exec(value);
+  if (!match || match[2] !== undefined || !fs.existsSync(path.join(ROOT, "assertions", `${match[1]}.py`))) return assertion;
   const negated = assertion.type === "not-python";
   if (process.env.AGENT_EVALS_ASSERTIONS === "python") {
-    return negated ? { ...assertion, type: "python", value: `${assertion.value}:get_assert_not` } : assertion;
+    return negated ? { ...assertion, type: "python", value: `${assertion.value}:${POLICY.negated_py_function}` } : assertion;
   }
-  return { ...assertion, type: "javascript", value: `${KIT_JS}:${negated ? "not_" : ""}${match[1]}` };
+  return { ...assertion, type: "javascript", value: `${KIT_JS}:${negated ? POLICY.negated_js_prefix : ""}${match[1]}` };
 }
 
 async function beforeEach({ test }) {
@@ -203,7 +205,7 @@ async function beforeEach({ test }) {
     return changed ? { test: { ...test, assert: asserts } } : undefined; // else the test stays as it is
   }
   // an entry of a weight-0 assertion decides nothing: the gate does not count it (agent_evals.report.rows.INFORMATIVE)
-  const informative = (a) => (a.weight === 0 ? " (informative, weight 0)" : "");
+  const informative = (a) => (a.weight === 0 ? ` ${POLICY.informative}` : "");
   // Not graded: out of the assertions altogether. Promptfoo counts every assertion's result as a pass or a
   // fail (and forces a weight-0 one to pass), so an entry for it would read as a pass in the viewer.
   const notGraded = [
@@ -239,7 +241,7 @@ function firstFailure(result) {
 // A failed row whose every failing entry is NOT GRADED: a check that decides the row could not be
 // graded (the judge gave no verdict), so the row is neither a pass nor a fail.
 function notGraded(component) {  // the kit's NOT GRADED entry, or Promptfoo's grader that failed (llm-rubric)
-  return String(component.reason || "").startsWith("NOT GRADED") || Boolean(component.metadata && component.metadata.graderError);
+  return String(component.reason || "").startsWith(POLICY.not_graded) || Boolean(component.metadata && component.metadata.graderError);
 }
 
 function incomplete(result) {
@@ -268,7 +270,7 @@ function caseLine(test, result) {
 
 function printCase(line) {
   if (process.env.AGENT_EVALS_CASE_LINES === "json") {
-    console.log(MARKER + JSON.stringify(line));
+    console.log(POLICY.case_line_marker + JSON.stringify(line));
     return;
   }
   const seconds = (line.latency_ms / 1000).toFixed(1);

@@ -37,6 +37,7 @@ _JSON_WORD = re.compile(r"\bjson\b", re.IGNORECASE)
 _PASS_WORD = re.compile(r"\bpass\b", re.IGNORECASE)
 _PASS_WORDS = frozenset({"true", "false", "yes", "no", "pass", "fail", "y", "n"})
 _PREVIEW_CHARS = 80
+JUDGE_OFF = "none"  # JUDGE_MODEL=none: no grading by a model, even with an endpoint configured
 
 MODEL_GRADED_TYPES = frozenset(
     {
@@ -66,7 +67,7 @@ def judge_configured(env: Mapping[str, str] | None = None) -> bool:
     from agent_evals.llm.settings import llm_configured, resolve_model
 
     env = os.environ if env is None else env
-    if env.get("JUDGE_MODEL", "").strip().lower() == "none":
+    if env.get("JUDGE_MODEL", "").strip().lower() == JUDGE_OFF:
         return False
     return llm_configured(env) and resolve_model("judge", env=env)[0] is not None
 

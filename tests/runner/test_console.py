@@ -9,7 +9,8 @@ import json
 import pytest
 
 from agent_evals.report.figures import brief
-from agent_evals.runner.console import MARKER, PromptfooConsole, case_line, suite_summary
+from agent_evals.record.row_labels import CASE_LINE_MARKER as MARKER
+from agent_evals.runner.console import PromptfooConsole, case_line, suite_summary
 
 PROMPTFOO_NOISE = """\
 Starting evaluation eval-abc-2026-12-01T10:00:00

@@ -18,9 +18,9 @@ from agent_evals.assertions._config import ConfigError
 from agent_evals.assertions._result import GradingResult, fail, make_result
 from agent_evals.assertions._run import MetadataError
 
-NOT_GRADED = "NOT GRADED"
 from agent_evals.record import MARKER as PROVIDER_MARKER_KEY
 from agent_evals.record.fixture_refs import FixtureReferenceError, fill_references, references
+from agent_evals.record.row_labels import NOT_GRADED
 
 
 class GradeFunction(Protocol):

@@ -42,8 +42,11 @@ def kit_check_names() -> tuple[str, ...]:
 def pack_of(name: str) -> str | None:
     """The built-in pack a check belongs to; None for a core check (or an unknown name)."""
     return next((pack for pack, checks in pack_checks().items() if name in checks), None)
-_KIT_FILE = re.compile(r"(?:^|/)assertions/(?P<name>\w+)\.py(?::(?P<fn>\w+))?$")
-_KIT_JS = re.compile(r"(?:^|/)assertions/kit\.js:(?P<name>\w+)$")  # the same check, answered from the provider
+# Written so that Python's ``re`` and JavaScript's ``RegExp`` read them alike (hooks/kit.js uses them too).
+KIT_FILE_PATTERN = r"(?:^|/)assertions/(\w+)\.py(?::(\w+))?$"  # assertions/<check>.py[:<function>]
+KIT_JS_PATTERN = r"(?:^|/)assertions/kit\.js:(\w+)$"  # the same check, answered from the provider
+_KIT_FILE = re.compile(KIT_FILE_PATTERN)
+_KIT_JS = re.compile(KIT_JS_PATTERN)
 NEGATED_JS = "not_"  # kit.js:not_<check>: the check's not- form, as the hook writes `not-python` on assertions/<check>.py
 NEGATED_PY = "get_assert_not"  # assertions/<check>.py:get_assert_not: the same, graded in its own process
 
@@ -76,16 +79,16 @@ def check_form(assertion: Mapping[str, Any]) -> tuple[str, bool] | None:
     value = str(assertion.get("value") or "").removeprefix("file://")
     if kind == "javascript":
         match = _KIT_JS.search(value)
-        name = match.group("name") if match is not None else ""
+        name = match.group(1) if match is not None else ""
         if name.startswith(NEGATED_JS) and name[len(NEGATED_JS):] in kit_check_names():
             return name[len(NEGATED_JS):], True
         return (name, False) if name in kit_check_names() else None
     if kind not in ("python", "not-python"):
         return None
     match = _KIT_FILE.search(value)
-    if match is None or match.group("name") not in kit_check_names():
+    if match is None or match.group(1) not in kit_check_names():
         return None
-    return match.group("name"), kind == "not-python" or match.group("fn") == NEGATED_PY
+    return match.group(1), kind == "not-python" or match.group(2) == NEGATED_PY
 
 
 def kit_checks(asserts: Any) -> list[CheckRef]:

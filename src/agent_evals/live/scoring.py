@@ -32,9 +32,9 @@ from agent_evals.live.stored import StoredConversation
 from agent_evals.packs import Pack, load_pack
 from agent_evals.provider.grading import grade_checks
 from agent_evals.record import End, KitError, RunRecord, Snapshot
+from agent_evals.record.row_labels import NOT_GRADED
 
 Outcome = Literal["pass", "fail", "error"]
-NOT_GRADED = "NOT GRADED"
 
 
 @dataclass

@@ -16,7 +16,6 @@ from __future__ import annotations
 import asyncio
 import logging
 import os
-import re
 import time
 import uuid
 from collections.abc import Mapping, Sequence
@@ -53,6 +52,7 @@ from agent_evals.provider.tracing import Tracer
 from agent_evals.provider.user_review import invalid_error, review_user
 from agent_evals.record import AgentInfo, End, ErrorKind, PullRequestRef, RunRecord, Trace, Usage, UserInfo, UserKind
 from agent_evals.record.caps import cap_text, cap_value
+from agent_evals.record.row_labels import leading_case_id
 from agent_evals.secrets import redact
 
 log = logging.getLogger(__name__)
@@ -72,7 +72,7 @@ class CaseIdentity:
         test = context.get("test") or {}
         metadata = test.get("metadata") or {}
         vars_ = context.get("vars") or {}
-        case_id = str(metadata.get("id") or _leading_id(test.get("description")) or f"test{context.get('testIdx', 0)}")
+        case_id = str(metadata.get("id") or leading_case_id(test.get("description")) or f"test{context.get('testIdx', 0)}")
         repeat = int(context.get("repeatIndex") or vars_.get("__repeatIndex") or 0)
         eval_id = run_id(context.get("evaluationId") or vars_.get("__evalId")) or "adhoc"
         suffix = (f".r{repeat}" if repeat else "") + (f"--{variant}" if variant else "")
@@ -86,11 +86,6 @@ class CaseIdentity:
     def headers(self) -> dict[str, str]:
         """The trace headers the portal records on what this conversation (or its fixtures) made."""
         return {"X-Eval-Id": self.eval_id, "X-Test-Id": self.test_id}
-
-
-def _leading_id(description: Any) -> str | None:
-    match = re.match(r"\s*([A-Za-z]+\d+)\b", str(description or ""))
-    return match.group(1) if match else None
 
 
 def call_api(prompt: str, options: Mapping[str, Any] | None, context: Mapping[str, Any] | None) -> dict[str, Any]:

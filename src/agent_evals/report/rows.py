@@ -24,6 +24,7 @@ from collections.abc import Mapping
 from typing import Any, Literal, NamedTuple, get_args
 
 from agent_evals.record import ERROR_KINDS, ROLES, AgentInfo, Role, Usage
+from agent_evals.record.row_labels import INFORMATIVE, NOT_GRADED, leading_case_id
 from agent_evals.report.user_rows import NO_USER, UserSide, user_side
 
 Outcome = Literal["pass", "fail", "error", "invalid", "incomplete"]
@@ -31,9 +32,6 @@ GRADED: tuple[Outcome, ...] = ("pass", "fail")  # the outcomes pass^k counts
 IdSource = Literal["record", "test", "description_id", "description", "index"]
 ID_SOURCES: tuple[IdSource, ...] = get_args(IdSource)
 UNKNOWN_KIND = "unknown"  # an error row without a kit error kind (Promptfoo's own, another provider's)
-NOT_GRADED = "NOT GRADED"
-INFORMATIVE = "(informative, weight 0)"  # the end of a not-graded entry of a check that decides nothing (hooks/kit.js)
-_LEADING_ID = re.compile(r"\s*([A-Za-z]+\d+)\b")
 _KIND_PREFIX = re.compile(r"\s*\[([a-z_]+)\]")
 _INDEX_ID = re.compile(r"test\d+")
 _WORKER_SHUTDOWN = "Worker shutting down"  # the in-flight row of a Ctrl-C (Promptfoo 0.123.1)
@@ -178,8 +176,8 @@ def case_identity(
     if _text(test_meta.get("id")):
         return str(test_meta["id"]), "test"
     text = str(description or "").strip()
-    if match := _LEADING_ID.match(text):
-        return match.group(1), "description_id"
+    if leading := leading_case_id(text):
+        return leading, "description_id"
     if text:
         return text, "description"
     return f"test{test_idx}", "index"

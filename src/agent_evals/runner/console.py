@@ -16,9 +16,9 @@ import re
 from dataclasses import dataclass, field
 from typing import IO
 
+from agent_evals.record.row_labels import CASE_LINE_MARKER
 from agent_evals.report.figures import brief
 
-MARKER = "@@agent-evals "
 REASON_WIDTH = 160
 _DROP = (
     re.compile(r"^\s*» (View results|Share with your team|Feedback|Resume with)"),
@@ -75,8 +75,8 @@ class PromptfooConsole:
         if self.log is not None:
             self.log.write(line + "\n")
             self.log.flush()
-        if line.startswith(MARKER):
-            self._case(line[len(MARKER):])
+        if line.startswith(CASE_LINE_MARKER):
+            self._case(line[len(CASE_LINE_MARKER):])
             return
         if self.quiet or self._dropped(line) or self._dropped_context(line):
             return
