@@ -370,14 +370,14 @@ def _suite_and_flags(parser: argparse.ArgumentParser, args: argparse.Namespace, 
 def _suite_first(parser: argparse.ArgumentParser, argv: list[str]) -> list[str]:
     """``run``/``check``: the suite moved before the flags (``cli_flags.suite_first``), so a Promptfoo flag's
     value is never taken for it."""
-    from agent_evals.runner.cli_flags import suite_first
+    from agent_evals.runner.cli_flags import Takes, suite_first
     from agent_evals.runner.suites import ALL, discover
 
     commands = _subparsers(parser).choices
     at = next((i for i, word in enumerate(argv) if word in commands), None)
     if at is None or argv[at] not in ("run", "check"):
         return argv
-    kit = {flag: "none" if action.nargs == 0 else "optional" if action.nargs == "?" else "one"
+    kit: dict[str, Takes] = {flag: "none" if action.nargs == 0 else "optional" if action.nargs == "?" else "one"
            for flag, action in commands[argv[at]]._option_string_actions.items()}
     return [*argv[:at + 1], *suite_first(argv[at + 1:], kit, [*(suite.name for suite in discover()), ALL])]
 
@@ -401,7 +401,7 @@ def _unknown(parser: argparse.ArgumentParser, args: argparse.Namespace, extra: l
     return f"unknown flag {word}" + (f"; did you mean {close[0]}?" if close else " (see --help)")
 
 
-def _live_parser(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
+def _live_parser(sub: argparse._SubParsersAction) -> None:
     live = sub.add_parser(
         "live", help="score the agents' real conversations into an eval and a report; alert (exit 1) on thresholds",
         description="Sample stored conversations, score them with the live policy (docs/live.md). "

@@ -20,22 +20,22 @@ SRC = Path(__file__).resolve().parents[2] / "src"
 
 # check: (VERSION, fingerprint of its code: the module and the kit modules it imports, transitively)
 RECORDED = {
-    "tool_sequence": (2, "045b1748983e"),
-    "tool_not_executed": (1, "59ffb7ceacbf"),
-    "argument_match": (1, "c3fd0a9631bd"),
-    "function_call_metrics": (1, "32a9ac628a9b"),
-    "conversation": (1, "aaea774b7bfe"),
-    "reply_contains": (1, "6283b97c1977"),
-    "reply_grounded": (1, "dbdc5aedbf01"),
-    "goal_reached": (1, "5d49f8421197"),
-    "expected_statements": (1, "7be94aa27ac7"),
-    "trajectory_quality": (1, "63603fd683ec"),
-    "tool_order": (1, "dcfd62405711"),
-    "tool_errors": (1, "89709c74b3bc"),
-    "repeated_calls": (1, "880e19b4c359"),
-    "input_diff": (1, "a4193731134f"),
-    "spoke_json_valid": (1, "b8cb569daced"),
-    "pull_request": (1, "29d1761b8b26"),
+    "tool_sequence": (2, "66bf1d2fffc2"),
+    "tool_not_executed": (1, "ca2d4c9e1c49"),
+    "argument_match": (1, "811e00d71c94"),
+    "function_call_metrics": (1, "1b8736363aff"),
+    "conversation": (1, "7dc3a5e8c0e6"),
+    "reply_contains": (1, "aa82043280f3"),
+    "reply_grounded": (1, "b0f47260b9be"),
+    "goal_reached": (1, "a244b5042d6b"),
+    "expected_statements": (1, "47d34ddf3c46"),
+    "trajectory_quality": (1, "c7173447b149"),
+    "tool_order": (1, "de640288a94a"),
+    "tool_errors": (1, "9cda00e709d2"),
+    "repeated_calls": (1, "7edbfc0adb63"),
+    "input_diff": (1, "42d38dca665f"),
+    "spoke_json_valid": (1, "50d8f69f4f64"),
+    "pull_request": (1, "f9cc0550f852"),
 }
 SCOPE = ("agent_evals.assertions", "agent_evals.packs.spoke.checks")
 

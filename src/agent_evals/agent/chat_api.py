@@ -67,7 +67,7 @@ from agent_evals.live.telemetry import Telemetry
 from agent_evals.live.turns import begin_turn, fail_turn, finish_turn
 from agent_evals.llm.types import ChatModel, LLMConfigError, LLMError
 from agent_evals.packs import GenericPack, Pack
-from agent_evals.record import AgentInfo, KitError, ToolCall
+from agent_evals.record import AgentInfo, ErrorKind, KitError, ToolCall
 from agent_evals.validation_errors import describe
 
 log = logging.getLogger(__name__)
@@ -115,7 +115,7 @@ class ChatResponse(BaseModel):
 class ChatError(Exception):
     """A chat request that cannot be answered; ``status`` and the message go to the client."""
 
-    def __init__(self, status: int, message: str, kind: str = "internal") -> None:
+    def __init__(self, status: int, message: str, kind: ErrorKind = "internal") -> None:
         super().__init__(message)
         self.status = status
         self.kind = kind
@@ -219,7 +219,7 @@ class ChatService:
             except (LLMError, PortalUnavailable, AgentConfigError) as exc:
                 error = _chat_error(exc)
                 span.failed(error.kind, str(error))
-                fail_turn(conversation, error.kind, str(error), tuple(calls))  # type: ignore[arg-type]
+                fail_turn(conversation, error.kind, str(error), tuple(calls))
                 await self._save_quietly(store, conversation)
                 log.warning("chat %s/%s… failed: %s", config.name, conversation.id[:6], error)
                 raise error from exc
@@ -336,7 +336,7 @@ def build_chat_router(
         await service.aclose()
 
     router = APIRouter(lifespan=lifespan)
-    router.chat_service = service  # type: ignore[attr-defined]
+    router.chat_service = service  # type: ignore[attr-defined]  # our own attribute on FastAPI's router
 
     @router.post(CHAT_PATH)
     async def chat(name: str, request: Request) -> JSONResponse:

@@ -100,7 +100,7 @@ def load_matcher(spec: str) -> Matcher:
     function = getattr(module, name, None)
     if not callable(function):
         raise ValueError(f"{target} has no function {name}")
-    return function  # type: ignore[no-any-return]
+    return function
 
 
 def run_matcher(name: str, function: Matcher, actual: Any, expected: Any) -> tuple[bool, str]:

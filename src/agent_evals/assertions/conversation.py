@@ -17,7 +17,7 @@ from agent_evals.assertions._config import ConfigError, ConfigReader, describe
 from agent_evals.assertions._context import grader
 from agent_evals.assertions._result import GradingResult, make_result
 from agent_evals.assertions._run import read_record
-from agent_evals.record import END_REASONS, EndReason
+from agent_evals.record import END_REASONS, EndReason, is_one_of
 
 VERSION = 1  # the check's version, recorded with each verdict: bump it when a verdict can change (docs/assertions.md)
 
@@ -38,6 +38,7 @@ def parse_config(raw: Any) -> ConversationConfig:
     ends = reader.string_list(
         "allowed_ends", required=False, allow_empty=False, what="a list of conversation ends"
     )
+    known = tuple(end for end in ends if is_one_of(end, END_REASONS))
     bad = [end for end in ends if end not in END_REASONS]
     if bad:
         allowed = ", ".join(END_REASONS)
@@ -45,7 +46,7 @@ def parse_config(raw: Any) -> ConversationConfig:
         raise ConfigError(message)
     return ConversationConfig(
         max_turns=reader.integer("max_turns", minimum=1),
-        allowed_ends=tuple(ends) or ("done",),  # type: ignore[arg-type]
+        allowed_ends=known or ("done",),
         max_tool_calls=reader.integer("max_tool_calls", minimum=0),
         expected_steps=reader.integer("expected_steps", minimum=1),
     )

@@ -51,7 +51,7 @@ def _validator(label: str, schema: Mapping[str, Any]) -> Any:
     if key not in _VALIDATORS:
         cls = validators.validator_for(schema, default=validators.Draft202012Validator)
         try:
-            cls.check_schema(schema)
+            cls.check_schema(dict(schema))
         except exceptions.SchemaError as err:
             raise BadSchema(f"{label} is not a valid JSON Schema: {err.message}") from None
         if len(_VALIDATORS) >= 16:

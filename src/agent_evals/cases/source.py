@@ -159,7 +159,7 @@ def _csv_rows(path: Path, shown: str) -> tuple[tuple[str, ...], tuple[Row, ...]]
     if header is None:
         raise CaseFactoryError([f"{shown}: the table has no rows: nothing to expand"])
     columns = tuple(h.strip() for h in header)
-    rows = []
+    rows: list[Row] = []
     while True:
         first = reader.line_num  # lines read so far: the next record starts at kept[first]
         cells = next(reader, None)

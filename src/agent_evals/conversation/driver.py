@@ -121,7 +121,7 @@ def _takes_observer(agent: ConversationalAgent) -> bool:
 @functools.cache
 def _respond_takes_observer(agent_type: type) -> bool:
     try:
-        parameters = inspect.signature(agent_type.respond).parameters  # type: ignore[attr-defined]
+        parameters = inspect.signature(agent_type.respond).parameters  # type: ignore[attr-defined]  # any agent class; no respond is caught
     except (AttributeError, TypeError, ValueError):
         return False
     return "on_tool_call" in parameters or any(p.kind is p.VAR_KEYWORD for p in parameters.values())

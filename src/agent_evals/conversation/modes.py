@@ -21,7 +21,7 @@ from __future__ import annotations
 import logging
 from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any, Literal, Protocol, cast
 
 from agent_evals.agent.loop import ToolExecutor
 from agent_evals.conversation.cassette import Cassette, ModelCall, save_cassette
@@ -104,7 +104,7 @@ class RecordingMode(RunMode):
         self.fingerprints.update(fingerprints)
 
     async def ask_judge(self, models: ModelSource, question: str, messages: Sequence[Message], **options: Any) -> ChatResponse:
-        return await models.chat_model("judge").complete(messages, question=question, **options)
+        return await _judge_by_question(models).complete(messages, question=question, **options)
 
     def finish(self, record: RunRecord) -> None:
         cassette = Cassette(self.case_id, record, self.calls, self.fingerprints)
@@ -112,6 +112,20 @@ class RecordingMode(RunMode):
             save_cassette(cassette, self.path)
         except OSError as exc:
             raise KitError(f"could not write cassette {self.path}: {exc}", kind="config") from exc
+
+
+class _QuestionedChatModel(Protocol):
+    """The judge of a recording or a replay: its ``complete`` takes the ``question`` a reply answers (the
+    recording stores it with the reply, the replay serves the reply by it); metering passes it on."""
+
+    async def complete(self, messages: Sequence[Message], *, question: str | None = None, **options: Any) -> ChatResponse:
+        ...
+
+
+def _judge_by_question(models: ModelSource) -> _QuestionedChatModel:
+    # ChatModel's protocol has no `question`: only the recording's and the replay's own models (under
+    # the metering, which passes keywords on) take one, and only these modes call this.
+    return cast(_QuestionedChatModel, models.chat_model("judge"))
 
 
 class _RecordingModels:
@@ -195,7 +209,7 @@ class ReplayingMode(RunMode):
         return f"the cassette {self.session.name} holds no judge reply to this question"
 
     async def ask_judge(self, models: ModelSource, question: str, messages: Sequence[Message], **options: Any) -> ChatResponse:
-        return await models.chat_model("judge").complete(messages, question=question, **options)
+        return await _judge_by_question(models).complete(messages, question=question, **options)
 
     def replay_info(self) -> dict[str, Any] | None:
         return self.session.replay_info()

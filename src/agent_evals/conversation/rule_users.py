@@ -69,7 +69,7 @@ class ConfirmingUser(BaseUserSimulator):
         return UserMessage.say(self.confirm)
 
 
-def is_finished(reply: str) -> bool:
+def is_finished(reply: str | None) -> bool:
     """The assistant gave a pull-request link or refused."""
     return bool(PULL_REQUEST_LINK.search(reply or "") or REFUSAL.search(reply or ""))
 

@@ -208,9 +208,9 @@ class SimulatedUser(BaseUserSimulator):
         self.temperature = temperature
         self.max_tokens = max_tokens
 
-    async def next_message(self, turns: Sequence[Turn]) -> UserMessage:  # type: ignore[override]
+    async def next_message(self, turns: Sequence[Turn]) -> UserMessage:  # type: ignore[override]  # the driver awaits an async one
         assert self.llm is not None
-        options = {} if self.max_tokens is None else {"max_tokens": self.max_tokens}
+        options: dict[str, Any] = {} if self.max_tokens is None else {"max_tokens": self.max_tokens}
         response = await self.llm.complete(self._messages(turns), temperature=self.temperature, **options)
         if response.finish_reason == "length":
             raise self._truncated(response)

@@ -80,7 +80,8 @@ class _Tape:
         call ``before``, and their tool records."""
         position = self.tool_index(before)
         turn = self.tools[position - 1]["turn"] if position else self.last_turn()
-        requests, records = [], []
+        requests: list[dict[str, Any]] = []
+        records: list[dict[str, Any]] = []
         for name, arguments, outcome, result in calls:
             raw = json.dumps(arguments)
             call_id = f"call_selfcheck_{before}_{len(self.tools) + len(records)}"
@@ -88,7 +89,7 @@ class _Tape:
             records.append({"id": call_id, "name": name, "arguments": arguments, "raw_arguments": raw,
                             "outcome": outcome, "is_error": outcome != "ok", "result": result,
                             "turn": turn, "index": 0, "duration_ms": 0.0})
-        response = {"content": None, "tool_calls": requests, "usage": {}, "model": "selfcheck",
+        response: dict[str, Any] = {"content": None, "tool_calls": requests, "usage": {}, "model": "selfcheck",
                     "finish_reason": "tool_calls"}
         self.calls.insert(before, {"role": "agent", "response": response})
         self.tools[position:position] = records

@@ -140,7 +140,8 @@ async def ask_for_verdict(
     """``(verdict, "", model)``, or ``(None, why not, model)``: a reply that is not a verdict is asked for
     once more; a judge model that fails (kind ``model``) is no verdict either. Other errors (the budget,
     a replay that no longer fits) propagate: they stop the row."""
-    problem, model = "", ""
+    problem: str | None = ""
+    model = ""
     for attempt in range(1, JUDGE_ATTEMPTS + 1):
         try:
             response = await mode.ask_judge(models, key, messages, temperature=0.0)

@@ -21,7 +21,7 @@ from dataclasses import dataclass, field
 from typing import Any, NamedTuple
 
 from agent_evals.live.scoring import Scored
-from agent_evals.record import ROLES, Usage
+from agent_evals.record import ROLES, Role, Usage
 from agent_evals.report.failure_patterns import failure_patterns
 from agent_evals.report.rows import Row, row_from_promptfoo
 
@@ -81,7 +81,7 @@ class Facts(NamedTuple):
     error_kind: str | None
     not_graded: tuple[str, ...]
     rating: str | None
-    usage: dict[str, Usage]
+    usage: dict[Role, Usage]
     score: float
     named_scores: dict[str, float]
     asserts_passed: int
@@ -111,7 +111,7 @@ class LiveReport:
     not_graded: Counter[str] = field(default_factory=Counter)
     ratings: Counter[tuple[str, str]] = field(default_factory=Counter)  # (rating, outcome)
     down_but_passed: list[str] = field(default_factory=list)
-    usage: dict[str, Usage] = field(default_factory=lambda: {role: Usage() for role in ROLES})
+    usage: dict[Role, Usage] = field(default_factory=lambda: {role: Usage() for role in ROLES})
     failed_rows: list[Row] = field(default_factory=list)
 
     def add(self, facts: Facts) -> None:

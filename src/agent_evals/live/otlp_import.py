@@ -26,7 +26,7 @@ from collections.abc import Iterable, Mapping
 from typing import Any
 
 from agent_evals.live.stored import StoredConversation
-from agent_evals.record import ERROR_KINDS, AgentInfo, End, RunRecord, ToolCall, Turn, Usage, UserInfo
+from agent_evals.record import ERROR_KINDS, STOP_REASONS, AgentInfo, End, RunRecord, ToolCall, Turn, Usage, UserInfo, one_of
 
 _ERROR = 2  # OTLP status code
 
@@ -92,10 +92,9 @@ def _conversation(cid: str, turns: list[Mapping[str, Any]], children: Mapping[st
         if span["error"]:
             record.pending = Turn(user, None, calls)
             kind = span["attributes"].get("error.type")
-            end = End.failed(kind if kind in ERROR_KINDS else "model", span["message"] or f"the turn failed ({kind})")
+            end = End.failed(one_of(kind, ERROR_KINDS, "model"), span["message"] or f"the turn failed ({kind})")
             break
-        stop = span["attributes"].get("agent_evals.stop_reason")
-        stop = stop if stop in ("max_tool_rounds", "max_tokens") else "reply"
+        stop = one_of(span["attributes"].get("agent_evals.stop_reason"), STOP_REASONS, "reply")
         record.turns.append(Turn(user, _reply_text(chats[-1]) if chats else "", calls, stop))
         end = End(stop) if stop != "reply" else End("done")
     record.end = end

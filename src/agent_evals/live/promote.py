@@ -185,7 +185,7 @@ def _write_plan(path: Path, case_id: str, entry: dict[str, Any]) -> None:
 
 def _after_cases(text: str) -> bool:
     """Whether a top-level key follows ``cases:`` (then appending would not put the entry under it)."""
-    tail = text[re.search(r"^cases:.*$", text, re.MULTILINE).end():]  # type: ignore[union-attr]
+    tail = text[re.search(r"^cases:.*$", text, re.MULTILINE).end():]  # type: ignore[union-attr]  # the caller found `cases:`
     return bool(re.search(r"^[A-Za-z_]", tail, re.MULTILINE))
 
 

@@ -24,6 +24,7 @@ from typing import Literal, get_args
 
 from agent_evals.live.store import Candidate
 from agent_evals.live.stored import TURN_TIMEOUT_S
+from agent_evals.record import is_one_of
 
 Stratum = Literal["down", "tool_errors", "long"]
 STRATA: tuple[Stratum, ...] = get_args(Stratum)
@@ -80,11 +81,12 @@ class Sample:
 
 def parse_strata(text: str | Sequence[str] | None) -> tuple[Stratum, ...]:
     items = text.split(",") if isinstance(text, str) else list(text or ())
-    found = tuple(item.strip() for item in items if item.strip())
-    for item in found:
-        if item not in STRATA:
+    found: list[Stratum] = []
+    for item in (item.strip() for item in items if item.strip()):
+        if not is_one_of(item, STRATA):
             raise SamplingError(f"stratum {item!r} is not known; allowed: {', '.join(STRATA)}")
-    return found  # type: ignore[return-value]
+        found.append(item)
+    return tuple(found)
 
 
 def stratum_of(candidate: Candidate, strata: Sequence[Stratum]) -> Stratum | None:
@@ -109,13 +111,13 @@ def select(
     now = time.time() if now is None else now
     finished = [c for c in candidates if not (c.status == "answering" and now - c.updated_at <= timeout_s)]
     tiers = {c.id: stratum_of(c, spec.stratify) for c in finished}
-    order = {s: n for n, s in enumerate(spec.stratify)}
-    ranked = sorted(finished, key=lambda c: (order.get(tiers[c.id], len(order)), rank(spec.seed, c.id)))  # type: ignore[arg-type]
+    order: dict[Stratum | None, int] = {s: n for n, s in enumerate(spec.stratify)}  # None: in no stratum, last
+    ranked = sorted(finished, key=lambda c: (order.get(tiers[c.id], len(order)), rank(spec.seed, c.id)))
     chosen = ranked[: spec.size(len(finished))]
     chosen.sort(key=lambda c: (c.created_at, c.id))
     return Sample(
         ids=[c.id for c in chosen],
-        strata={c.id: tiers[c.id] for c in chosen if tiers[c.id] is not None},  # type: ignore[misc]
+        strata={c.id: tier for c in chosen if (tier := tiers[c.id]) is not None},
         available=len(finished),
         in_progress=len(candidates) - len(finished),
     )

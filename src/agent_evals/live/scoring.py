@@ -75,8 +75,8 @@ class LiveSnapshots:
         key = json.dumps([pack.name, *[[r.name, r.config] for r in refs]], sort_keys=True, default=str)
         if key not in self._resources:
             self._resources[key] = pack.snapshot_resources(self.api, refs)
-        prs = tuple(self._prs[i] for i in dict.fromkeys(ids) if self._prs.get(i) is not None)
-        return Snapshot(self.api.base_url, prs, self._resources[key])  # type: ignore[arg-type]
+        prs = tuple(pr for i in dict.fromkeys(ids) if (pr := self._prs.get(i)) is not None)
+        return Snapshot(self.api.base_url, prs, self._resources[key])
 
 
 class Scorer:

@@ -242,9 +242,9 @@ def _summary_head(line: str) -> Candidate | None:
 
 def _light(raw: Mapping[str, Any]) -> Candidate:
     """What sampling needs, from a conversation's summary (or its record, for a line without one)."""
-    record = raw.get("record") if isinstance(raw.get("record"), Mapping) else {}
+    record: Mapping[str, Any] = raw["record"] if isinstance(raw.get("record"), Mapping) else {}
     calls = record.get("tool_calls") or []
-    feedback = raw.get("feedback") if isinstance(raw.get("feedback"), Mapping) else {}
+    feedback: Mapping[str, Any] = raw["feedback"] if isinstance(raw.get("feedback"), Mapping) else {}
     created = parse_time(raw["created_at"]) if raw.get("created_at") else 0.0
     agent = raw.get("agent")
     name = agent.get("name") if isinstance(agent, Mapping) else (record.get("agent") or {}).get("name")
@@ -253,7 +253,7 @@ def _light(raw: Mapping[str, Any]) -> Candidate:
         id=str(raw["id"]), agent=str(name or ""), created_at=created,
         updated_at=parse_time(raw["updated_at"]) if raw.get("updated_at") else created,
         status=str(raw.get("status") or "open"), turns=int(raw.get("turns") or record.get("turns") or 0),
-        tool_calls=int(raw.get("tool_calls") if isinstance(raw.get("tool_calls"), int) else len(calls)),
+        tool_calls=int(raw["tool_calls"] if isinstance(raw.get("tool_calls"), int) else len(calls)),
         tool_errors=int(errors) if isinstance(errors, int) else sum(
             1 for c in calls if isinstance(c, Mapping) and c.get("is_error")),
         rating=feedback.get("rating") if feedback else None,

@@ -27,7 +27,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
 from typing import Any, Literal, get_args
 
-from agent_evals.record import AgentInfo, End, RunRecord, UserInfo
+from agent_evals.record import AgentInfo, End, RunRecord, UserInfo, one_of
 
 Status = Literal["open", "answering", "error", "cut_off"]
 STATUSES: tuple[Status, ...] = get_args(Status)
@@ -165,7 +165,7 @@ def conversation_from_dict(raw: Mapping[str, Any]) -> StoredConversation:
     record = RunRecord.from_metadata(raw.get("record"))
     agent = AgentInfo.from_dict(raw.get("agent")) if isinstance(raw.get("agent"), Mapping) else record.agent
     created = parse_time(raw["created_at"]) if raw.get("created_at") else 0.0
-    status = raw.get("status") if raw.get("status") in STATUSES else "open"
+    status = one_of(raw.get("status"), STATUSES, "open")
     return StoredConversation(
         id=raw["id"],
         user_id=str(raw.get("user_id") or ""),

@@ -107,7 +107,7 @@ class Telemetry:
             return
         from opentelemetry.trace import SpanKind
 
-        attributes = {
+        attributes: dict[str, Any] = {
             "gen_ai.operation.name": "invoke_agent", "gen_ai.provider.name": self.provider_name,
             "gen_ai.agent.name": agent.name, "gen_ai.conversation.id": conversation_id,
             "gen_ai.request.model": agent.model, "agent_evals.instructions_sha256": agent.instructions_sha256,
@@ -180,7 +180,7 @@ class TracedModel:
             attributes["gen_ai.input.messages"] = telemetry._content(
                 [semconv_message(m) for m in messages if m.get("role") != "system"]
             )
-        with telemetry._tracer.start_as_current_span(  # type: ignore[union-attr]
+        with telemetry._tracer.start_as_current_span(  # type: ignore[union-attr]  # made only with a tracer
             f"chat {self.model}", kind=SpanKind.CLIENT, attributes=attributes, record_exception=False,
             set_status_on_exception=False,
         ) as span:
@@ -226,7 +226,7 @@ class TracedTools:
         if telemetry.capture_content:
             attributes["gen_ai.tool.call.arguments"] = telemetry._content(arguments)
         started = time.perf_counter()
-        with telemetry._tracer.start_as_current_span(  # type: ignore[union-attr]
+        with telemetry._tracer.start_as_current_span(  # type: ignore[union-attr]  # made only with a tracer
             f"execute_tool {name}", kind=SpanKind.INTERNAL, attributes=attributes, record_exception=False,
             set_status_on_exception=False,
         ) as span:

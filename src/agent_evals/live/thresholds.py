@@ -60,11 +60,12 @@ def load_thresholds(path: Path) -> tuple[Thresholds | None, list[Problem]]:
     agents = {}
     for agent, raw in (data.get("agents") or {}).items() if isinstance(data.get("agents"), Mapping) else ():
         value = raw.get("min_pass_rate") if isinstance(raw, Mapping) and set(raw) == {"min_pass_rate"} else None
-        if _fraction(value) is None:
+        fraction = _fraction(value)
+        if fraction is None:
             problems.append(Problem(Located(path, lines.get(id(raw))) if isinstance(raw, Mapping) else at,
                                     f"agents.{agent}: give {{min_pass_rate: <0..1>}}"))
         else:
-            agents[str(agent)] = float(value)
+            agents[str(agent)] = fraction
     minimum = data.get("min_graded", 1)
     if isinstance(minimum, bool) or not isinstance(minimum, int) or minimum < 1:
         problems.append(Problem(at, f"min_graded is {minimum!r}: give a whole number of at least 1"))

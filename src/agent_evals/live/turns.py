@@ -20,10 +20,8 @@ from typing import Any
 
 from agent_evals.live.stored import StoredConversation
 from agent_evals.packs import Pack
-from agent_evals.record import AgentInfo, End, ErrorKind, ToolCall, Turn, Usage
+from agent_evals.record import AgentInfo, End, ErrorKind, StopReason, ToolCall, Turn, Usage
 from agent_evals.secrets import scrub, secret_values
-
-StopReason = str
 
 
 def begin_turn(
@@ -50,7 +48,7 @@ def finish_turn(
     text: str,
     calls: tuple[ToolCall, ...],
     usage: Usage,
-    stop_reason: str,
+    stop_reason: StopReason,
     messages: tuple[dict[str, Any], ...],
     pack: Pack,
     now: float | None = None,
@@ -62,13 +60,13 @@ def finish_turn(
     assert record.pending is not None, "finish_turn without begin_turn"
     number = record.user_messages_sent
     placed = record.place([_scrubbed(c, secrets) for c in calls], number)
-    record.turns.append(Turn(record.pending.user, scrub(text, secrets), placed, stop_reason))  # type: ignore[arg-type]
+    record.turns.append(Turn(record.pending.user, scrub(text, secrets), placed, stop_reason))
     record.pending = None
     record.add_usage("agent", usage)
     for call in placed:
         if (ref := pack.find_pull_request(call)) is not None:
             record.add_pull_request(ref)
-    record.end = End(stop_reason if stop_reason in ("max_tool_rounds", "max_tokens") else "done")  # type: ignore[arg-type]
+    record.end = End(stop_reason if stop_reason != "reply" else "done")
     user = {"role": "user", "content": record.turns[-1].user}
     conversation.history = [*conversation.history, user, *scrub(list(messages), secrets)]
     conversation.status = "open"

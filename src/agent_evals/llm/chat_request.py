@@ -25,10 +25,11 @@ from collections.abc import Mapping, Sequence
 from typing import Any, Literal, get_args
 
 from agent_evals.llm.types import Message, ToolSpec
+from agent_evals.record import is_one_of
 
 ToolChoice = Literal["auto", "required", "none", "omit"]
 """What to send as ``tool_choice`` when tools are offered (``omit``: send none)."""
-TOOL_CHOICES: tuple[str, ...] = get_args(ToolChoice)
+TOOL_CHOICES: tuple[ToolChoice, ...] = get_args(ToolChoice)
 DEFAULT_TOOL_CHOICE: ToolChoice = "auto"
 
 CapParameter = Literal["max_tokens", "max_completion_tokens"]
@@ -37,9 +38,9 @@ EMPTY_PARAMETERS: Mapping[str, Any] = {"type": "object", "properties": {}}
 
 def check_tool_choice(value: str) -> ToolChoice:
     """``value`` if it is one of :data:`TOOL_CHOICES`, else ValueError naming the allowed set."""
-    if value not in TOOL_CHOICES:
+    if not is_one_of(value, TOOL_CHOICES):
         raise ValueError(f"tool_choice must be one of {', '.join(TOOL_CHOICES)}, got {value!r}")
-    return value  # type: ignore[return-value]
+    return value
 
 
 def build_request(

@@ -42,6 +42,7 @@ from agent_evals.llm.pricing import PriceTable
 from agent_evals.llm.chat_request import DEFAULT_TOOL_CHOICE, TOOL_CHOICES, ToolChoice
 from agent_evals.llm.retry import RetryPolicy
 from agent_evals.llm.types import ChatModel, LLMConfigError, Role
+from agent_evals.record import is_one_of
 
 DEFAULT_AZURE_API_VERSION = "2024-10-21"
 DEFAULT_MAX_RETRIES = 3
@@ -225,10 +226,10 @@ def _tool_choice_setting(env: Mapping[str, str], problems: list[str]) -> ToolCho
     raw = _get(env, "LLM_TOOL_CHOICE")
     if raw is None:
         return DEFAULT_TOOL_CHOICE
-    if raw not in TOOL_CHOICES:
+    if not is_one_of(raw, TOOL_CHOICES):
         problems.append(f"LLM_TOOL_CHOICE must be one of {', '.join(TOOL_CHOICES)}, got {raw!r}")
         return DEFAULT_TOOL_CHOICE
-    return raw  # type: ignore[return-value]
+    return raw
 
 
 def _endpoint(env: Mapping[str, str], problems: list[str]) -> Endpoint | None:

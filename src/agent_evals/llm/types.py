@@ -11,7 +11,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any, Protocol, runtime_checkable
 
-from agent_evals.record import KitError, Role, ToolCall, Usage
+from agent_evals.record import ErrorKind, KitError, Role, ToolCall, Usage
 
 Message = dict[str, Any]
 ToolSpec = dict[str, Any]
@@ -42,7 +42,7 @@ class ChatResponse:
 class LLMError(KitError, RuntimeError):
     """The model could not be reached or gave no usable answer (after retries): kind ``model``."""
 
-    kind = "model"
+    kind: ErrorKind = "model"
 
 
 class LLMConfigError(LLMError):

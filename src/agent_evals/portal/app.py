@@ -93,7 +93,7 @@ def create_app(config: PortalConfig, *, extra_routers: Sequence[APIRouter] = ())
     app.state.portal = portal
     app.state.config = config
     app.state.mcp = mcp
-    app.add_exception_handler(PortalError, _portal_error)  # type: ignore[arg-type]
+    app.add_exception_handler(PortalError, _portal_error)  # type: ignore[arg-type]  # Starlette types it for any Exception
     app.include_router(build_router(portal))
     for router in extra_routers:
         app.include_router(router)

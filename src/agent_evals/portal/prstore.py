@@ -6,6 +6,7 @@ The store only keeps records; the git side (branches, merges) lives in
 
 from __future__ import annotations
 
+import builtins
 import json
 import sqlite3
 import threading
@@ -174,7 +175,7 @@ class PullRequestStore:
                 (name, eval_id, test_id, created_at),
             )
 
-    def fixture_spokes(self, *, eval_id: str | None = None, test_id: str | None = None) -> list[str]:
+    def fixture_spokes(self, *, eval_id: str | None = None, test_id: str | None = None) -> builtins.list[str]:  # `list` is a method here
         """Names of the fixture spokes still on main, oldest first, filtered by eval and test id."""
         where, args = ["removed_at IS NULL"], []
         for column, value in (("eval_id", eval_id), ("test_id", test_id)):

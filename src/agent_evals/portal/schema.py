@@ -99,7 +99,7 @@ def _message(error: SchemaValidationError, schema: Mapping[str, Any]) -> str:
     hint = f" ({described})" if described else ""
     kind = error.validator
     if kind == "enum":
-        allowed = ", ".join(str(v) for v in error.validator_value)
+        allowed = ", ".join(str(v) for v in (error.validator_value if isinstance(error.validator_value, Sequence) else ()))
         return f"{value} is not allowed; allowed: {allowed}"
     if kind == "pattern":
         return f"{value} does not have the expected format{hint}; pattern {error.validator_value}"

@@ -21,7 +21,7 @@ from pathlib import Path
 from types import FrameType
 
 import uvicorn
-from fastapi import APIRouter
+from fastapi import APIRouter, FastAPI
 
 from agent_evals.paths import default_data_dir
 from agent_evals.portal.app import PortalConfig, create_app
@@ -166,8 +166,8 @@ def _in_use_hint(data_dir: Path) -> str:
     return f" (pid {serving.pid} serves it at {serving.url}; use that one: PORTAL_URL={serving.url})"
 
 
-def _owner_gone(app: object, server: uvicorn.Server, eval_ids: Sequence[str]) -> None:
-    portal = app.state.portal  # type: ignore[attr-defined]
+def _owner_gone(app: FastAPI, server: uvicorn.Server, eval_ids: Sequence[str]) -> None:
+    portal = app.state.portal
 
     def abandon_active(eval_id: str) -> int:
         portal.fixture_spokes.remove_all(eval_id=eval_id)  # and the spokes its cases put on main

@@ -16,6 +16,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from agent_evals.cases import check_suite
+from agent_evals.llm.types import Role
 from agent_evals.preflight.case_files import unlisted_case_files
 from agent_evals.preflight.live_checks import check_external_portal, check_models, check_prices
 from agent_evals.preflight.problems import Problem
@@ -53,7 +54,7 @@ def preflight(
     budget: bool = False,
 ) -> Preflight:
     result = Preflight()
-    roles: list[tuple[str, str | None, str | None]] = []
+    roles: list[tuple[Role, str | None, str | None]] = []
     for suite in suites:
         result.problems += [Problem(None, line) for line in check_suite(suite)]
         try:
@@ -79,10 +80,10 @@ def preflight(
     running = [name for name, chosen in result.selected.items() if chosen is None or chosen]
     if (shared := shared_output(flags, running)) is not None:
         result.problems.append(Problem(None, shared))
-    unpriced = check_prices(dict.fromkeys(roles)) if budget and not replay else []  # type: ignore[arg-type]
+    unpriced = check_prices(dict.fromkeys(roles)) if budget and not replay else []
     result.problems += unpriced  # before any request: a budget needs a price for every model
     if not replay and not unpriced:
-        result.problems += check_models(dict.fromkeys(roles), offline=offline, notes=result.notes)  # type: ignore[arg-type]
+        result.problems += check_models(dict.fromkeys(roles), offline=offline, notes=result.notes)
     result.problems += _deadline_problems()
     result.problems += check_external_portal()
     return result
@@ -98,10 +99,10 @@ def _deadline_problems() -> list[Problem]:
     return []
 
 
-def _roles(plans: list, tests: list[TestEntry]) -> list[tuple[str, str | None, str | None]]:
+def _roles(plans: list, tests: list[TestEntry]) -> list[tuple[Role, str | None, str | None]]:
     from agent_evals.judge import judge_configured
 
-    roles = []
+    roles: list[tuple[Role, str | None, str | None]] = []
     for plan in plans:
         default = plan.agent.model if plan.agent is not None else None
         roles.append(("agent", plan.config.get("model"), default))

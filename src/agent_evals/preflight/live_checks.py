@@ -7,10 +7,10 @@ import asyncio
 import os
 from collections.abc import Iterable
 
-from agent_evals.llm.types import LLMConfigError, LLMError, Role
+from agent_evals.llm.types import ChatModel, LLMConfigError, LLMError, Message, Role
 from agent_evals.preflight.problems import Problem
 
-PING = [{"role": "user", "content": "Reply with the word OK."}]
+PING: list[Message] = [{"role": "user", "content": "Reply with the word OK."}]
 PING_TIMEOUT_S = 30.0
 
 
@@ -22,7 +22,7 @@ def check_models(roles: Iterable[tuple[Role, str | None, str | None]], *, offlin
     from agent_evals.llm.settings import chat_model
 
     problems: list[Problem] = []
-    models = {}
+    models: dict[str, tuple[Role, ChatModel]] = {}
     for role, model, default in roles:
         try:
             built = chat_model(role, model=model, default_model=default)
@@ -39,14 +39,14 @@ def check_models(roles: Iterable[tuple[Role, str | None, str | None]], *, offlin
     return problems + asyncio.run(_ping_all(list(models.values())))
 
 
-async def _ping_all(models: list[tuple[Role, object]]) -> list[Problem]:
+async def _ping_all(models: list[tuple[Role, ChatModel]]) -> list[Problem]:
     results = await asyncio.gather(*(_ping(role, model) for role, model in models))
     return [p for p in results if p is not None]
 
 
-async def _ping(role: Role, model: object) -> Problem | None:
+async def _ping(role: Role, model: ChatModel) -> Problem | None:
     try:
-        await asyncio.wait_for(model.complete(PING, max_tokens=1), PING_TIMEOUT_S)  # type: ignore[attr-defined]
+        await asyncio.wait_for(model.complete(PING, max_tokens=1), PING_TIMEOUT_S)
     except LLMError as exc:
         return Problem(None, f"the {role} model does not answer: {_one_line(exc)}")
     except TimeoutError:

@@ -58,7 +58,7 @@ def provider_plans(loaded: LoadedSuite, problems: list[Problem]) -> list[Provide
         config = {**entry.config, "basePath": str(loaded.suite.folder)}
         plans.append(ProviderPlan(entry, config, _agent(entry, config, loaded, problems), _pack(entry, config, problems)))
     if not plans:
-        problems.append(Problem(loaded.suite.config, f"no provider is the kit's {KIT_PROVIDER}; nothing to check"))
+        problems.append(Problem(str(loaded.suite.config), f"no provider is the kit's {KIT_PROVIDER}; nothing to check"))
     return plans
 
 

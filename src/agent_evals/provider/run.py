@@ -318,6 +318,7 @@ def _new_record(identity: CaseIdentity, agent: AgentInfo, kind: UserKind) -> Run
 
 def error_kind(exc: BaseException) -> ErrorKind:
     kind = getattr(unwrap(exc), "kind", None)
+    # any exception's text `kind` is kept as it is (a KitError's is an ErrorKind; others are not checked here)
     return kind if isinstance(kind, str) else "internal"  # type: ignore[return-value]
 
 
@@ -473,7 +474,7 @@ def build_agent(
     instructions = str(config.resolve(config.instructions_file)) if config.instructions_file else None
     name = config.agent or (DEFAULT_AGENT if not config.factory else "agent")
     headers = {**identity.headers, "X-Created-By": f"agent-evals:{name}"}
-    extra = {"max_tokens": config.max_tokens} if config.max_tokens is not None else {}  # custom factories may lack it
+    extra: dict[str, Any] = {"max_tokens": config.max_tokens} if config.max_tokens is not None else {}  # custom factories may lack it
     return factory(
         config.agent,
         instructions_file=instructions,

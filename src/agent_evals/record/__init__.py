@@ -21,6 +21,7 @@ from agent_evals.record.judgement import Judgement, Verdict, judgement_key, ques
 from agent_evals.record.run_record import (
     MARKER,
     RECORD_VERSION,
+    STOP_REASONS,
     AgentInfo,
     PullRequestRef,
     RecordError,
@@ -36,6 +37,7 @@ from agent_evals.record.run_record import (
 from agent_evals.record.tool_call import TOOL_OUTCOMES, ToolCall, ToolCallFormatError, ToolOutcome, parse_arguments
 from agent_evals.record.usage import ROLES, Role, Usage, usage_by_role
 from agent_evals.record.user_review import USER_CHECKS, Undecided, UserCheck, UserFinding, UserReview
+from agent_evals.record.vocabulary import is_one_of, one_of
 
 __all__ = [
     "END_REASONS",
@@ -43,6 +45,7 @@ __all__ = [
     "MARKER",
     "RECORD_VERSION",
     "ROLES",
+    "STOP_REASONS",
     "TOOL_OUTCOMES",
     "USER_CHECKS",
     "AgentInfo",
@@ -73,7 +76,9 @@ __all__ = [
     "Verdict",
     "check_marker",
     "ended_by",
+    "is_one_of",
     "judgement_key",
+    "one_of",
     "parse_arguments",
     "question_key",
     "usage_by_role",

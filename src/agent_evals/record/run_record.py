@@ -30,6 +30,7 @@ from agent_evals.record.judgement import Judgement
 from agent_evals.record.tool_call import ToolCall, ToolCallFormatError
 from agent_evals.record.user_review import UserReview
 from agent_evals.record.usage import ROLES, Role, Usage
+from agent_evals.record.vocabulary import one_of
 
 RECORD_VERSION = 2
 MARKER = "agent_evals"  # metadata key holding the record version; tells our metadata from another provider's
@@ -37,6 +38,7 @@ MARKER = "agent_evals"  # metadata key holding the record version; tells our met
 UserKind = Literal["simulated_user", "user_messages", "class", "single_turn", "human"]  # human: a production conversation
 USER_KINDS: tuple[UserKind, ...] = get_args(UserKind)
 StopReason = Literal["reply", "max_tool_rounds", "max_tokens"]
+STOP_REASONS: tuple[StopReason, ...] = get_args(StopReason)
 
 
 class RecordError(ValueError):
@@ -98,7 +100,7 @@ class UserInfo:
     @classmethod
     def from_dict(cls, raw: Any) -> UserInfo:
         raw = raw if isinstance(raw, Mapping) else {}
-        kind = raw.get("kind") if raw.get("kind") in USER_KINDS else "simulated_user"
+        kind = one_of(raw.get("kind"), USER_KINDS, "simulated_user")
         model = raw.get("model")
         return cls(kind=kind, model=str(model) if model else None)
 
@@ -340,9 +342,10 @@ def _turns(entries: list[Any], calls: list[ToolCall]) -> tuple[list[Turn], Turn 
         number = entry.get("turn")
         if isinstance(number, bool) or not isinstance(number, int) or number < 1:
             raise RecordError(f"metadata 'transcript' entry {entry.get('role')} has no turn number (got {number!r})")
-        (users if entry["role"] == "user" else replies)[number] = entry if entry["role"] == "assistant" else str(
-            entry.get("content") or ""
-        )
+        if entry["role"] == "user":
+            users[number] = str(entry.get("content") or "")
+        else:
+            replies[number] = entry
     by_turn: dict[int, list[ToolCall]] = {}
     for position, call in enumerate(calls):
         if call.turn not in users:
@@ -358,13 +361,11 @@ def _turns(entries: list[Any], calls: list[ToolCall]) -> tuple[list[Turn], Turn 
     pending: Turn | None = None
     for number in sorted(users):
         reply = replies.get(number)
-        stop = reply.get("stop_reason") if reply is not None else None
-        stop = stop if stop in ("max_tool_rounds", "max_tokens") else "reply"
         turn = Turn(
-            user=users[number],  # type: ignore[arg-type]
+            user=users[number],
             assistant=str(reply.get("content") or "") if reply is not None else None,
             tool_calls=tuple(by_turn.get(number, ())),
-            stop_reason=stop,
+            stop_reason=one_of(reply.get("stop_reason") if reply is not None else None, STOP_REASONS, "reply"),
         )
         if turn.answered:
             turns.append(turn)
@@ -391,9 +392,7 @@ def _end(metadata: Mapping[str, Any]) -> End | None:
         raise RecordError(f"metadata 'conversation_end' is {reason!r}; known: {', '.join(END_REASONS)}")
     if reason != "error":
         return End(reason)
-    kind = metadata.get("error_kind")
-    if kind not in ERROR_KINDS:
-        kind = "internal"
+    kind = one_of(metadata.get("error_kind"), ERROR_KINDS, "internal")
     return End("error", kind, str(metadata.get("error") or "unknown error"))
 
 

@@ -17,7 +17,7 @@ from statistics import fmean
 from agent_evals.record import ROLES, Role, Usage
 from agent_evals.report.model import CaseSummary, GroupSummary, RunFailure, Verdict
 from agent_evals.report.pass_k import is_flaky, pass_hat_k
-from agent_evals.report.rows import Row, is_deciding
+from agent_evals.report.rows import Outcome, Row, is_deciding
 
 NO_GROUP = "(none)"
 
@@ -82,7 +82,7 @@ def natural_key(text: str) -> tuple[tuple[int, str], ...]:
     )
 
 
-def verdict(passed: int, failed: int, outcomes: Mapping[str, int] | None = None) -> Verdict:
+def verdict(passed: int, failed: int, outcomes: Mapping[Outcome, int] | None = None) -> Verdict:
     """The case's verdict from its graded runs; without one, why not: errors first, then a check
     not graded (incomplete), then a simulated user that spoiled every run (invalid)."""
     if passed and failed:

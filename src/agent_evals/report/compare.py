@@ -172,7 +172,7 @@ def _metric_changes(now: tuple[MetricSummary, ...], then: tuple[MetricSummary, .
     changes = []
     for name in sorted(after.keys() | before.keys()):
         a, b = after.get(name), before.get(name)
-        direction = (a or b).direction  # type: ignore[union-attr]
+        direction = after[name].direction if a is not None else before[name].direction
         a_mean, b_mean = (a.mean if a else None), (b.mean if b else None)
         delta = a_mean - b_mean if a_mean is not None and b_mean is not None else None
         worse = delta is not None and (delta < -EPSILON if direction == "higher" else delta > EPSILON)

@@ -113,10 +113,11 @@ def weigh(pairs: Sequence[Pair], *, alpha: float = ALPHA, likely: float = LIKELY
         for (before, after), table, tail in zip(pairs, tables, tails, strict=True)
     )
     groups = [_group("all", "all", pairs, alpha, likely)]
-    for kind, by in (("priority", _priority), ("group", _group_name)):
+    splits: tuple[tuple[GroupKind, Callable[[CaseSummary], str]], ...] = (("priority", _priority), ("group", _group_name))
+    for kind, by in splits:
         for name in sorted({by(after) for _, after in pairs}):
             members = [pair for pair in pairs if by(pair[1]) == name]
-            groups.append(_group(kind, name, members, alpha, likely))  # type: ignore[arg-type]
+            groups.append(_group(kind, name, members, alpha, likely))
     return EvidenceReport(alpha, likely, min_runs, worse, better, cases, tuple(groups))
 
 

@@ -251,7 +251,8 @@ def _report(data: Mapping[str, Any]) -> Report:
 def _read_blessing(raw: Any) -> Blessing | None:
     if not isinstance(raw, Mapping):
         return None
-    return Blessing(**{key: tuple(value) if isinstance(value, list) else value for key, value in raw.items()})
+    fields: dict[str, Any] = {key: tuple(value) if isinstance(value, list) else value for key, value in raw.items()}
+    return Blessing(**fields)
 
 
 def label_from_json(raw: Mapping[str, Any]) -> RunLabel:

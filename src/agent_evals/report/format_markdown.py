@@ -10,7 +10,7 @@ from collections.abc import Iterable, Sequence
 
 from agent_evals.report import figures as f
 from agent_evals.report.budget_lines import budget_lines
-from agent_evals.report.compare import Comparison
+from agent_evals.report.compare import ChangeKind, Comparison
 from agent_evals.report.evidence_lines import evidence_head, evidence_lines
 from agent_evals.report.invalid_lines import invalid_lines, simulator_lines
 from agent_evals.report.model import GroupSummary, Report
@@ -137,15 +137,16 @@ def _comparison(comparison: Comparison) -> list[str]:
         out.append("**Graders differ** (compared anyway, `--across-grader-versions`): "
                    + "; ".join(change.line() for change in comparison.grader_changes) + ".")
     out.append("")
-    for kind, title in (
+    sections: tuple[tuple[ChangeKind, str], ...] = (
         ("regression", "Regressions"),
         ("improvement", "Improvements"),
         ("changed", "Changed"),
         ("new", "New cases"),
         ("removed", "Removed cases"),
         ("no_verdict", "No verdict"),
-    ):
-        cases = comparison.of(kind)  # type: ignore[arg-type]
+    )
+    for kind, title in sections:
+        cases = comparison.of(kind)
         if cases:
             out.append(
                 f"- **{title}** ({len(cases)}): "

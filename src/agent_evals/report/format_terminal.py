@@ -7,7 +7,7 @@ from collections.abc import Sequence
 
 from agent_evals.report import figures as f
 from agent_evals.report.budget_lines import budget_lines
-from agent_evals.report.compare import Comparison
+from agent_evals.report.compare import ChangeKind, Comparison
 from agent_evals.report.evidence_lines import evidence_head, evidence_lines
 from agent_evals.report.invalid_lines import invalid_lines, simulator_lines
 from agent_evals.report.model import CaseSummary, GroupSummary, Report
@@ -133,15 +133,16 @@ def comparison_lines(comparison: Comparison) -> list[str]:
     if comparison.grader_changes:
         out.append("  graders differ (compared anyway, --across-grader-versions):")
         out += [f"    {f.one_line(change.line(), WIDTH - 4)}" for change in comparison.grader_changes]
-    for kind, title in (
+    sections: tuple[tuple[ChangeKind, str], ...] = (
         ("regression", "regressions"),
         ("improvement", "improvements"),
         ("changed", "changed"),
         ("new", "new cases"),
         ("removed", "removed cases"),
         ("no_verdict", "no verdict"),
-    ):
-        cases = comparison.of(kind)  # type: ignore[arg-type]
+    )
+    for kind, title in sections:
+        cases = comparison.of(kind)
         if cases:
             listed = ", ".join(f"{c.id} {c.before or '-'}→{c.after or '-'}" for c in cases)
             out.append("  " + f.one_line(f"{title} ({len(cases)}): {listed}", WIDTH - 2))

@@ -91,7 +91,7 @@ def check_gate(
     scopes = [gate.no_regressions, gate.no_significant_regression]
     rules += [rule for rule in (uncovered_regressions(comparison, scopes), stale_baseline(gate, comparison, now)) if rule]
     if gate.max_invalid is not None or report.invalid_runs:
-        rules.append(Rule(*invalid_rule(report, gate.max_invalid)))
+        rules.append(invalid_rule(report, gate.max_invalid))
     return GateVerdict(tuple(rules))
 
 

@@ -8,15 +8,15 @@ without the key it is not checked, but its line still shows the count.
 
 from __future__ import annotations
 
-from agent_evals.report.gate_rule import listed
+from agent_evals.report.gate_rule import Rule, listed
 from agent_evals.report.model import Report
 
 
-def invalid_rule(report: Report, most: int | None) -> tuple[str, str, str]:
-    """``(name, status, line)`` of the ``max_invalid`` rule."""
+def invalid_rule(report: Report, most: int | None) -> Rule:
+    """The ``max_invalid`` rule."""
     still = [run for run in report.invalid_runs if run.outcome == "invalid"]
     cases = list(dict.fromkeys(run.case_id for run in still))
     line = f"{len(still)} invalid run(s) left out of the verdict" + (f" ({listed(cases)})" if cases else "")
     if most is None:
-        return "max_invalid", "not_checked", line + "; no limit in the gate file (max_invalid)"
-    return "max_invalid", "holds" if len(still) <= most else "broken", line + f", at most {most}"
+        return Rule("max_invalid", "not_checked", line + "; no limit in the gate file (max_invalid)")
+    return Rule("max_invalid", "holds" if len(still) <= most else "broken", line + f", at most {most}")

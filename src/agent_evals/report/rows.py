@@ -20,7 +20,7 @@ module is pure: no I/O.
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import Any, Literal, NamedTuple, get_args
 
 from agent_evals.record import ERROR_KINDS, ROLES, AgentInfo, Role, Usage
@@ -241,7 +241,7 @@ def _not_graded(listed: Any, from_entries: list[str]) -> tuple[str, ...]:
     return tuple(from_entries)
 
 
-def _named_scores(scores: Any, weights: Any, not_graded: list[str] = ()) -> dict[str, float]:  # type: ignore[assignment]
+def _named_scores(scores: Any, weights: Any, not_graded: Sequence[str] = ()) -> dict[str, float]:
     """Named scores, without those of weight 0 and those of NOT GRADED entries (their 0 is no score)."""
     weights = _mapping(weights)
     ungraded = {entry.split(": ", 1)[0] for entry in not_graded}

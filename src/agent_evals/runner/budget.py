@@ -47,7 +47,7 @@ def suite_budget(suite: Suite) -> float | None:
     """The suite's ``budget_usd`` (its providers must agree on one)."""
     from agent_evals.runner.suite_files import load_suite
 
-    values = {p.config.get("budget_usd") for p in load_suite(suite).providers} - {None}
+    values = {value for p in load_suite(suite).providers if (value := p.config.get("budget_usd")) is not None}
     if not values:
         return None
     if len(values) > 1 or not all(isinstance(v, int | float) and not isinstance(v, bool) and v > 0 for v in values):

@@ -9,8 +9,13 @@ and, when no judge grades the suite's model-graded assertions, that they are NOT
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING, Any
+
 from agent_evals.record import KitError
 from agent_evals.runner.suites import Suite
+
+if TYPE_CHECKING:
+    from agent_evals.agent.config import AgentConfig
 
 
 def eval_description(suite: Suite, mode: str, git_revision: str | None) -> str:
@@ -38,13 +43,13 @@ def _ungraded(suite: Suite) -> bool:
         return False
 
 
-def _agents(suite: Suite) -> list[tuple[dict, object]]:
+def _agents(suite: Suite) -> list[tuple[dict[str, Any], AgentConfig | None]]:
     from agent_evals.agent.config import load_agent_config
     from agent_evals.preflight.suite_checks import is_kit_provider
     from agent_evals.provider.config import ProviderConfig
     from agent_evals.runner.suite_files import load_suite
 
-    out = []
+    out: list[tuple[dict[str, Any], AgentConfig | None]] = []
     try:
         providers = [p for p in load_suite(suite).providers if is_kit_provider(p)]
     except KitError:

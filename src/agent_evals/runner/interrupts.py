@@ -18,7 +18,7 @@ import threading
 import time
 from collections.abc import Callable
 from types import FrameType, TracebackType
-from typing import Self
+from typing import Any, Self
 
 HANDLED = (signal.SIGINT, signal.SIGTERM)
 GRACE_S = 15.0  # Promptfoo stops within about a second; after this it is killed
@@ -41,7 +41,7 @@ class Interrupts:
         self.count = 0
         self.children: set[subprocess.Popen[bytes]] = set()  # the Promptfoo processes running (one per suite)
         self.on_first: list[Callable[[], None]] = []  # e.g. quiet Promptfoo's shutdown noise
-        self._previous: dict[int, object] = {}
+        self._previous: dict[int, Callable[[int, FrameType | None], Any] | int | None] = {}  # as signal.signal gives
         self._first_at = 0.0
 
     @property
@@ -61,7 +61,7 @@ class Interrupts:
         self, exc_type: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None
     ) -> None:
         for sig, handler in self._previous.items():
-            signal.signal(sig, handler)  # type: ignore[arg-type]
+            signal.signal(sig, handler)
 
     def _handle(self, signum: int, _: FrameType | None) -> None:
         now = time.monotonic()

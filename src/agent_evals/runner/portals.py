@@ -20,6 +20,7 @@ from collections.abc import Iterable, Iterator
 from contextlib import ExitStack, contextmanager
 from dataclasses import dataclass
 from pathlib import Path
+from types import TracebackType
 
 from agent_evals.paths import default_data_dir
 from agent_evals.record import KitError
@@ -189,17 +190,19 @@ class PortalPool:
     def __enter__(self) -> PortalPool:
         return self
 
-    def __exit__(self, *exc: object) -> bool | None:
-        return self._stack.__exit__(*exc)  # type: ignore[arg-type]
+    def __exit__(
+        self, exc_type: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None
+    ) -> bool | None:
+        return self._stack.__exit__(exc_type, exc, tb)
 
     def begin_stop(self) -> None:
         """Ask every portal this runner started to stop (the suites are done), so they stop side by
         side; closing the pool waits for each."""
         with self._lock:
-            started = [portal for portal in self._open.values() if portal.started and portal.pid]
-        for portal in started:
+            started = [pid for portal in self._open.values() if portal.started and (pid := portal.pid)]
+        for pid in started:
             try:
-                os.kill(portal.pid, signal.SIGTERM)  # type: ignore[arg-type]
+                os.kill(pid, signal.SIGTERM)
             except ProcessLookupError:
                 pass
 

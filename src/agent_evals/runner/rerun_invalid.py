@@ -20,11 +20,17 @@ import logging
 from collections import Counter
 from collections.abc import Callable, Sequence
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from agent_evals.runner.manifest import RunManifest, SuiteRun
 from agent_evals.runner.suites import Suite
 from agent_evals.shards.selection import REPLACED, description_pattern, rewrite_flags
 from agent_evals.shards.spec import tagged_path
+
+if TYPE_CHECKING:
+    from agent_evals.report.model import EvalInfo, RunInfo
+    from agent_evals.report.rows import Row
+    from agent_evals.report.sources import Loaded
 
 log = logging.getLogger(__name__)
 
@@ -112,10 +118,10 @@ def final_code(manifest: RunManifest, suite: str, config_dir: Path | None = None
     return 0 if t.runs and t.passed == t.runs else 100
 
 
-def _loaded(loaded: object, suite: str) -> tuple[list, list, list]:
-    evals = [e for e in loaded.evals if e.suite == suite]  # type: ignore[attr-defined]
+def _loaded(loaded: Loaded, suite: str) -> tuple[list[EvalInfo], list[RunInfo], list[Row]]:
+    evals = [e for e in loaded.evals if e.suite == suite]
     ids = {e.eval_id for e in evals}
-    return evals, [], [r for r in loaded.rows if r.eval_id in ids]  # type: ignore[attr-defined]
+    return evals, [], [r for r in loaded.rows if r.eval_id in ids]
 
 
 def rerun_problem(times: int, shard: str | None) -> str | None:
@@ -137,7 +143,7 @@ def rerun_suite(
     from agent_evals.runner.describe import eval_description
     from agent_evals.runner.promptfoo_args import read_flags
 
-    args = list(options.get("promptfoo_args") or [])  # type: ignore[call-overload]
+    args = list(options.get("promptfoo_args") or [])  # type: ignore[call-overload]  # a list[str] in run()'s untyped **options
     description = read_flags(args).description or eval_description(suite, manifest.mode, manifest.git_revision)
     return rerun_invalid(times, suite, entry, manifest, folder, args, description, again,
                          stopped=lambda: bool(getattr(interrupts, "requested", False)))

@@ -14,6 +14,7 @@ after SIGTERM, 2 when the run could not start.
 
 from __future__ import annotations
 
+import functools
 import logging
 import os
 import shutil
@@ -26,6 +27,7 @@ import uuid
 from collections.abc import Callable, Mapping
 from contextlib import nullcontext
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from agent_evals.cleanup import RUN_ID_ENV, CleanupReport, cleanup_run
 from agent_evals.llm.budget import LEDGER_ENV
@@ -57,6 +59,9 @@ from agent_evals.runner.warm_workers import WarmWorkers
 from agent_evals.shards.durations import read_durations
 from agent_evals.shards.spec import Shard, ShardError, parse_shard
 from agent_evals.testing.pause_points import pause_point
+
+if TYPE_CHECKING:
+    from agent_evals.preflight import Preflight
 
 log = logging.getLogger(__name__)
 
@@ -289,6 +294,7 @@ def _run_suites(suites: list[Suite], manifest: RunManifest, folder: Path, select
                         with output.suite(item.name):
                             def suite_run(entry: SuiteRun = entry, args: list[str] | None = None,
                                           rounds_dir: Path | None = None) -> int:
+                                # run()'s **options are run_suite's keywords, untyped on their way here
                                 given = {**options, "promptfoo_args": args} if args is not None else options
                                 return run_suite(item, run_id=manifest.run_id, folder=folder, manifest=manifest,
                                                  entry=entry, interrupts=interrupts, portals=portals, shard=shard,
@@ -297,8 +303,8 @@ def _run_suites(suites: list[Suite], manifest: RunManifest, folder: Path, select
                                                  **given)  # type: ignore[arg-type]
 
                             code = suite_run() if until_decided is None else suite_until_decided(
-                                item, max_runs=until_decided, args=options["promptfoo_args"],  # type: ignore[arg-type]
-                                folder=folder, run_round=lambda args=None, rounds_dir=None: suite_run(entry, args, rounds_dir),
+                                item, max_runs=until_decided, args=options["promptfoo_args"],  # type: ignore[arg-type]  # untyped too
+                                folder=folder, run_round=functools.partial(suite_run, entry),
                                 stopped=lambda: interrupts.requested, baseline=decided_against,
                                 on_merged=_merged(entry, manifest, folder))
                             if rerun_invalid and entry.eval_id:  # runner/rerun_invalid.py
@@ -664,11 +670,11 @@ def _finish(manifest: RunManifest, folder: Path, code: int) -> None:
         print("logs of this run (portal, Promptfoo): " + ", ".join(str(p) for p in logs), flush=True)
 
 
-def _with_cases(suites: list[Suite], result: object) -> list[Suite]:
+def _with_cases(suites: list[Suite], result: Preflight) -> list[Suite]:
     """The suites the filters leave some case in; the others are skipped with one line."""
     kept = []
     for suite in suites:
-        cases = result.cases(suite.name)  # type: ignore[attr-defined]
+        cases = result.cases(suite.name)
         if cases == 0:
             print(f"suite {suite.name}: the filters select no case here; skipped", flush=True)
         else:

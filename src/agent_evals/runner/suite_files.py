@@ -13,7 +13,7 @@ import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import yaml
 
@@ -86,15 +86,22 @@ class LoadedSuite:
     errors: list[SuiteFileError] = field(default_factory=list)  # what could not be read (``lenient`` only)
 
 
-class _Lines:
+# The mixin's methods call a safe loader's (the class it is mixed into): checked as if it were one.
+if TYPE_CHECKING:
+    _SafeLoader = yaml.SafeLoader
+else:
+    _SafeLoader = object
+
+
+class _Lines(_SafeLoader):
     """A safe loader that remembers the line of every mapping it builds."""
 
     def __init__(self, stream: Any) -> None:
-        super().__init__(stream)  # type: ignore[call-arg]
+        super().__init__(stream)
         self.lines: dict[int, int] = {}
 
     def construct_mapping(self, node: yaml.MappingNode, deep: bool = False) -> dict[Any, Any]:
-        mapping = super().construct_mapping(node, deep=deep)  # type: ignore[misc]
+        mapping = super().construct_mapping(node, deep=deep)
         self.lines[id(mapping)] = node.start_mark.line + 1
         return mapping
 
@@ -103,6 +110,7 @@ class _LineLoader(_Lines, yaml.SafeLoader):
     """In pure Python: its syntax errors are the clearer ones."""
 
 
+# a base chosen when the module loads (libyaml's loader when PyYAML has it): no static type
 class _FastLineLoader(_Lines, getattr(yaml, "CSafeLoader", yaml.SafeLoader)):  # type: ignore[misc]
     """On libyaml when PyYAML has it: about 7x faster (a suite of 48 cases: 158 ms to 22 ms)."""
 
@@ -110,6 +118,7 @@ class _FastLineLoader(_Lines, getattr(yaml, "CSafeLoader", yaml.SafeLoader)):  #
 for _loader in (_LineLoader, _FastLineLoader):
     _loader.add_constructor(
         yaml.resolver.BaseResolver.DEFAULT_MAPPING_TAG,
+        # the stubs type a constructor's node as any Node; this tag only ever gives a MappingNode
         lambda loader, node: loader.construct_mapping(node, deep=True),  # type: ignore[arg-type]
     )
 

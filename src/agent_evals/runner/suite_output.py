@@ -113,7 +113,7 @@ def ordered_output(order: list[str], status: Callable[[], str] | None = None) ->
     """Install an :class:`OrderedOutput` as ``sys.stdout`` for the block (with a status line when given)."""
     real = sys.stdout
     output = OrderedOutput(real, order, status)
-    sys.stdout = output  # type: ignore[assignment]
+    sys.stdout = output
     try:
         yield output
     finally:

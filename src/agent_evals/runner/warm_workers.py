@@ -241,7 +241,8 @@ def _keep(connection: socket.socket, fds: list[int], request: dict) -> int:
         connection.sendall(f"{worker}\n".encode())
         watched = os.pidfd_open(worker)
         while True:
-            ready, _, _ = select.select([connection, watched], [], [])
+            waiting: list[socket.socket | int] = [connection, watched]
+            ready, _, _ = select.select(waiting, [], [])
             if watched in ready:
                 break
             if not connection.recv(1):  # the launcher is gone: so is the worker's reason to run
@@ -352,7 +353,7 @@ class WarmWorkers:
                 stdin=subprocess.DEVNULL, stdout=log, stderr=log,
             )
         finally:
-            if log is not subprocess.DEVNULL:
+            if not isinstance(log, int):  # not subprocess.DEVNULL
                 log.close()
         self._folder = folder
         return self

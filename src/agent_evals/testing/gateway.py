@@ -53,7 +53,7 @@ class StandInGateway:
     def __enter__(self) -> StandInGateway:
         httpd = ThreadingHTTPServer(("127.0.0.1", 0), _Handler)
         httpd.daemon_threads = True
-        httpd.gateway = self  # type: ignore[attr-defined]
+        httpd.gateway = self  # type: ignore[attr-defined]  # our attribute on the stdlib server, for _Handler
         self._httpd = httpd
         threading.Thread(target=httpd.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True).start()
         return self
@@ -98,7 +98,7 @@ class _Handler(BaseHTTPRequestHandler):
     protocol_version = "HTTP/1.1"
 
     def do_POST(self) -> None:
-        gateway: StandInGateway = self.server.gateway  # type: ignore[attr-defined]
+        gateway: StandInGateway = self.server.gateway  # type: ignore[attr-defined]  # set in __enter__
         payload = self.rfile.read(int(self.headers.get("content-length") or 0))
         if self.path.split("?")[0] != ROUTE:
             self._send(404, _error(f"no route {self.path}", "not_found", 404))

@@ -53,9 +53,10 @@ class PostgresError(RuntimeError):
 class PostgresServer:
     def __init__(self, root: Path, *, bin_dir: Path | None = None, run_as: str = "postgres") -> None:
         self.root = Path(root).resolve()
-        self.bin_dir = bin_dir or find_bin()
-        if self.bin_dir is None:
+        found = bin_dir or find_bin()
+        if found is None:
             raise PostgresError("no PostgreSQL binaries found (set PG_BIN to the folder of initdb and postgres)")
+        self.bin_dir: Path = found
         self.data = self.root / "data"
         # A short folder of its own: a socket's path has at most 107 bytes, too few under a deep temporary
         # folder (a test's). Made at start, removed by close().
@@ -146,7 +147,7 @@ class PostgresServer:
 
     # -- helpers -------------------------------------------------------------------------------
     def _bin(self, program: str) -> str:
-        return str(self.bin_dir / program)  # type: ignore[operator]
+        return str(self.bin_dir / program)
 
     def _as_server(self) -> dict[str, Any]:
         if self._account is None:

@@ -19,11 +19,11 @@ from __future__ import annotations
 
 import re
 
-from agent_evals.record import UserFinding
+from agent_evals.record import UserCheck, UserFinding
 from agent_evals.user_checks.base import Conversation, JudgeQuestion, Outcome
 from agent_evals.user_checks.text import any_match, normalized, quoted, sentences, similarity
 
-NAME = "ended_early"
+NAME: UserCheck = "ended_early"
 REFUSAL = re.compile(
     r"\b(?:I can(?:not|'t|’t)|I am (?:not able|unable)|I'm (?:not able|unable)|I won(?:'t|’t)|"
     r"I (?:must|have to) decline|(?:is|are) not (?:allowed|permitted|possible)|not (?:allowed|permitted) to|"

@@ -10,11 +10,11 @@ tell a fact from an invention: the check says it cannot decide (never a finding)
 
 from __future__ import annotations
 
-from agent_evals.record import Undecided, UserFinding
+from agent_evals.record import Undecided, UserCheck, UserFinding
 from agent_evals.user_checks.base import Conversation, Outcome
 from agent_evals.user_checks.values import Grounds
 
-NAME = "invented_fact"
+NAME: UserCheck = "invented_fact"
 NO_FACTS = "the user's brief has no facts: its values cannot be told from inventions (give the case facts)"
 
 

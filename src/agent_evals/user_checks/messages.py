@@ -13,13 +13,13 @@ from __future__ import annotations
 
 import re
 
-from agent_evals.record import UserFinding
+from agent_evals.record import UserCheck, UserFinding
 from agent_evals.user_checks.base import Conversation, JudgeQuestion, Outcome
 from agent_evals.user_checks.text import content_words, normalized, plain, quoted, similarity, words
 
-EMPTY = "empty_message"
-REPEATED = "repeated_message"
-OFF_GOAL = "off_goal"
+EMPTY: UserCheck = "empty_message"
+REPEATED: UserCheck = "repeated_message"
+OFF_GOAL: UserCheck = "off_goal"
 PLACEHOLDER = re.compile(r"^\W*(?:no message|empty|n/?a|none|nothing|silence|no reply|no response|blank|\.\.\.)\W*$",
                          re.IGNORECASE)
 REPEAT_MIN_WORDS = 5

@@ -13,12 +13,12 @@ from __future__ import annotations
 
 import re
 
-from agent_evals.record import UserFinding
+from agent_evals.record import UserCheck, UserFinding
 from agent_evals.user_checks.base import Conversation, Outcome
 from agent_evals.user_checks.text import any_match, normalized, plain, quoted, sentences, similarity, words
 
-ROLE = "role_confusion"
-LEAKED = "leaked_instructions"
+ROLE: UserCheck = "role_confusion"
+LEAKED: UserCheck = "leaked_instructions"
 
 ASSISTANT_VOICE = (
     re.compile(r"\bhow (?:can|may|could) I (?:help|assist)\b", re.IGNORECASE),

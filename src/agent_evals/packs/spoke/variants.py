@@ -146,7 +146,7 @@ def _copy(row: Row) -> dict[str, Any]:
     name = _name(_required(row, "name"), environment, code)
     space = network(_required(row, "range"))
     tags = _tags(str(row.get("tags") or ""))
-    new = relocate(source, name, str(space))
+    new = relocate(dict(source), name, str(space))
     _check_fit(new, space, source_name)
     new.update(location=location, environment=environment)
     new["tags"] = {**new["tags"], **tags}
