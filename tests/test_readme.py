@@ -9,6 +9,7 @@ from pathlib import Path
 
 import pytest
 
+from agent_evals import hook_policy
 from agent_evals.cli import build_parser
 from agent_evals.runner.suites import ALL, discover
 
@@ -66,6 +67,10 @@ def test_other_commands_exist() -> None:
                 assert (ROOT / words[words.index("-c") + 1]).is_file(), command
         elif words[:3] == [".venv/bin/python", "-m", "agent_evals.golden"]:
             assert (ROOT / "src/agent_evals/golden/__main__.py").is_file()
+        elif words[:3] == [".venv/bin/python", "-m", "mypy"]:
+            assert (ROOT / "tests/test_types.py").is_file()  # runs it as the README shows
+        elif words == shlex.split(hook_policy.REGENERATE):
+            assert (ROOT / "tests/test_hook_policy.py").is_file()  # runs it as written
         elif words[0] == ".venv/bin/python" and words[1].startswith("benchmarks/"):
             assert list(ROOT.glob("benchmarks/*.py"))
         elif words[0].startswith("scripts/"):
