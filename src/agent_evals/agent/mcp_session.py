@@ -263,7 +263,8 @@ class McpSession:
             if isinstance(leaf, _ConnectionClosed):
                 return self._unavailable(f"stopped during the conversation (calling {leaf.tool})", leaf)
             if isinstance(leaf, OSError) and isinstance(self.server, StdioServer):
-                return self._unavailable(f"could not be started: {_spawn_problem(self.server, leaf)}", leaf)
+                return self._unavailable(f"could not be started: {_spawn_problem(self.server, leaf)}", leaf,
+                                         started=False)
             if isinstance(leaf, httpx2.HTTPStatusError):
                 return self._refused(leaf.response.status_code, leaf)
             if isinstance(leaf, httpx2.TransportError):
@@ -278,10 +279,10 @@ class McpSession:
             return leaves[0]
         return self._unavailable("was cancelled", exc)
 
-    def _unavailable(self, what: str, cause: BaseException) -> ServerUnavailable:
+    def _unavailable(self, what: str, cause: BaseException, *, started: bool = True) -> ServerUnavailable:
         message = f"MCP server {self.name!r} {self._where()}{what}"
         tail = self._stderr_last_line()
-        if isinstance(self.server, StdioServer):
+        if isinstance(self.server, StdioServer) and started:
             message += f"; the last line of its stderr: {tail}" if tail else "; it wrote nothing to stderr"
         error = ServerUnavailable(message)
         error.__cause__ = cause
