@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import asyncio
+import subprocess
 import sys
 from collections.abc import Mapping
 from pathlib import Path
@@ -194,3 +195,19 @@ def test_a_server_that_dies_mid_conversation_ends_the_turn(
         "the last line of its stderr: notes: stopping on request"
     )
     assert caught.value.kind == "system"
+
+
+def test_a_third_party_stdio_server(tmp_path: Path) -> None:
+    """mcp-server-git (PyPI), as a team would list it: started, its tools filtered, a call answered."""
+    subprocess.run(["git", "init", "-q", str(tmp_path)], check=True)
+    (tmp_path / "notes.txt").write_text("one\n")
+    git = StdioServer("git", str(Path(sys.executable).with_name("mcp-server-git")), ("--repository", str(tmp_path)),
+                      tools=("git_status", "git_log"))
+
+    async def go() -> tuple[list[str], ToolResult]:
+        async with McpTools([git]) as tools:
+            return tools.names, await tools.call("git_status", {"repo_path": str(tmp_path)})
+
+    names, status = asyncio.run(go())
+    assert names == ["git_status", "git_log"]
+    assert (status.server, status.is_error) == ("git", False) and "notes.txt" in status.text
