@@ -24,11 +24,8 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import functools
-import json
 import logging
 import os
-import ssl
 import tempfile
 from collections.abc import AsyncIterator, Mapping
 from dataclasses import dataclass
@@ -36,11 +33,19 @@ from types import TracebackType
 from typing import IO, Any, Self
 
 from agent_evals.agent.errors import AgentConfigError, ServerUnavailable
+from agent_evals.agent.mcp_sdk import (
+    exception_leaves,
+    list_tools,
+    mcp_tool_to_spec,
+    parse_json,
+    share_output_validators,
+    ssl_context,
+)
 from agent_evals.agent.mcp_servers import HttpServer, McpServer, StdioServer, shown_url
 from agent_evals.agent.types import ToolResult
 from agent_evals.llm.types import ToolSpec
 
-__all__ = ["McpSession", "ServerUnavailable", "mcp_tool_to_spec"]
+__all__ = ["McpSession", "ServerUnavailable"]
 
 log = logging.getLogger(__name__)
 
@@ -48,16 +53,6 @@ DEFAULT_TIMEOUT_S = 60.0
 _CLOSE_TIMEOUT_S = 10.0
 _STDERR_TAIL_BYTES = 4096
 _LAST_LINE_CHARS = 300
-
-
-def mcp_tool_to_spec(name: str, description: str | None, input_schema: Mapping[str, Any]) -> ToolSpec:
-    """An MCP tool definition as an OpenAI function tool."""
-    parameters = dict(input_schema) if input_schema else {"type": "object", "properties": {}}
-    parameters.pop("title", None)
-    return {
-        "type": "function",
-        "function": {"name": name, "description": description or "", "parameters": parameters},
-    }
 
 
 @dataclass
@@ -163,8 +158,8 @@ class McpSession:
         current: _Job | None = None
         try:
             async with self._transport(errors) as transport, Client(transport) as client:
-                _resolve(self._ready, await _list_tools(client))
-                _share_output_validators(client)
+                _resolve(self._ready, await list_tools(client))
+                share_output_validators(client)
                 while (current := await self._jobs.get()) is not None:
                     await self._run_job(client, current, errors)
         except BaseException as exc:
@@ -200,7 +195,7 @@ class McpSession:
         async with httpx2.AsyncClient(
             headers=dict(server.headers),
             timeout=httpx2.Timeout(self._timeout_s),
-            verify=_ssl_context(),
+            verify=ssl_context(),
             event_hooks={"response": [errors.on_response]},
         ) as http:
             yield streamable_http_client(server.url, http_client=http)
@@ -228,7 +223,7 @@ class McpSession:
         text = "\n".join(getattr(c, "text", "") for c in result.content if getattr(c, "type", "") == "text")
         value: Any = result.structured_content
         if value is None:
-            value = _parse_json(text)
+            value = parse_json(text)
         _resolve(job.future, ToolResult(value=value, text=text, is_error=bool(result.is_error), server=self.name))
 
     def _pending(self, current: _Job | None) -> list[asyncio.Future[Any]]:
@@ -258,7 +253,7 @@ class McpSession:
         from mcp.shared.exceptions import MCPError
         from mcp_types import CONNECTION_CLOSED
 
-        leaves = [e for e in _leaves(exc) if not isinstance(e, asyncio.CancelledError)]
+        leaves = [e for e in exception_leaves(exc) if not isinstance(e, asyncio.CancelledError)]
         for leaf in leaves:
             if isinstance(leaf, _ConnectionClosed):
                 return self._unavailable(f"stopped during the conversation (calling {leaf.tool})", leaf)
@@ -289,7 +284,8 @@ class McpSession:
         return error
 
     def _refused(self, status: int, cause: BaseException) -> ServerUnavailable:
-        check = ", ".join(getattr(self.server, "header_variables", ())) or "its headers"
+        named = self.server.header_variables if isinstance(self.server, HttpServer) else ()
+        check = ", ".join(named) or "its headers"
         hint = f" (check {check})" if status in (401, 403) else ""
         return self._unavailable(f"refused the MCP session: HTTP {status}{hint}", cause)
 
@@ -334,45 +330,6 @@ def _spawn_problem(server: StdioServer, exc: OSError) -> str:
     return f"{type(exc).__name__}: {exc.strerror or exc}"
 
 
-# Compiled output-schema validators, shared by this process's sessions: the SDK compiles one per tool
-# and session (~10 ms each, most of a replayed conversation's CPU); a server's schemas don't change.
-_VALIDATORS: dict[tuple[str, str], Any] = {}
-
-
-def _share_output_validators(client: Any) -> None:
-    """Give a new session the validators an earlier session compiled for the same schemas (the SDK
-    reuses a session's cached validator while the tool's schema is unchanged). Best effort: an SDK
-    without this cache is left as it is."""
-    session = getattr(client, "session", None)
-    schemas = getattr(session, "_tool_output_schemas", None)
-    cache = getattr(session, "_tool_output_validators", None)
-    compile_one = getattr(session, "_output_schema_validator", None)
-    if not (isinstance(schemas, dict) and isinstance(cache, dict) and callable(compile_one)):
-        return
-    for name, schema in schemas.items():
-        if not isinstance(schema, dict):
-            continue
-        key = (str(name), json.dumps(schema, sort_keys=True))
-        if key in _VALIDATORS:
-            cache[name] = _VALIDATORS[key]
-            continue
-        try:
-            _VALIDATORS[key] = compile_one(name, schema)  # compiles and caches it in this session too
-        except RuntimeError:
-            continue  # an invalid schema: the SDK says so when the tool is called
-
-
-async def _list_tools(client: Any) -> list[Any]:
-    tools: list[Any] = []
-    cursor: str | None = None
-    while True:
-        listed = await client.list_tools(cursor=cursor) if cursor else await client.list_tools()
-        tools.extend(listed.tools)
-        cursor = listed.next_cursor
-        if not cursor:
-            return tools
-
-
 def _resolve(future: asyncio.Future[Any] | None, value: Any) -> None:
     if future is not None and not future.done():  # the caller may have given up (cancelled)
         future.set_result(value)
@@ -382,28 +339,3 @@ def _cancelled_from_outside() -> bool:
     """True when our own task is being cancelled (not the MCP client's internal cancel scope)."""
     task = asyncio.current_task()
     return task is not None and task.cancelling() > 0
-
-
-@functools.cache
-def _ssl_context() -> ssl.SSLContext:
-    """httpx2's default TLS settings, built once per process: building them takes ~25 ms,
-    which a new session per conversation (or per chat message) would pay every time."""
-    import httpx2
-
-    return httpx2.create_ssl_context()
-
-
-def _parse_json(text: str) -> Any:
-    try:
-        return json.loads(text)
-    except (ValueError, TypeError):
-        return text
-
-
-def _leaves(exc: BaseException) -> list[BaseException]:
-    if isinstance(exc, BaseExceptionGroup):
-        out: list[BaseException] = []
-        for sub in exc.exceptions:
-            out.extend(_leaves(sub))
-        return out
-    return [exc]

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from functools import cache
 
-from agent_evals.agent.mcp_session import mcp_tool_to_spec
+from agent_evals.agent.mcp_sdk import mcp_tool_to_spec
 from agent_evals.llm.types import ToolSpec
 from agent_evals.portal.tool_catalog import catalog
 
