@@ -42,7 +42,6 @@ from typing import Any
 import httpx
 
 from agent_evals.agent.factory import create_agent
-from agent_evals.agent.portal_tools import PortalConnection
 from agent_evals.llm.types import ChatModel, ChatResponse, Message, ToolSpec
 from agent_evals.portal.process import PortalProcess
 from agent_evals.testing import scripted_openai
@@ -125,7 +124,7 @@ async def loop_rounds(
     from agent_evals.llm.settings import chat_model
 
     model = TimedModel(chat_model("agent"))
-    connection = PortalConnection(portal.url, portal.token)
+    portal_variables = {"PORTAL_URL": portal.url, "PORTAL_TOKEN": portal.token or ""}
     out: dict[str, list[float]] = {
         "overhead": [],
         "round": [],
@@ -137,7 +136,7 @@ async def loop_rounds(
     rounds: list[tuple[float, float]] = []  # (round wall ms, tool ms), in request order
     first_request = clock.count()
     started = time.perf_counter()
-    async with create_agent("spoke", chat_model=model, portal=connection) as agent:
+    async with create_agent("spoke", chat_model=model, variables=portal_variables) as agent:
         out["cold"].append((time.perf_counter() - started) * 1000)  # imports the MCP client on the way
         for number in range(warmup + turns):
             model.starts.clear()
@@ -157,7 +156,7 @@ async def loop_rounds(
         out["bare"] = await bare_rounds(model.inner, agent.tool_specs, clock, turns)
     for _ in range(20):  # MCP session open time, once per conversation (per message on the chat endpoint)
         started = time.perf_counter()
-        async with create_agent("spoke", chat_model=model, portal=connection):
+        async with create_agent("spoke", chat_model=model, variables=portal_variables):
             out["open"].append((time.perf_counter() - started) * 1000)
     await model.aclose()
     return out

@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from agent_evals.agent import portal_tools
+from agent_evals.agent import mcp_session
 from agent_evals.portal.process import PortalProcess
 from agent_evals.testing.conversations import (
     AGENT_MODEL,
@@ -81,7 +81,7 @@ def bench_environment() -> Iterator[Bench]:
 
 
 class ToolClock:
-    """Sums the time spent in ``PortalTools.call`` (the MCP round trips: the tools' own time) and,
+    """Sums the time spent in ``McpSession.call`` (the MCP round trips: the tools' own time) and,
     apart, in the portal's REST API (the end-state snapshot: the portal's own work too)."""
 
     def __init__(self) -> None:
@@ -90,7 +90,7 @@ class ToolClock:
         self.seconds = 0.0
         self.calls = 0
         self.rest_seconds = 0.0
-        original = portal_tools.PortalTools.call
+        original = mcp_session.McpSession.call
         original_rest = PortalAPI._request
         clock = self
 
@@ -109,7 +109,7 @@ class ToolClock:
             finally:
                 clock.rest_seconds += time.perf_counter() - started
 
-        portal_tools.PortalTools.call = timed  # type: ignore[method-assign]
+        mcp_session.McpSession.call = timed  # type: ignore[method-assign]
         PortalAPI._request = timed_rest  # type: ignore[method-assign]
 
     def reset(self) -> None:

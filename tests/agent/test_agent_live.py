@@ -10,21 +10,20 @@ import json
 import logging
 import socket
 import threading
-import time
 import urllib.request
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-from agent_evals.agent.config import AgentConfigError
+from agent_evals.agent.errors import AgentConfigError, ServerUnavailable
 from agent_evals.agent.factory import create_agent, load_factory
-from agent_evals.agent.portal_tools import PortalConnection, PortalUnavailable
 from agent_evals.agent.types import AgentReply, ConversationalAgent
 from agent_evals.llm.types import LLMConfigError, LLMError
 from agent_evals.portal.process import PortalProcess
 from agent_evals.portal_api import PortalAPI
 from agent_evals.testing.scripted_openai import Reply, ScriptedOpenAIServer
+from tests.mcp_portal import portal_server
 
 from .conftest import INTEGRATION_TOOLS, SPOKE_TOOLS, Respond, Script
 
@@ -53,7 +52,7 @@ def test_a_turn_with_a_tool_call(
         '{"name": "crm-dev-neu"}',
         False,
     )
-    assert call.result["config"]["name"] == "crm-dev-neu" and call.duration_ms > 0
+    assert call.result["config"]["name"] == "crm-dev-neu" and call.duration_ms > 0 and call.server == "portal"
     assert (reply.usage.prompt_tokens, reply.usage.completion_tokens, reply.usage.calls) == (300, 30, 2)
     # the tool's result went back to the model, answering the call's id
     second = scripted_llm.requests[1].messages
@@ -207,34 +206,38 @@ def test_no_llm_settings_is_one_clear_error(kit_env: dict[str, str], monkeypatch
         assert variable in str(caught.value)
 
 
-def test_no_portal_url_is_a_clear_error(kit_env: dict[str, str], monkeypatch: pytest.MonkeyPatch) -> None:
+def test_no_portal_url_is_a_config_error_before_any_model_call(
+    kit_env: dict[str, str], monkeypatch: pytest.MonkeyPatch
+) -> None:
     monkeypatch.delenv("PORTAL_URL")
-    with pytest.raises(PortalUnavailable, match="PORTAL_URL is not set"):
-        create_agent("spoke")
+    with pytest.raises(AgentConfigError, match=r"agent 'spoke', server 'portal': url names \$\{PORTAL_URL\}, which is not "
+                                               r"set") as caught:
+        create_agent("spoke", chat_model=_NoModel())
+    assert caught.value.kind == "config"
 
 
-def _open(connection: PortalConnection) -> None:
+def _open(url: str, token: str | None) -> None:
     async def go() -> None:
-        async with create_agent("spoke", portal=connection):
+        async with create_agent("spoke", variables={"PORTAL_URL": url, "PORTAL_TOKEN": token or ""}):
             pass
 
     asyncio.run(go())
 
 
 def test_a_portal_that_is_down(kit_env: dict[str, str]) -> None:
+    """An MCP endpoint that cannot be reached is the kind ``system`` (the REST calls' failures stay ``portal``)."""
     url = f"http://127.0.0.1:{_free_port()}"
-    started = time.monotonic()
-    with pytest.raises(PortalUnavailable, match=f"the portal at {url} is not reachable: ConnectError"):
-        _open(PortalConnection(url, "x" * 20))
-    assert time.monotonic() - started < 10
+    with pytest.raises(ServerUnavailable, match=f"MCP server 'portal' at {url}/mcp/ is not reachable: ConnectError") as caught:
+        _open(url, "x" * 20)
+    assert caught.value.kind == "system"
 
 
 @pytest.mark.parametrize("token", ["wrong-token-123456", None])
 def test_a_wrong_token(kit_env: dict[str, str], live_portal: PortalProcess, token: str | None) -> None:
     with pytest.raises(
-        PortalUnavailable, match=r"refused the MCP session: HTTP 401 \(check PORTAL_TOKEN\)"
+        ServerUnavailable, match=r"MCP server 'portal' at .* refused the MCP session: HTTP 401 \(check PORTAL_TOKEN\)"
     ) as caught:
-        _open(PortalConnection(live_portal.url, token))
+        _open(live_portal.url, token)
     assert token is None or token not in str(caught.value)
 
 
@@ -245,7 +248,7 @@ def test_a_portal_that_dies_mid_conversation(kit_env: dict[str, str], script: Sc
     with PortalProcess(data_dir=tmp_path / "data", log_file=tmp_path / "portal.log") as portal:
 
         async def conversation() -> str:
-            async with create_agent("spoke", portal=PortalConnection(portal.url)) as agent:
+            async with create_agent("spoke", variables={"PORTAL_URL": portal.url, "PORTAL_TOKEN": ""}) as agent:
                 first = await agent.respond([{"role": "user", "content": "one"}])
                 portal.stop()
                 await agent.respond(
@@ -254,7 +257,7 @@ def test_a_portal_that_dies_mid_conversation(kit_env: dict[str, str], script: Sc
             return "unreachable"
 
         with pytest.raises(
-            PortalUnavailable, match="is not reachable"
+            ServerUnavailable, match="MCP server 'portal' at .* is not reachable"
         ):  # not CancelledError, not an ExceptionGroup
             asyncio.run(conversation())
 
@@ -263,7 +266,9 @@ def test_allowed_tools_the_portal_lacks(kit_env: dict[str, str], tmp_path: Path)
     folder = tmp_path / "odd"
     folder.mkdir()
     (folder / "agent.yaml").write_text(
-        "description: d\nmodel: m\ninstructions: i.md\ntools: [list_spokes, teleport]\n"
+        "description: d\nmodel: m\ninstructions: i.md\n"
+        "servers: {portal: {url: '${PORTAL_URL}/mcp/', headers: {Authorization: 'Bearer ${PORTAL_TOKEN}'}, "
+        "tools: [list_spokes, teleport]}}\n"
     )
     (folder / "i.md").write_text("Be odd.")
 
@@ -272,7 +277,8 @@ def test_allowed_tools_the_portal_lacks(kit_env: dict[str, str], tmp_path: Path)
             pass
 
     with pytest.raises(
-        AgentConfigError, match="allows tool\\(s\\) teleport that the portal .* does not offer"
+        AgentConfigError, match="the tool filter of MCP server 'portal' names teleport, which the server does not offer "
+                                r"\(its tools: complete_pull_request, create_spoke_pull_request, "
     ):
         asyncio.run(go())
 
@@ -322,16 +328,19 @@ def test_secrets_stay_out_of_replies_and_logs(
     )
     with caplog.at_level(logging.DEBUG):
         reply = respond("spoke", "hello")
-        with pytest.raises(PortalUnavailable) as caught:
-            _open(PortalConnection(f"http://127.0.0.1:{_free_port()}", token))
+        with pytest.raises(ServerUnavailable) as caught:
+            _open(f"http://127.0.0.1:{_free_port()}", token)
+        with pytest.raises(ServerUnavailable) as refused:
+            _open(live_portal.url, token + "-wrong")
     assert token not in caplog.text
     assert token not in json.dumps(dataclasses.asdict(reply), default=str)
-    assert token not in str(caught.value) and token not in repr(PortalConnection(live_portal.url, token))
+    assert token not in str(caught.value) + str(refused.value) + repr(refused.value)
+    assert token not in repr(portal_server(live_portal.url, token))
 
 
 def test_the_agent_follows_the_interface_and_factories_load() -> None:
     assert isinstance(
-        create_agent("spoke", chat_model=_NoModel(), portal=PortalConnection("http://127.0.0.1:1")),
+        create_agent("spoke", chat_model=_NoModel(), variables={"PORTAL_URL": "http://127.0.0.1:1"}),
         ConversationalAgent,
     )
     assert load_factory("agent_evals.agent.factory:create_agent") is create_agent
@@ -389,23 +398,24 @@ def test_a_portal_error_answer_reaches_the_model_as_a_tool_error(
         try:
             script([Reply.tool_calls([("list_spokes", {})]), "The portal failed."])
             url = f"http://127.0.0.1:{proxy.server_address[1]}"
-            reply = respond_with(PortalConnection(url, live_portal.token))
+            reply = respond_with(url, live_portal.token)
         finally:
             proxy.shutdown()
     (call,) = reply.tool_calls
     assert (
         call.is_error
-        and "the portal answered an error" in str(call.result)
+        and "the MCP server portal answered an error" in str(call.result)
         and "(HTTP 500)" in str(call.result)
+        and call.server == "portal"
     )
     (fed_back,) = [m["content"] for m in scripted_llm.requests[1].messages if m["role"] == "tool"]
-    assert fed_back.startswith("Error: the portal answered an error")
+    assert fed_back.startswith("Error: the MCP server portal answered an error")
     assert reply.text == "The portal failed."
 
 
-def respond_with(connection: PortalConnection) -> AgentReply:
+def respond_with(url: str, token: str | None) -> AgentReply:
     async def turn() -> AgentReply:
-        async with create_agent("spoke", portal=connection) as agent:
+        async with create_agent("spoke", variables={"PORTAL_URL": url, "PORTAL_TOKEN": token or ""}) as agent:
             return await agent.respond([{"role": "user", "content": "list them"}])
 
     return asyncio.run(turn())

@@ -77,7 +77,8 @@ def test_a_conversation_keeps_its_history(
     body = first.json()
     assert body["reply"] == "It has 3 subnets." and body["stop_reason"] == "reply"
     assert body["tool_calls"] == [
-        {"name": "get_spoke", "arguments": {"name": "crm-dev-neu"}, "outcome": "ok", "is_error": False}
+        {"name": "get_spoke", "arguments": {"name": "crm-dev-neu"}, "outcome": "ok", "is_error": False,
+         "server": "portal"}
     ]
     assert body["usage"] == {
         "prompt_tokens": 110,
@@ -269,7 +270,7 @@ def test_a_portal_the_agent_cannot_reach_is_a_502(
     script(["never asked"])
     answer = _post(app_config, {"message": "hi"})
     assert answer.status_code == 502
-    assert answer.json()["error"].startswith("the portal at http://127.0.0.1:9 is not reachable")
+    assert answer.json()["error"].startswith("MCP server 'portal' at http://127.0.0.1:9/mcp/ is not reachable")
 
 
 @pytest.mark.parametrize(

@@ -8,6 +8,12 @@ from agent_evals.agent.config import AgentConfigError, available_agents, load_ag
 def test_both_agents_load_with_their_tools() -> None:
     assert {"spoke", "integration"} <= set(available_agents())
     spoke = load_agent_config("spoke")
+    for agent in (spoke, load_agent_config("integration")):  # one server: the portal, its token optional
+        (server,) = agent.servers
+        assert (server.name, server.url, dict(server.headers)) == (
+            "portal", "${PORTAL_URL}/mcp/", {"Authorization": "Bearer ${PORTAL_TOKEN:-}"}
+        )
+        assert agent.tools == server.tools and agent.server_of("get_spoke") == "portal"
     assert "create_spoke_pull_request" in spoke.tools
     assert "complete_pull_request" not in spoke.tools
     integration = load_agent_config("integration")
@@ -22,6 +28,9 @@ def test_overrides(tmp_path: Path) -> None:
     assert (config.instructions, config.model, config.temperature, config.max_tool_rounds) == ("Be brief.", "m2", 0.9, 3)
 
 
+SERVERS = "servers: {portal: {url: 'http://p/mcp/', tools: [a]}}\n"
+
+
 def _write(root: Path, text: str) -> Path:
     (root / "bad").mkdir(parents=True)
     (root / "bad" / "agent.yaml").write_text(text)
@@ -32,10 +41,11 @@ def _write(root: Path, text: str) -> Path:
 @pytest.mark.parametrize(
     ("yaml_text", "message"),
     [
-        ("description: d\nmodel: m\ninstructions: i.md\ntools: [a]\ncolour: red\n", "colour"),
-        ("description: d\nmodel: m\ninstructions: i.md\ntools: []\n", "tools"),
-        ("description: d\nmodel: m\ninstructions: missing.md\ntools: [a]\n", "missing.md does not exist"),
-        ("description: d\nmodel: m\ninstructions: i.md\ntools: [a]\ntemperature: 5\n", "temperature"),
+        ("description: d\nmodel: m\ninstructions: i.md\n" + SERVERS + "colour: red\n", "colour"),
+        ("description: d\nmodel: m\ninstructions: i.md\nservers: {}\n", "servers"),
+        ("description: d\nmodel: m\ninstructions: i.md\n", "servers: Field required"),
+        ("description: d\nmodel: m\ninstructions: missing.md\n" + SERVERS, "missing.md does not exist"),
+        ("description: d\nmodel: m\ninstructions: i.md\n" + SERVERS + "temperature: 5\n", "temperature"),
         ("description: [unclosed\n", "not valid YAML"),
     ],
 )
@@ -43,6 +53,16 @@ def test_bad_agent_files(tmp_path: Path, yaml_text: str, message: str) -> None:
     root = _write(tmp_path, yaml_text)
     with pytest.raises(AgentConfigError, match=message):
         load_agent_config("bad", config_dir=root)
+
+
+def test_the_old_top_level_tools_list_says_how_to_write_it_now(tmp_path: Path) -> None:
+    root = _write(tmp_path, "description: d\nmodel: m\ninstructions: i.md\ntools: [list_spokes, get_spoke]\n")
+    with pytest.raises(AgentConfigError) as caught:
+        load_agent_config("bad", config_dir=root)
+    message = str(caught.value)
+    assert message.startswith(f"{root / 'bad' / 'agent.yaml'}: the top-level `tools:` list is no longer read")
+    assert "servers: {portal: {url: \"${PORTAL_URL}/mcp/\"" in message and "\n" not in message
+    assert "tools: [<the same list>]" in message and "docs/agent.md" in message
 
 
 @pytest.mark.parametrize(("name", "message"), [("nope", "unknown agent 'nope'.*spoke"), ("../etc", "invalid agent name")])

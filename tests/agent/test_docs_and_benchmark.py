@@ -14,7 +14,8 @@ import pytest
 import yaml
 
 from agent_evals.agent.chat_api import ChatResponse
-from agent_evals.agent.config import AgentFile
+from agent_evals.agent.config import load_agent_config
+from agent_evals.agent.mcp_servers import HttpServer
 from agent_evals.agent.factory import load_factory
 from agent_evals.agent.types import ConversationalAgent
 
@@ -26,10 +27,16 @@ def blocks(language: str) -> list[str]:
     return re.findall(rf"```{language}\n(.*?)```", DOC, re.DOTALL)
 
 
-def test_the_documented_agent_yaml_is_valid() -> None:
+def test_the_documented_agent_yaml_is_valid(tmp_path: Path) -> None:
     (agent_yaml,) = [b for b in blocks("yaml") if "max_tool_rounds" in b]
-    spec = AgentFile.model_validate(yaml.safe_load(agent_yaml))
-    assert spec.tools == ["list_spokes", "get_spoke"] and spec.max_tool_rounds == 12
+    (tmp_path / "doc").mkdir()
+    (tmp_path / "doc" / "agent.yaml").write_text(agent_yaml)
+    (tmp_path / "doc" / "instructions.md").write_text("Help.")
+    config = load_agent_config("doc", config_dir=tmp_path)
+    assert config.tools == ("list_spokes", "get_spoke") and config.max_tool_rounds == 12
+    (portal,) = config.servers
+    assert isinstance(portal, HttpServer) and portal.url == "${PORTAL_URL}/mcp/"
+    assert yaml.safe_load(agent_yaml)["servers"]["portal"]["headers"] == {"Authorization": "Bearer ${PORTAL_TOKEN:-}"}
 
 
 def test_the_documented_custom_factory_works(monkeypatch: pytest.MonkeyPatch) -> None:

@@ -12,10 +12,11 @@ import pytest
 from pydantic import BaseModel
 
 from agent_evals.agent.config import available_agents, load_agent_config
-from agent_evals.agent.portal_tools import PortalConnection, PortalTools
+from agent_evals.agent.mcp_session import McpSession
 from agent_evals.portal import models
 from agent_evals.portal.process import PortalProcess
 from agent_evals.portal.schema import load_spoke_schema
+from tests.mcp_portal import portal_server
 
 IDENTIFIER_PATH = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z_][A-Za-z0-9_]*)*$")
 # Values from the documentation that no schema spells out (NSG service tags).
@@ -27,7 +28,7 @@ def portal_tools(live_portal: PortalProcess) -> dict[str, dict[str, Any]]:
     """The portal's tools as the agent sees them: name → OpenAI function spec."""
 
     async def listed() -> dict[str, dict[str, Any]]:
-        async with PortalTools(PortalConnection(live_portal.url, live_portal.token)) as tools:
+        async with McpSession(portal_server(live_portal.url, live_portal.token)) as tools:
             return {s["function"]["name"]: s["function"] for s in tools.specs}
 
     return asyncio.run(listed())

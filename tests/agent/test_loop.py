@@ -1,7 +1,7 @@
 """The loop on its own: a queued fake model and an in-memory tool executor (no I/O).
 
 The same cases run end to end through the real openai client and the real portal in
-``test_agent_live.py``; here each rule of the loop is checked in isolation.
+``test_agent_live.py`` (and over stdio servers in ``test_mcp_tools.py``); here each rule of the loop is checked in isolation.
 """
 
 from __future__ import annotations
@@ -14,7 +14,7 @@ from typing import Any
 import pytest
 
 from agent_evals.agent.loop import MAX_ROUNDS_REPLY, parse_arguments, run_turn
-from agent_evals.agent.portal_tools import PortalUnavailable
+from agent_evals.agent.errors import ServerUnavailable
 from agent_evals.agent.types import AgentReply, ToolResult
 from agent_evals.llm.types import ChatResponse, Message, ToolSpec
 from agent_evals.record import ToolCall, Usage
@@ -43,7 +43,8 @@ class QueuedModel:
 
 
 class Tools:
-    """Two tools: ``echo`` answers its arguments, ``fail`` answers an error result; ``boom`` raises."""
+    """Two tools: ``echo`` (of server ``notes``) answers its arguments, ``fail`` (of server ``portal``) answers
+    an error result; ``boom`` raises."""
 
     def __init__(self, raises: BaseException | None = None) -> None:
         self.calls: list[tuple[str, dict[str, Any]]] = []
@@ -62,8 +63,9 @@ class Tools:
                 value="Error executing tool fail: no such spoke",
                 text="Error executing tool fail: no such spoke",
                 is_error=True,
+                server="portal",
             )
-        return ToolResult(value=dict(arguments), text=str(dict(arguments)), is_error=False)
+        return ToolResult(value=dict(arguments), text=str(dict(arguments)), is_error=False, server="notes")
 
 
 def _spec(name: str) -> ToolSpec:
@@ -122,6 +124,7 @@ def test_tool_results_are_fed_back_and_everything_is_recorded() -> None:
         "ok",
     )
     assert first.duration_ms >= 0 and second.arguments == {}
+    assert (first.server, second.server) == ("notes", "notes")  # the server the executor says answered
     assert tool_messages(model.requests[1]) == ["{'a': 1}", "{}"]
     assert [m["role"] for m in reply.messages] == ["assistant", "tool", "tool", "assistant"]
     assert reply.usage == Usage(30, 5, 35, 2)
@@ -154,7 +157,7 @@ def test_bad_calls_are_not_executed_and_the_model_is_told(
     assert tools.calls == []  # never called
     (call,) = reply.tool_calls
     assert call.outcome == outcome and call.is_error and not call.ran
-    assert call.raw_arguments == raw and call.duration_ms == 0.0
+    assert call.raw_arguments == raw and call.duration_ms == 0.0 and call.server is None  # it reached no server
     assert expected_in_message in call.result
     (fed_back,) = tool_messages(model.requests[1])
     assert fed_back.startswith("Error: ") and expected_in_message in fed_back
@@ -166,6 +169,7 @@ def test_a_tool_error_result_reaches_the_model_as_an_error() -> None:
     reply = turn(model, Tools())
     (call,) = reply.tool_calls
     assert call.outcome == "tool_error" and call.result == "Error executing tool fail: no such spoke"
+    assert call.server == "portal"
     assert tool_messages(model.requests[1]) == ["Error executing tool fail: no such spoke"]
 
 
@@ -179,10 +183,11 @@ def test_a_tool_that_raises_becomes_an_error_result(caplog: pytest.LogCaptureFix
     assert "tool boom raised ValueError" in caplog.text
 
 
-def test_a_portal_that_is_gone_ends_the_turn() -> None:
+def test_a_server_that_is_gone_ends_the_turn() -> None:
     model = QueuedModel([calls(("boom", "{}")), text("never")])
-    with pytest.raises(PortalUnavailable, match="down"):
-        turn(model, Tools(raises=PortalUnavailable("the portal is down")))
+    with pytest.raises(ServerUnavailable, match="down") as caught:
+        turn(model, Tools(raises=ServerUnavailable("MCP server 'notes' is down")))
+    assert caught.value.kind == "system"
 
 
 def test_calls_made_before_a_failure_were_already_reported() -> None:
@@ -191,12 +196,12 @@ def test_calls_made_before_a_failure_were_already_reported() -> None:
     class DiesSecond(Tools):
         async def call(self, name: str, arguments: Mapping[str, Any]) -> ToolResult:
             if self.calls:
-                raise PortalUnavailable("the portal went away")
+                raise ServerUnavailable("the portal went away")
             return await super().call(name, arguments)
 
     model = QueuedModel([calls(("echo", '{"a": 1}')), calls(("echo", '{"b": 2}')), text("never")])
     seen: list[ToolCall] = []
-    with pytest.raises(PortalUnavailable):
+    with pytest.raises(ServerUnavailable):
         turn(model, DiesSecond(), seen=seen)
     assert [(c.name, c.arguments, c.outcome) for c in seen] == [("echo", {"a": 1}, "ok")]
 

@@ -8,12 +8,10 @@ import pytest
 
 from agent_evals.agent.config import AgentConfigError, load_agent_config
 from agent_evals.agent.factory import create_agent
-from agent_evals.agent.portal_tools import PortalConnection
 from agent_evals.llm import LLMConfigError
 from agent_evals.llm.caps import CappedChatModel
 
-YAML = "description: d\nmodel: m\ninstructions: i.md\ntools: [list_spokes]\n"
-PORTAL = PortalConnection("http://127.0.0.1:1")
+YAML = "description: d\nmodel: m\ninstructions: i.md\nservers: {portal: {url: 'http://127.0.0.1:1/mcp/', tools: [list_spokes]}}\n"
 
 
 def agents(root: Path, extra: str = "") -> Path:
@@ -24,7 +22,7 @@ def agents(root: Path, extra: str = "") -> Path:
 
 
 def cap_of(root: Path, **kwargs: object) -> int:
-    agent = create_agent("capped", config_dir=root, portal=PORTAL, **kwargs)  # type: ignore[arg-type]
+    agent = create_agent("capped", config_dir=root, **kwargs)  # type: ignore[arg-type]
     assert isinstance(agent.model, CappedChatModel)
     return agent.model.max_tokens
 

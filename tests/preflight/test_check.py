@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import shutil
 import subprocess
+import sys
 import textwrap
 from pathlib import Path
 
@@ -370,3 +371,77 @@ def test_one_output_file_for_several_suites_is_refused_before_the_run(
     assert "-o out/all.html would be written by each of 5 suites" in caplog.text
     assert "e.g. -o out/{suite}.html" in caplog.text
     assert not (tmp_path / "data").exists()
+
+
+def _use_agent(suite: Suite, agent: str) -> Suite:
+    config = suite.folder / "promptfooconfig.yaml"
+    config.write_text(config.read_text().replace("config: {agent: spoke,", f"config: {{agent: {agent},"))
+    return suite
+
+
+NOTES_AGENT = """\
+description: spoke requests with a notebook
+model: m
+instructions: i.md
+servers:
+  portal:
+    url: ${PORTAL_URL}/mcp/
+    tools: [list_spokes, get_spoke, validate_spoke_config, create_spoke_pull_request]
+  notes:
+    command: %(command)s
+    args: ["%(server)s"]
+    env: {NOTES_EXIT_AT_START: "%(exit)s"}
+    tools: [%(tools)s]
+"""
+
+
+@pytest.mark.parametrize(
+    ("agent", "settings", "expected"),
+    [
+        ("notes-ok", {}, None),
+        ("notes-missing", {"command": "/no/such/notes-server"},
+         "agent 'notes-missing': MCP server 'notes' (notes-server) could not be started: command "
+         "'/no/such/notes-server' not found (not a file, nor on PATH)"),
+        ("notes-exits", {"exit": "no notebook at /nowhere"},
+         "agent 'notes-exits': MCP server 'notes' ({python}) exited at start; the last line of its stderr: notes: "
+         "fatal: no notebook at /nowhere"),
+        ("notes-filter", {"tools": "add_note, teleport"},
+         "agent 'notes-filter': the tool filter of MCP server 'notes' names teleport, which the server does not offer "
+         "(its tools: add_note, count_notes, echo_env, stop_server)"),
+        ("notes-twice", {"tools": "add_note, get_spoke"},
+         "tool 'get_spoke' is in the `tools` of both servers 'portal' and 'notes': the model would not know which one "
+         "it calls; keep it in one of them"),
+    ],
+)
+def test_the_agents_stdio_servers_are_started_and_their_filters_checked(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, agent: str, settings: dict[str, str], expected: str | None
+) -> None:
+    from tests.agent import notes_agent
+
+    agents = tmp_path / "agents"
+    (agents / agent).mkdir(parents=True)
+    values = {"command": sys.executable, "server": notes_agent.SERVER, "exit": "", "tools": "add_note", **settings}
+    (agents / agent / "agent.yaml").write_text(NOTES_AGENT % values)
+    (agents / agent / "i.md").write_text("Help.")
+    monkeypatch.setattr("agent_evals.agent.config.agent_config_dir", lambda: agents)
+    found = problems(_use_agent(make_suite(tmp_path), agent))
+    if expected is None:
+        assert found == []
+    else:
+        (line,) = found
+        assert line.startswith("evals/s1/promptfooconfig.yaml:") and line.endswith(
+            expected.format(python=Path(sys.executable).name))
+
+
+def test_a_server_whose_variable_is_set_only_at_run_time_is_a_note(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    agents = tmp_path / "agents"
+    (agents / "notes-later").mkdir(parents=True)
+    values = {"command": "${NOTES_PYTHON_LATER}", "server": "x.py", "exit": "", "tools": "add_note"}
+    (agents / "notes-later" / "agent.yaml").write_text(NOTES_AGENT % values)
+    (agents / "notes-later" / "i.md").write_text("Help.")
+    monkeypatch.setattr("agent_evals.agent.config.agent_config_dir", lambda: agents)
+    result = preflight([_use_agent(make_suite(tmp_path), "notes-later")], read_flags([]), offline=True)
+    assert [str(p) for p in result.problems if "role has no model" not in str(p)] == []
+    assert any(note.startswith("agent 'notes-later', server 'notes': command names ${NOTES_PYTHON_LATER}, which is "
+                               "not set") and note.endswith("not started by the check (the agent checks it when it opens)")
+               for note in result.notes)

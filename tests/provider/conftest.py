@@ -89,7 +89,8 @@ def check_contract(metadata: Mapping[str, Any]) -> None:
     for pr in metadata["pull_requests"]:
         assert set(pr) == {"id", "url"} and isinstance(pr["id"], int) and isinstance(pr["url"], str)
     for index, call in enumerate(metadata["tool_calls"], start=1):
-        assert set(call) == CALL_KEYS and call["index"] == index and call["outcome"] in TOOL_OUTCOMES
+        assert set(call) - {"server"} == CALL_KEYS and call["index"] == index and call["outcome"] in TOOL_OUTCOMES
+        assert isinstance(call.get("server", ""), str)  # the MCP server it went to, when it reached one
         assert isinstance(call["name"], str) and isinstance(call["raw_arguments"], str)
         assert call["arguments"] is None or isinstance(call["arguments"], dict)
     transcript = metadata["transcript"]

@@ -6,7 +6,7 @@ import json
 
 import pytest
 
-from agent_evals.agent import portal_tools
+from agent_evals.agent import mcp_session
 from agent_evals.portal_api import PortalAPI
 from agent_evals.testing.conversations import CONFIRM
 from agent_evals.packs.spoke.scripts import SpokeCopy
@@ -176,13 +176,13 @@ def test_cost_and_tokens_cover_agent_and_user(converse: Call, monkeypatch: pytes
 
 def test_one_mcp_session_for_the_whole_conversation(converse: Call, monkeypatch: pytest.MonkeyPatch) -> None:
     opened: list[object] = []
-    original = portal_tools.PortalTools.__aenter__
+    original = mcp_session.McpSession.__aenter__
 
     async def counting(self):  # type: ignore[no-untyped-def]
         opened.append(self)
         return await original(self)
 
-    monkeypatch.setattr(portal_tools.PortalTools, "__aenter__", counting)
+    monkeypatch.setattr(mcp_session.McpSession, "__aenter__", counting)
     copy = SpokeCopy("[P10]", new_name="crm6-dev-neu", address_space="10.90.0.0/22")
     result = converse([copy.script()], "P10", {"user_messages": copy.fixed_messages()})
 

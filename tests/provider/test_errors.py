@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import socket
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -12,6 +13,7 @@ from agent_evals.portal_api import PortalAPI
 from agent_evals.testing.conversations import ConversationScript
 from agent_evals.packs.spoke.scripts import SpokeCopy
 from agent_evals.testing.scripted_openai import Reply, ScriptedOpenAIServer
+from tests.agent import notes_agent
 from tests.conftest import PROJECT_ROOT
 
 from .conftest import Call, check_contract
@@ -78,12 +80,13 @@ def test_bad_input_is_an_error_result_and_the_next_call_still_works(
     assert "error" not in after, after.get("error")  # a worker keeps serving later tests
 
 
-def test_portal_down_is_an_error(converse: Call, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_an_mcp_endpoint_that_is_down_is_a_system_error(converse: Call, monkeypatch: pytest.MonkeyPatch) -> None:
     url = f"http://127.0.0.1:{_closed_port()}"
     monkeypatch.setenv("PORTAL_URL", url)
     result = converse([COPY.script()], "E02", FIXED)
 
-    assert result["error"].startswith(f"[portal] the portal at {url} is not reachable")
+    assert result["error"].startswith(f"[system] MCP server 'portal' at {url}/mcp/ is not reachable")
+    assert result["metadata"]["error_kind"] == "system"
     check_contract(result["metadata"])
     assert result["metadata"]["turns"] == 0
 
@@ -117,6 +120,30 @@ def test_model_failing_after_a_pr_was_created_still_lists_the_pr(converse: Call,
     assert live["test_id"] == metadata["trace"]["test_id"]
     assert live["status"] == "abandoned" and metadata["cleanup"]["abandoned"] == [pr["id"]]  # by the provider
     assert live["spoke_name"] == "crm9-dev-neu"
+
+
+def test_a_stdio_server_dying_mid_conversation_is_a_system_error_and_the_pr_is_still_undone(
+    converse: Call, portal_api: PortalAPI, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The agent's second server (stdio) exits on a tool call after the PR was opened: the row is an
+    error of kind system naming the server (the run could not happen), and the provider undoes the PR."""
+    monkeypatch.setenv("NOTES_PYTHON", sys.executable)
+    monkeypatch.setenv("NOTES_SERVER", str(notes_agent.SERVER))
+    dying = [*COPY.agent_steps()[:4], Reply.tool_calls([("stop_server", {})]), "never"]
+    config = {"factory": "tests.agent.notes_agent:create_agent", "agent": "notes"}
+    result = converse([ConversationScript(COPY.key, dying)], "E08", FIXED, config=config)
+
+    metadata = result["metadata"]
+    check_contract(metadata)
+    assert result["error"].startswith(
+        f"[system] MCP server 'notes' ({Path(sys.executable).name}) stopped during the conversation (calling "
+        "stop_server); the last line of its stderr: notes: stopping on request"
+    )
+    assert (metadata["error_kind"], metadata["conversation_end"]) == ("system", "error")
+    assert {c["name"]: c.get("server") for c in metadata["tool_calls"]}["create_spoke_pull_request"] == "portal"
+    [pr] = metadata["pull_requests"]
+    assert portal_api.get_pull_request(pr["id"])["status"] == "abandoned"
+    assert metadata["cleanup"]["abandoned"] == [pr["id"]]  # undone by the provider
 
 
 def test_user_model_failing_after_a_pr_keeps_the_recorded_turns(converse: Call) -> None:

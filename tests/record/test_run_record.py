@@ -22,10 +22,10 @@ from agent_evals.record import (
 )
 
 
-def _call(name: str, outcome: str, turn: int, index: int, result: object = None) -> ToolCall:
-    return ToolCall.request(f"c{index}", name, json.dumps({"n": index})).with_outcome(outcome, result).placed(
-        turn=turn, index=index
-    )
+def _call(name: str, outcome: str, turn: int, index: int, result: object = None, server: str | None = None) -> ToolCall:
+    return ToolCall.request(f"c{index}", name, json.dumps({"n": index})).with_outcome(
+        outcome, result, server=server
+    ).placed(turn=turn, index=index)
 
 
 def _record() -> RunRecord:
@@ -34,8 +34,9 @@ def _record() -> RunRecord:
         agent=AgentInfo("spoke", "m", 0.2, "ab" * 32),
         user=UserInfo("simulated_user", "u"),
         turns=[
-            Turn("copy a", "Shall I?", (_call("get_spoke", "ok", 1, 1, {"name": "a"}), _call("x", "refused", 1, 2, "no"))),
-            Turn("yes", "Stopped.", (_call("validate_spoke_config", "tool_error", 2, 3, "bad"),), "max_tool_rounds"),
+            Turn("copy a", "Shall I?", (_call("get_spoke", "ok", 1, 1, {"name": "a"}, "portal"),
+                                        _call("x", "refused", 1, 2, "no"))),
+            Turn("yes", "Stopped.", (_call("validate_spoke_config", "tool_error", 2, 3, "bad", "git"),), "max_tool_rounds"),
         ],
         pending=Turn("hello?", None, (_call("get_doc", "invalid_arguments", 3, 4, "not JSON"),)),
         pull_requests=[PullRequestRef(7, "http://p/repos/spokes/pullrequest/7")],
@@ -58,6 +59,8 @@ def test_metadata_round_trip_keeps_everything() -> None:
     assert (metadata["conversation_end"], metadata["ended_by"], metadata["error_kind"]) == ("error", "error", "portal")
     assert [c["outcome"] for c in metadata["tool_calls"]] == ["ok", "refused", "tool_error", "invalid_arguments"]
     assert [c["is_error"] for c in metadata["tool_calls"]] == [False, True, True, True]
+    assert [c.get("server") for c in metadata["tool_calls"]] == ["portal", None, "git", None]
+    assert "server" not in metadata["tool_calls"][1]  # written only when set: older readers see the same keys
     assert metadata["transcript"][-1] == {"role": "user", "content": "hello?", "turn": 3, "tool_calls": []}
     assert metadata["transcript"][3]["stop_reason"] == "max_tool_rounds"
     assert set(metadata["usage"]) == {"agent", "user", "judge"}
@@ -105,6 +108,8 @@ def test_the_first_error_is_kept() -> None:
         ({MARKER: 2, "tool_calls": "x"}, "'tool_calls' must be a list"),
         ({MARKER: 2, "tool_calls": [{"name": "a", "outcome": "exploded"}]},
          r"tool_calls\[0\] \(a\) has outcome 'exploded', which this kit does not know"),
+        ({MARKER: 2, "tool_calls": [{"name": "a", "outcome": "ok", "server": 3}]},
+         r"tool_calls\[0\] \(a\) has server 3, which is not a server's name"),
         ({MARKER: 2, "conversation_end": "finished"}, "'conversation_end' is 'finished'"),
         ({MARKER: 2, "pull_requests": [{"url": "x"}]}, "entries must be"),
         ({MARKER: 2, "snapshot": {"pull_requests": []}}, "'snapshot' must be an object with a 'portal_url'"),
@@ -113,6 +118,18 @@ def test_the_first_error_is_kept() -> None:
 def test_bad_metadata_is_named(metadata: dict, message: str) -> None:
     with pytest.raises(RecordError, match=message):
         RunRecord.from_metadata(metadata)
+
+
+def test_a_record_written_before_servers_were_named_still_reads() -> None:
+    """The same record version: a call without ``server`` reads as one that names none."""
+    old = {"id": "c1", "name": "get_spoke", "arguments": {"name": "a"}, "raw_arguments": '{"name": "a"}',
+           "outcome": "ok", "is_error": False, "result": {"name": "a"}, "turn": 1, "index": 1, "duration_ms": 2.5}
+    call = ToolCall.from_dict(old)
+    assert (call.server, call.outcome, call.duration_ms) == (None, "ok", 2.5)
+    assert call.to_dict() == old  # and it is written back as it was
+    metadata = _record().to_metadata()
+    metadata["tool_calls"][0] = {**old, "name": "get_spoke"}
+    assert RunRecord.from_metadata(metadata).tool_calls[0].server is None
 
 
 def test_a_request_is_not_an_error_until_executed() -> None:

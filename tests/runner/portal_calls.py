@@ -5,9 +5,10 @@ from __future__ import annotations
 import asyncio
 from collections.abc import Mapping
 
-from agent_evals.agent.portal_tools import PortalConnection, PortalTools
+from agent_evals.agent.mcp_session import McpSession
 from agent_evals.packs.spoke.golden import apply_changes, seed_spoke
 from agent_evals.portal.process import PortalProcess
+from tests.mcp_portal import portal_server
 
 # crm-dev-neu moved to another range: a valid copy whatever its name.
 _RANGES = {"crm-dev-weu": ("10.20.32", "10.20.33"), "crm-dev-gwc": ("10.20.28", "10.20.29")}
@@ -28,8 +29,7 @@ def copy_of_crm_dev(name: str) -> dict:
 
 def create_pr(portal: PortalProcess, name: str, headers: Mapping[str, str]) -> int:
     async def call() -> int:
-        connection = PortalConnection(portal.url, portal.token, dict(headers))
-        async with PortalTools(connection) as tools:
+        async with McpSession(portal_server(portal.url, portal.token, headers=headers)) as tools:
             result = await tools.call(
                 "create_spoke_pull_request",
                 {"spoke_name": name, "config": copy_of_crm_dev(name), "title": f"Add {name}", "description": "test"},

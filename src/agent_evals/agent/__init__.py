@@ -1,22 +1,28 @@
-"""The production agent: configurations, the factory, the tool-calling loop and its MCP session.
+"""The production agent: configurations, the factory, the tool-calling loop and its MCP servers.
 
 * :func:`create_agent` — build an agent from ``agent_config/agents/<name>/`` (``factory``);
 * :class:`ConversationalAgent` — the small interface every agent offers, yours too (``types``);
 * :class:`AgentReply`, :class:`ToolCall` — what one turn produces (``types``);
-* :func:`run_turn` — the loop itself (``loop``); :class:`PortalTools` — one MCP session (``portal_tools``);
+* :func:`run_turn` — the loop itself (``loop``);
+* :class:`StdioServer`, :class:`HttpServer` — the MCP servers ``agent.yaml`` lists, ``${…}`` variables
+  and all (``mcp_servers``); :class:`McpSession` — one session to one of them (``mcp_session``);
+  :class:`McpTools` — their tools as one list (``mcp_tools``);
 * ``agent_evals.agent.chat_api`` — ``POST /api/agents/{name}/chat`` for the portal (not imported here).
 
-Errors: :class:`AgentConfigError` for a wrong agent name, configuration or override;
-:class:`PortalUnavailable` when the portal cannot be reached; ``LLMError`` /
-``LLMConfigError`` (from ``agent_evals.llm``) when the model cannot. Errors the model
-should see (bad arguments, unknown tools, failing tools) are tool results, not exceptions.
-See ``docs/agent.md``.
+Errors (``errors``): :class:`AgentConfigError` for a wrong agent name, configuration, override,
+server entry, unset variable or tool filter; :class:`ServerUnavailable` (kind ``system``) when an
+MCP server cannot be started or reached or stops; ``LLMError`` / ``LLMConfigError`` (from
+``agent_evals.llm``) when the model cannot. Errors the model should see (bad arguments, unknown
+tools, failing tools) are tool results, not exceptions. See ``docs/agent.md``.
 """
 
-from agent_evals.agent.config import AgentConfig, AgentConfigError, available_agents, load_agent_config
+from agent_evals.agent.config import AgentConfig, available_agents, load_agent_config
+from agent_evals.agent.errors import AgentConfigError, ServerUnavailable
 from agent_evals.agent.factory import Agent, create_agent, load_factory
 from agent_evals.agent.loop import run_turn
-from agent_evals.agent.portal_tools import PortalConnection, PortalTools, PortalUnavailable
+from agent_evals.agent.mcp_servers import HttpServer, McpServer, StdioServer, resolve_servers
+from agent_evals.agent.mcp_session import McpSession
+from agent_evals.agent.mcp_tools import McpTools
 from agent_evals.agent.types import AgentReply, ConversationalAgent, StopReason, ToolCall, ToolResult
 
 __all__ = [
@@ -25,9 +31,12 @@ __all__ = [
     "AgentConfigError",
     "AgentReply",
     "ConversationalAgent",
-    "PortalConnection",
-    "PortalTools",
-    "PortalUnavailable",
+    "HttpServer",
+    "McpServer",
+    "McpSession",
+    "McpTools",
+    "ServerUnavailable",
+    "StdioServer",
     "StopReason",
     "ToolCall",
     "ToolResult",
@@ -35,5 +44,6 @@ __all__ = [
     "create_agent",
     "load_agent_config",
     "load_factory",
+    "resolve_servers",
     "run_turn",
 ]

@@ -3,7 +3,8 @@
 Request ``{"conversation_id"?: str, "message": str}``; answer::
 
     {"conversation_id": "...", "reply": "...",
-     "tool_calls": [{"name": ..., "arguments": {...} | null, "outcome": "ok", "is_error": false}],
+     "tool_calls": [{"name": ..., "arguments": {...} | null, "outcome": "ok", "is_error": false,
+                     "server": "portal" | null}],
      "usage": {"prompt_tokens", "completion_tokens", "total_tokens", "calls", "cost"},
      "stop_reason": "reply" | "max_tool_rounds" | "max_tokens"}
 
@@ -20,16 +21,18 @@ message is stored before the agent runs; a turn that fails or is cut off by a cr
 in the record. Secrets are scrubbed before anything is stored (:mod:`agent_evals.live.turns`).
 A conversation belongs to one agent and one user: another one's id is unknown (404).
 
-The agent reaches the portal's tools through the portal's own MCP endpoint over
-loopback with the portal's token, as ``X-Created-By: portal-chat:<agent>``, so its
-pull requests say where they came from. One MCP session is opened per message.
+The agent's servers are resolved with ``PORTAL_URL`` (the portal's own address over loopback) and
+``PORTAL_TOKEN`` (the portal's token) given as variables, so an agent whose ``agent.yaml`` names
+``${PORTAL_URL}/mcp/`` reaches the portal's tools through its MCP endpoint, as
+``X-Created-By: portal-chat:<agent>``: its pull requests say where they came from. One MCP
+session per server is opened per message (stdio servers are started for it).
 Each turn is traced in the OpenTelemetry GenAI conventions when telemetry is configured
 (:mod:`agent_evals.live.telemetry`).
 
 Errors answer ``{"error": "<message>"}``: 400 bad request body or user id, 404 unknown agent
 (naming the agents) or unknown conversation, 503 LLM not configured (naming the variables to
-set) or the conversation store unavailable (nothing is sent to the agent), 502 the model or the
-portal failed, 500 a broken agent configuration. A failed turn leaves the history as it was,
+set) or the conversation store unavailable (nothing is sent to the agent), 502 the model or one of
+the agent's MCP servers failed, 500 a broken agent configuration (an unset variable too). A failed turn leaves the history as it was,
 so the message can be sent again.
 
 The router is built by :func:`build_chat_router`; ``agent-evals portal serve`` mounts it.
@@ -41,6 +44,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import os
 import re
 import secrets
 import time
@@ -57,8 +61,9 @@ from fastapi.responses import JSONResponse
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from agent_evals.agent.config import AgentConfig, AgentConfigError, available_agents, load_agent_config
+from agent_evals.agent.errors import ServerUnavailable
 from agent_evals.agent.factory import Agent, close_model
-from agent_evals.agent.portal_tools import PortalConnection, PortalUnavailable
+from agent_evals.agent.mcp_servers import resolve_servers
 from agent_evals.agent.types import AgentReply, StopReason
 from agent_evals.live.store import ConversationStore, StoreUnavailable
 from agent_evals.live.store_holder import StoreHolder
@@ -93,14 +98,14 @@ class ChatRequest(BaseModel):
 class ChatResponse(BaseModel):
     conversation_id: str
     reply: str
-    tool_calls: list[dict[str, Any]]  # {name, arguments, outcome, is_error} of each record ToolCall
+    tool_calls: list[dict[str, Any]]  # {name, arguments, outcome, is_error, server} of each record ToolCall
     usage: dict[str, Any]
     stop_reason: StopReason
 
     @classmethod
     def of(cls, conversation_id: str, reply: AgentReply) -> ChatResponse:
         calls = [
-            {"name": c.name, "arguments": c.arguments, "outcome": c.outcome, "is_error": c.is_error}
+            {"name": c.name, "arguments": c.arguments, "outcome": c.outcome, "is_error": c.is_error, "server": c.server}
             for c in reply.tool_calls
         ]
         return cls(
@@ -152,13 +157,15 @@ class ChatService:
         self._recent: OrderedDict[str, StoredConversation] = OrderedDict()  # answered last here, as stored
         self._locks: weakref.WeakValueDictionary[str, asyncio.Lock] = weakref.WeakValueDictionary()
 
-    async def chat(self, name: str, request: ChatRequest, portal: PortalConnection, user: str, state: Any) -> ChatResponse:
+    async def chat(
+        self, name: str, request: ChatRequest, variables: dict[str, str], user: str, state: Any
+    ) -> ChatResponse:
         config = self._config(name)
         model = self._model(config)
         store = await _call(self.store.get, state)
         cid = request.conversation_id or new_conversation_id()
         lock = self._locks.setdefault(cid, asyncio.Lock())
-        info = Agent(config, model, portal).info  # the agent's version: model, temperature, instructions
+        info = Agent(config, model).info  # the agent's version: model, temperature, instructions
         async with lock:
             conversation = await self._recent_begun(store, info, request, user)
             if conversation is None:
@@ -167,7 +174,7 @@ class ChatService:
                 await self._save(store, conversation, "the message was not sent to the agent",
                                  begin=request.conversation_id is not None)
             history = [*conversation.history, {"role": "user", "content": request.message}]
-            reply = await self._turn(config, model, portal, history, conversation, store)
+            reply = await self._turn(config, model, variables, history, conversation, store)
             await self._save(store, conversation, "the reply could not be stored; the conversation is as before")
             self._keep(conversation)
         return ChatResponse.of(conversation.id, reply)
@@ -205,18 +212,20 @@ class ChatService:
         return found
 
     async def _turn(
-        self, config: AgentConfig, model: ChatModel, portal: PortalConnection, history: list[Any],
+        self, config: AgentConfig, model: ChatModel, variables: dict[str, str], history: list[Any],
         conversation: StoredConversation, store: ConversationStore,
     ) -> AgentReply:
         started = time.perf_counter()
-        connection = portal.with_headers({"X-Created-By": f"portal-chat:{config.name}"})
         calls: list[ToolCall] = []
         traced = self.telemetry.wrap_model(model, conversation.id)
         with self.telemetry.invoke_agent(conversation.agent, conversation.id) as span:
             try:
-                async with Agent(config, traced, connection, wrap_tools=self.telemetry.wrap_tools) as agent:
+                servers = resolve_servers(config.name, config.servers, variables, environ=os.environ,
+                                          base_dir=config.folder,
+                                          headers={"X-Created-By": f"portal-chat:{config.name}"})
+                async with Agent(config, traced, servers, wrap_tools=self.telemetry.wrap_tools) as agent:
                     reply = await agent.respond(history, on_tool_call=calls.append)
-            except (LLMError, PortalUnavailable, AgentConfigError) as exc:
+            except (LLMError, ServerUnavailable, AgentConfigError) as exc:
                 error = _chat_error(exc)
                 span.failed(error.kind, str(error))
                 fail_turn(conversation, error.kind, str(error), tuple(calls))
@@ -314,10 +323,12 @@ def loopback_url(public_url: str, server: tuple[str, int | None] | None) -> str:
     return f"http://[{host}]:{port}" if ":" in host else f"http://{host}:{port}"
 
 
-def portal_connection(request: Request) -> PortalConnection:
-    """The connection back to this portal, from ``request.app.state.config`` (a ``PortalConfig``)."""
+def portal_variables(request: Request) -> dict[str, str]:
+    """``PORTAL_URL`` and ``PORTAL_TOKEN`` for the agent's servers: this portal over loopback, from
+    ``request.app.state.config`` (a ``PortalConfig``); no token: an empty one (its header is not sent)."""
     config = request.app.state.config
-    return PortalConnection(loopback_url(config.public_url, request.scope.get("server")), config.token)
+    return {"PORTAL_URL": loopback_url(config.public_url, request.scope.get("server")),
+            "PORTAL_TOKEN": config.token or ""}
 
 
 def build_chat_router(
@@ -345,7 +356,7 @@ def build_chat_router(
         except ValidationError as exc:
             return JSONResponse({"error": f"invalid chat request: {describe(exc, top='body')}"}, status_code=400)
         try:
-            answer = await service.chat(name, body, portal_connection(request), user_of(request), request.app.state)
+            answer = await service.chat(name, body, portal_variables(request), user_of(request), request.app.state)
         except ChatError as exc:
             return JSONResponse({"error": str(exc)}, status_code=exc.status)
         return JSONResponse(answer.model_dump(mode="json"))

@@ -5,11 +5,18 @@ description: Turns a developer's request into a spoke configuration pull request
 model: gpt-4.1            # model or Azure deployment; AGENT_MODEL or an override wins
 temperature: 0.2
 instructions: instructions.md   # relative to the agent's folder
-tools: [list_spokes, get_spoke, ...]   # the portal MCP tools this agent may call
+servers:                  # the MCP servers it uses, as MCP clients configure them (``mcp_servers``)
+  portal:
+    url: ${PORTAL_URL}/mcp/
+    headers: {Authorization: "Bearer ${PORTAL_TOKEN:-}"}
+    tools: [list_spokes, get_spoke, ...]   # the tools of this server the agent may call
 max_tool_rounds: 12       # model replies with tool calls per user turn, at most
 max_tokens: 2048          # optional: completion cap of each model reply (1..32768);
                           # LLM_MAX_TOKENS_AGENT or the provider's max_tokens wins
 ```
+
+The top-level ``tools:`` list of earlier versions is refused with a line saying how to write it
+now (under a server).
 """
 
 from __future__ import annotations
@@ -23,18 +30,15 @@ from typing import Any
 import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
+from agent_evals.agent.errors import AgentConfigError
+from agent_evals.agent.mcp_servers import McpServer, parse_servers
 from agent_evals.llm.caps import MAX_TOKENS_LIMIT
 from agent_evals.paths import agent_config_dir
-from agent_evals.record import KitError
 from agent_evals.validation_errors import describe
 
+__all__ = ["AgentConfig", "AgentConfigError", "AgentFile", "available_agents", "load_agent_config", "read_agent_config"]
+
 _AGENT_NAME = re.compile(r"^[a-z0-9][a-z0-9_-]{0,63}$")
-
-
-class AgentConfigError(KitError, ValueError):
-    """An agent name, configuration file or override is wrong; the message says what (kind ``config``)."""
-
-    kind = "config"
 
 
 class AgentFile(BaseModel):
@@ -46,7 +50,7 @@ class AgentFile(BaseModel):
     model: str = Field(min_length=1)
     temperature: float | None = Field(default=None, ge=0.0, le=2.0)
     instructions: str = Field(min_length=1)
-    tools: list[str] = Field(min_length=1)
+    servers: dict[str, Any] = Field(min_length=1)  # each entry is read by ``mcp_servers.parse_servers``
     max_tool_rounds: int = Field(default=10, ge=1, le=50)
     max_tokens: int | None = Field(default=None, ge=1, le=MAX_TOKENS_LIMIT)
 
@@ -61,11 +65,25 @@ class AgentConfig:
     temperature: float | None
     instructions: str
     instructions_file: Path
-    tools: tuple[str, ...]
+    servers: tuple[McpServer, ...]  # as written: ``${…}`` not expanded yet (``mcp_servers.resolve_servers``)
     max_tool_rounds: int
     config_file: Path = Path()
     max_tokens: int | None = None
     """The completion cap ``agent.yaml`` asks for (None: the role's default, docs/llm.md)."""
+
+    @property
+    def tools(self) -> tuple[str, ...]:
+        """Every tool the agent may call, server by server, in the order ``agent.yaml`` lists them."""
+        return tuple(tool for server in self.servers for tool in server.tools or ())
+
+    def server_of(self, tool: str) -> str | None:
+        """The name of the server whose filter lists ``tool``."""
+        return next((s.name for s in self.servers if tool in (s.tools or ())), None)
+
+    @property
+    def folder(self) -> Path:
+        """The agent's folder (a server's relative ``cwd`` starts there)."""
+        return self.config_file.parent
 
     @property
     def instructions_sha256(self) -> str:
@@ -135,10 +153,15 @@ def read_agent_config(
         raw = yaml.safe_load(path.read_text(encoding="utf-8"))
     except yaml.YAMLError as exc:
         raise AgentConfigError(f"{path} is not valid YAML: {exc}") from exc
+    if isinstance(raw, dict) and "tools" in raw:
+        raise AgentConfigError(f"{path}: {OLD_TOOLS_FORM}")
     try:
         spec = AgentFile.model_validate(raw)
+        servers = parse_servers(spec.servers)
     except ValidationError as exc:
         raise AgentConfigError(f"{path} is invalid: {describe(exc)}") from exc
+    except AgentConfigError as exc:
+        raise AgentConfigError(f"{path} is invalid: {exc}") from exc
 
     chosen = Path(instructions_file) if instructions_file is not None else folder / spec.instructions
     instructions = _read_instructions(chosen)
@@ -153,11 +176,18 @@ def read_agent_config(
         temperature=float(temperature) if temperature is not None else spec.temperature,
         instructions=instructions,
         instructions_file=chosen.resolve(),
-        tools=tuple(spec.tools),
+        servers=servers,
         max_tool_rounds=int(max_tool_rounds) if max_tool_rounds is not None else spec.max_tool_rounds,
         config_file=path.resolve(),
         max_tokens=spec.max_tokens,
     )
+
+
+OLD_TOOLS_FORM = (
+    "the top-level `tools:` list is no longer read: the tools belong to the MCP server that offers them. "
+    "Write `servers: {portal: {url: \"${PORTAL_URL}/mcp/\", headers: {Authorization: \"Bearer ${PORTAL_TOKEN:-}\"}, "
+    "tools: [<the same list>]}}` instead (docs/agent.md)"
+)
 
 
 def _read_instructions(path: Path) -> str:

@@ -12,15 +12,19 @@ async with create_agent("spoke", temperature=0.0) as agent:
 overrides (instructions file, model, temperature, max_tool_rounds, max_tokens), asks ``models``
 (a :class:`~agent_evals.llm.source.ModelSource`; default: the environment's endpoint
 and ``AGENT_MODEL``) for the ``agent`` role's chat model unless ``chat_model`` is given,
-and connects to the portal named by ``PORTAL_URL``/``PORTAL_TOKEN`` unless ``portal``
-is given. Every model request carries the agent's completion cap: ``max_tokens``, else
-``LLM_MAX_TOKENS_AGENT``, else ``agent.yaml``'s ``max_tokens``, else 2048 (docs/llm.md). ``headers`` are sent with every MCP request (``X-Eval-Id``, ``X-Test-Id``,
-``X-Created-By``); ``wrap_tools`` may wrap the tool executor (replay checks each tool
-result through it).
+and resolves the agent's MCP servers (``servers:`` in ``agent.yaml``): their ``${…}`` variables
+from ``variables``, then the environment (an unset one without a default is an
+``AgentConfigError`` naming the agent, server and variable, raised here, before any model call).
+Every model request carries the agent's completion cap: ``max_tokens``, else
+``LLM_MAX_TOKENS_AGENT``, else ``agent.yaml``'s ``max_tokens``, else 2048 (docs/llm.md).
+``headers`` are sent with every request to every HTTP server (``X-Eval-Id``, ``X-Test-Id``,
+``X-Created-By``); ``wrap_tools`` may wrap the tool executor (replay checks each tool result
+through it, whichever server answered).
 
-The agent is an async context manager: entering it opens one MCP session, kept for
-every ``respond`` until it is left. ``respond(history)`` runs one user turn
-(:func:`agent_evals.agent.loop.run_turn`).
+The agent is an async context manager: entering it opens one MCP session per server (starting
+the stdio servers' processes), kept for every ``respond`` until it is left; a server that cannot
+be started or reached raises ``ServerUnavailable`` (kind ``system``). ``respond(history)`` runs
+one user turn (:func:`agent_evals.agent.loop.run_turn`) over the servers' tools as one list.
 
 Your own agent: write a function with the same keyword arguments that returns an
 object following :class:`agent_evals.agent.types.ConversationalAgent` and give the
@@ -35,6 +39,7 @@ are traced to a test. See ``docs/agent.md``.
 from __future__ import annotations
 
 import importlib
+import os
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from types import TracebackType
@@ -42,7 +47,8 @@ from typing import Any, Self, cast
 
 from agent_evals.agent.config import AgentConfig, AgentConfigError, load_agent_config
 from agent_evals.agent.loop import ToolExecutor, run_turn
-from agent_evals.agent.portal_tools import PortalConnection, PortalTools
+from agent_evals.agent.mcp_servers import McpServer, resolve_servers
+from agent_evals.agent.mcp_tools import McpTools
 from agent_evals.agent.types import AgentReply, ConversationalAgent, ToolObserver
 from agent_evals.llm.caps import max_tokens_for, with_max_tokens
 from agent_evals.llm.source import LiveModels, ModelSource
@@ -54,23 +60,24 @@ ToolWrapper = Callable[[ToolExecutor], ToolExecutor]
 
 
 class Agent:
-    """A production agent: its configuration, its chat model and one MCP session."""
+    """A production agent: its configuration, its chat model and its MCP servers (``servers``: resolved,
+    see :func:`~agent_evals.agent.mcp_servers.resolve_servers`), one session each while it is open."""
 
     def __init__(
         self,
         config: AgentConfig,
         model: ChatModel,
-        connection: PortalConnection,
+        servers: Sequence[McpServer] = (),
         *,
         owns_model: bool = False,
         wrap_tools: ToolWrapper | None = None,
     ) -> None:
         self.config = config
         self.model = model
-        self._connection = connection
+        self.servers = tuple(servers)
         self._owns_model = owns_model
         self._wrap_tools = wrap_tools
-        self._session: PortalTools | None = None
+        self._session: McpTools | None = None
         self._tools: ToolExecutor | None = None
 
     @property
@@ -85,7 +92,7 @@ class Agent:
     async def __aenter__(self) -> Self:
         if self._session is not None:
             raise RuntimeError(f"agent {self.config.name!r} is already open")
-        session = PortalTools(self._connection, allowed=self.config.tools)
+        session = McpTools(self.servers)
         try:
             await session.__aenter__()
         except BaseException:
@@ -140,7 +147,7 @@ def create_agent(
     models: ModelSource | None = None,
     chat_model: ChatModel | None = None,
     wrap_tools: ToolWrapper | None = None,
-    portal: PortalConnection | None = None,
+    variables: Mapping[str, str] | None = None,
     headers: Mapping[str, str] | None = None,
     config_dir: Path | None = None,
 ) -> Agent:
@@ -153,15 +160,15 @@ def create_agent(
         temperature=temperature,
         max_tool_rounds=max_tool_rounds,
     )
-    connection = (
-        portal.with_headers(headers) if portal is not None else PortalConnection.from_env(headers=headers)
+    servers = resolve_servers(
+        config.name, config.servers, variables, environ=os.environ, base_dir=config.folder, headers=headers
     )
     cap = max_tokens_for("agent", max_tokens=max_tokens, default_max_tokens=config.max_tokens, setting="max_tokens")
     owns_model = chat_model is None
     if chat_model is None:
         chat_model = (models or LiveModels()).chat_model("agent", model=model, default_model=config.model)
     capped = with_max_tokens(chat_model, cap)
-    return Agent(config, capped, connection, owns_model=owns_model, wrap_tools=wrap_tools)
+    return Agent(config, capped, servers, owns_model=owns_model, wrap_tools=wrap_tools)
 
 
 async def close_model(model: Any) -> None:

@@ -9,10 +9,11 @@ Errors the model should see come back to it as tool results, and each call's
 outcome is typed (:data:`~agent_evals.record.ToolOutcome`): ``invalid_arguments``
 (not a JSON object; not called), ``refused`` (a tool the agent may not use or that
 does not exist, or one past the tool-round limit; not called), ``tool_error`` (the
-tool failed, raised, or the portal answered an error), ``ok``. A portal that cannot
-be reached and a model that cannot be reached raise (``PortalUnavailable``,
-``LLMError``): the turn cannot go on; the calls made before are already reported
-through ``on_tool_call``.
+tool failed, raised, or its MCP server answered an error), ``ok``. Each call that reached a
+server names it (``ToolCall.server``, from the executor's :class:`ToolResult`). An MCP server
+that cannot be reached or stopped and a model that cannot be reached raise
+(``ServerUnavailable``, ``LLMError``: any ``KitError``): the turn cannot go on; the calls made
+before are already reported through ``on_tool_call``.
 """
 
 from __future__ import annotations
@@ -36,14 +37,14 @@ MAX_ROUNDS_REPLY = (
 
 
 class ToolExecutor(Protocol):
-    """Executes tools for the loop (``PortalTools`` in production)."""
+    """Executes tools for the loop (``McpTools`` in production: the agent's MCP servers)."""
 
     @property
     def specs(self) -> list[ToolSpec]: ...
 
     async def call(self, name: str, arguments: Mapping[str, Any]) -> ToolResult:
-        """Run one tool. Raise ``PortalUnavailable`` when the tools cannot be reached at all;
-        any other exception is reported to the model as a tool error."""
+        """Run one tool. Raise a ``KitError`` (``ServerUnavailable``) when the tools cannot be reached at
+        all; any other exception is reported to the model as a tool error."""
         ...
 
 
@@ -139,7 +140,7 @@ async def _execute(request: ToolCall, tools: ToolExecutor, allowed: set[str]) ->
     started = time.perf_counter()
     try:
         result = await tools.call(request.name, arguments)
-    except KitError:  # the portal is gone, the replay diverged, the budget is spent: the turn cannot go on
+    except KitError:  # a server is gone, the replay diverged, the budget is spent: the turn cannot go on
         raise
     except Exception as exc:  # the model sees it as a tool error; logged with its traceback
         log.warning("tool %s raised %s", request.name, type(exc).__name__, exc_info=True)
@@ -150,5 +151,5 @@ async def _execute(request: ToolCall, tools: ToolExecutor, allowed: set[str]) ->
     if result.is_error:
         text = error_text(result.text)
         value = result.value if result.value is not None else text
-        return request.with_outcome(outcome, value, duration_ms), text
-    return request.with_outcome(outcome, result.value, duration_ms), result.text
+        return request.with_outcome(outcome, value, duration_ms, server=result.server), text
+    return request.with_outcome(outcome, result.value, duration_ms, server=result.server), result.text

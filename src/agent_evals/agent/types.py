@@ -25,11 +25,13 @@ half-way loses none of the calls it made, e.g. a PR it created)."""
 
 @dataclass(frozen=True)
 class ToolResult:
-    """A tool's answer: ``value`` is parsed JSON when possible; ``text`` goes to the model."""
+    """A tool's answer: ``value`` is parsed JSON when possible; ``text`` goes to the model;
+    ``server`` names the MCP server that answered (the run record's ``ToolCall.server``)."""
 
     value: Any
     text: str
     is_error: bool
+    server: str | None = None
 
 
 @dataclass(frozen=True)

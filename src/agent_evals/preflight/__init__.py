@@ -5,10 +5,11 @@ one line each (file, line, what is wrong, what would be right): generated cases 
 with their templates and table (or templates and table that make no valid cases), YAML errors, the provider
 config, each test's user and limits, every kit assertion's config (by the check's own
 parser), tool names against the agent's tools, sources against the seed data, metrics,
-cassettes for a replay (present and not stale), and for a live run each role's model (and,
-unless ``offline``, one cheap request to it) and an external portal. It is also the first
-step of ``agent-evals run``. Nothing is started, created or called on the model besides
-those pings.
+cassettes for a replay (present and not stale), the agents' stdio MCP servers (each started
+once, its tools listed, and stopped: a missing command, an early exit, a filtered tool it lacks),
+and for a live run each role's model (and, unless ``offline``, one cheap request to it) and an
+external portal. It is also the first step of ``agent-evals run``. Nothing else is started,
+created or called on the model besides those pings.
 """
 
 from __future__ import annotations
@@ -21,7 +22,8 @@ from agent_evals.preflight.case_files import unlisted_case_files
 from agent_evals.preflight.live_checks import check_external_portal, check_models, check_prices
 from agent_evals.preflight.problems import Problem
 from agent_evals.preflight.replay_checks import check_cassettes, replay_folder
-from agent_evals.preflight.suite_checks import check_tests, needs_judge, needs_user_model, provider_plans
+from agent_evals.preflight.server_checks import check_servers
+from agent_evals.preflight.suite_checks import ProviderPlan, check_tests, needs_judge, needs_user_model, provider_plans
 from agent_evals.runner.promptfoo_args import Flags, select, shared_output
 from agent_evals.runner.suite_files import SuiteFileError, TestEntry, load_suite
 from agent_evals.runner.suites import Suite
@@ -55,6 +57,7 @@ def preflight(
 ) -> Preflight:
     result = Preflight()
     roles: list[tuple[Role, str | None, str | None]] = []
+    all_plans: list[ProviderPlan] = []
     for suite in suites:
         result.problems += [Problem(None, line) for line in check_suite(suite)]
         try:
@@ -66,6 +69,7 @@ def preflight(
         result.problems += [Problem(exc.where, exc.detail) for exc in loaded.errors]
         result.problems += unlisted_case_files(loaded)
         plans = provider_plans(loaded, result.problems)
+        all_plans += plans
         chosen = select(loaded.tests, flags)
         result.selected[suite.name] = chosen
         tests = loaded.tests if chosen is None else chosen
@@ -84,6 +88,7 @@ def preflight(
     result.problems += unpriced  # before any request: a budget needs a price for every model
     if not replay and not unpriced:
         result.problems += check_models(dict.fromkeys(roles), offline=offline, notes=result.notes)
+    result.problems += check_servers(all_plans, result.notes)  # replays run the agent's servers too
     result.problems += _deadline_problems()
     result.problems += check_external_portal()
     return result

@@ -4,12 +4,12 @@ from __future__ import annotations
 
 from functools import cache
 
-from agent_evals.agent.portal_tools import mcp_tool_to_spec
+from agent_evals.agent.mcp_sdk import mcp_tool_to_spec
 from agent_evals.llm.types import ToolSpec
 from agent_evals.portal.tool_catalog import catalog
 
 
 @cache
 def portal_tool_specs() -> dict[str, ToolSpec]:
-    """Every portal tool as the agent's model sees it, by name (as ``PortalTools`` converts them)."""
+    """Every portal tool as the agent's model sees it, by name (as ``McpSession`` converts them)."""
     return {t["name"]: mcp_tool_to_spec(t["name"], t["description"], t["input_schema"]) for t in catalog()}

@@ -85,9 +85,12 @@ def _changes(loaded: LoadedSuite, test: TestEntry, plan: ProviderPlan, recorded:
 
 
 def expected_agent_fingerprint(plan: ProviderPlan) -> dict[str, Any] | None:
-    """What the kit's agent will show its model on the first call (None for a team's factory)."""
+    """What the kit's agent will show its model on the first call (None for a team's factory, and for an
+    agent offered tools the portal's catalog does not describe: those of its other MCP servers)."""
     if plan.agent is None:
         return None
     specs = portal_tool_specs()
-    tools = [specs[name] for name in plan.agent.tools if name in specs]
+    if any(name not in specs for name in plan.agent.tools):
+        return None
+    tools = [specs[name] for name in plan.agent.tools]
     return agent_fingerprint([{"role": "system", "content": plan.agent.instructions}], tools, plan.agent.temperature)

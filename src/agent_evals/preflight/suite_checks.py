@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from agent_evals.agent.config import AgentConfig, AgentConfigError, load_agent_config
+from agent_evals.agent.mcp_servers import HttpServer
 from agent_evals.assertions._config import ConfigError
 from agent_evals.assertions.names import is_glob, name_matches
 from agent_evals.assertions.registry import JUDGED_CHECKS, check_name, pack_of, parse_check_config
@@ -25,6 +26,7 @@ from agent_evals.provider.promptfoo_assertions import assertion_problems
 from agent_evals.runner.suite_files import LoadedSuite, ProviderEntry, TestEntry
 
 KIT_PROVIDER = "providers/agent.py"
+PORTAL_URL = "${PORTAL_URL}"
 
 
 @dataclass
@@ -77,7 +79,7 @@ def _agent(entry: ProviderEntry, config: dict[str, Any], loaded: LoadedSuite, pr
         problems.append(Problem(entry.where, f"provider {entry.label or entry.id}: {exc}"))
         return None
     known = portal_tool_specs()
-    for name in agent.tools:
+    for name in portal_server_tools(agent):
         if name not in known:
             problems.append(Problem(entry.where, f"provider {entry.label or entry.id}: agent {agent.name!r} allows "
                                                  f"tool {name!r}, which the portal does not offer"
@@ -86,6 +88,13 @@ def _agent(entry: ProviderEntry, config: dict[str, Any], loaded: LoadedSuite, pr
 
 
 _TEST_KEYS = ("simulated_user", "user_messages")
+
+
+def portal_server_tools(agent: AgentConfig) -> list[str]:
+    """The filtered tools of the agent's servers at the portal the runner starts (``url: ${PORTAL_URL}…``):
+    the ones the portal's catalog can check offline (other servers are checked live: ``server_checks``)."""
+    return [tool for server in agent.servers if isinstance(server, HttpServer) and server.url.startswith(PORTAL_URL)
+            for tool in server.tools or ()]
 
 
 def _pack(entry: ProviderEntry, config: dict[str, Any], problems: list[Problem]) -> Pack | None:
@@ -184,8 +193,8 @@ def _assertion_problems(item: Mapping[str, Any], position: int, plans: list[Prov
 def _tool_name_problems(name: str, config: Any, plan: ProviderPlan) -> list[str]:
     """Tools the case expects the agent to call must be offered to it; tools it names otherwise
     (forbidden, ignored, the submitting tool) must exist on the portal."""
-    portal = sorted(portal_tool_specs())
     offered = plan.offered
+    portal = sorted({*portal_tool_specs(), *(offered or ())})  # what exists: the portal's and the agent's tools
     expected, existing = _names(name, config)
     out = []
     for tool in expected:

@@ -18,6 +18,8 @@ something that kept the run from happening. ``ErrorKind`` names it:
 
 ``config``          the suite, case, provider or agent configuration is wrong
 ``portal``          the portal could not be reached, refused, or failed
+``system``          the system under test or one of the agent's MCP servers could not be started or
+                    reached, or stopped during the conversation
 ``model``           the agent's (or judge's) model failed: unreachable, auth, rate limit after retries
 ``user_simulator``  the simulated user's model failed or its reply was unusable
 ``replay``          the cassette no longer fits the run (or is stale)
@@ -37,7 +39,8 @@ EndReason = Literal["done", "gave_up", "max_turns", "max_tool_rounds", "max_toke
 END_REASONS: tuple[EndReason, ...] = get_args(EndReason)
 EndedBy = Literal["user", "limit", "error"]
 ErrorKind = Literal[
-    "config", "portal", "model", "user_simulator", "replay", "budget", "timeout", "interrupted", "internal", "cut_off"
+    "config", "portal", "system", "model", "user_simulator", "replay", "budget", "timeout", "interrupted", "internal",
+    "cut_off",
 ]
 ERROR_KINDS: tuple[ErrorKind, ...] = get_args(ErrorKind)
 
@@ -58,8 +61,8 @@ def ended_by(reason: EndReason) -> EndedBy:
 class KitError(Exception):
     """An error that kept a run from happening; ``kind`` is its :data:`ErrorKind`.
 
-    Subclasses set ``kind`` (``ProviderConfigError`` is ``config``, ``PortalUnavailable``
-    is ``portal``, ``LLMError`` is ``model``…); an instance may override it.
+    Subclasses set ``kind`` (``ProviderConfigError`` is ``config``, ``ServerUnavailable``
+    is ``system``, ``LLMError`` is ``model``…); an instance may override it.
     """
 
     kind: ErrorKind = "internal"

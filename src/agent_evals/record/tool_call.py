@@ -1,7 +1,9 @@
 """One tool call, from the model's request to its outcome: the kit's only tool-call type.
 
 The model's request is a ``ToolCall`` with ``outcome`` None (not executed). The agent
-loop executes it and returns a copy with ``outcome``, ``result``, ``turn`` and timing.
+loop executes it and returns a copy with ``outcome``, ``result``, ``turn``, timing and the
+``server`` (the name of the agent's MCP server that ran it; None when no server did, and in
+records written before the field existed).
 The outcome is typed, never inferred from text:
 
 ``ok``                 the tool ran and succeeded
@@ -38,6 +40,7 @@ class ToolCall:
     turn: int = 0  # 1-based user turn
     index: int = 0
     duration_ms: float = 0.0
+    server: str | None = None  # the MCP server the call went to (its name in agent.yaml)
 
     @classmethod
     def request(cls, id: str, name: str, raw_arguments: str) -> ToolCall:
@@ -62,8 +65,10 @@ class ToolCall:
         """``call 3, turn 2``."""
         return f"call {self.index}, turn {self.turn}"
 
-    def with_outcome(self, outcome: ToolOutcome, result: Any, duration_ms: float = 0.0) -> ToolCall:
-        return replace(self, outcome=outcome, result=result, duration_ms=round(duration_ms, 3))
+    def with_outcome(
+        self, outcome: ToolOutcome, result: Any, duration_ms: float = 0.0, *, server: str | None = None
+    ) -> ToolCall:
+        return replace(self, outcome=outcome, result=result, duration_ms=round(duration_ms, 3), server=server)
 
     def placed(self, *, turn: int, index: int) -> ToolCall:
         return replace(self, turn=turn, index=index)
@@ -85,6 +90,8 @@ class ToolCall:
                 index=self.index,
                 duration_ms=self.duration_ms,
             )
+        if self.server is not None:
+            out["server"] = self.server
         return out
 
     def request_dict(self) -> dict[str, Any]:
@@ -121,6 +128,7 @@ class ToolCall:
             turn=_int(raw.get("turn")),
             index=_int(raw.get("index")),
             duration_ms=float(raw.get("duration_ms") or 0.0),
+            server=_server(raw.get("server"), where, name),
         )
 
 
@@ -135,6 +143,12 @@ def parse_arguments(raw: str | None) -> tuple[dict[str, Any] | None, str | None]
     if not isinstance(value, dict):
         return None, f"expected an object, got {type(value).__name__}"
     return value, None
+
+
+def _server(value: Any, where: str, name: str) -> str | None:
+    if value is None or isinstance(value, str):
+        return value or None
+    raise ToolCallFormatError(f"{where} ({name}) has server {value!r}, which is not a server's name (a string)")
 
 
 def _int(value: Any) -> int:

@@ -50,9 +50,10 @@ from agent_evals.runner import warm_launch
 # What a provider worker and an assertion import on their first call (the kit imports its SDKs lazily).
 PRELOAD = (
     "agent_evals.provider.run",
-    "agent_evals.agent.portal_tools",
+    "agent_evals.agent.mcp_tools",
     "agent_evals.assertions",
     "mcp.client.client",
+    "mcp.client.stdio",
     "mcp.client.streamable_http",
     "mcp.shared.exceptions",
     "httpx2",

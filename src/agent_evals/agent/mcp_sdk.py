@@ -1,0 +1,89 @@
+"""What the agent's MCP client needs from the MCP SDK besides the session itself: tools as the model
+sees them, listing every page of a server's tools, output validators shared across sessions, the
+TLS settings built once, and the leaves of an exception group."""
+
+from __future__ import annotations
+
+import functools
+import json
+import ssl
+from collections.abc import Mapping
+from typing import Any
+
+from agent_evals.llm.types import ToolSpec
+
+__all__ = ["exception_leaves", "list_tools", "mcp_tool_to_spec", "parse_json", "share_output_validators", "ssl_context"]
+
+
+def mcp_tool_to_spec(name: str, description: str | None, input_schema: Mapping[str, Any]) -> ToolSpec:
+    """An MCP tool definition as an OpenAI function tool."""
+    parameters = dict(input_schema) if input_schema else {"type": "object", "properties": {}}
+    parameters.pop("title", None)
+    return {
+        "type": "function",
+        "function": {"name": name, "description": description or "", "parameters": parameters},
+    }
+
+
+# Compiled output-schema validators, shared by this process's sessions: the SDK compiles one per tool
+# and session (~10 ms each, most of a replayed conversation's CPU); a server's schemas don't change.
+_VALIDATORS: dict[tuple[str, str], Any] = {}
+
+
+def share_output_validators(client: Any) -> None:
+    """Give a new session the validators an earlier session compiled for the same schemas (the SDK
+    reuses a session's cached validator while the tool's schema is unchanged). Best effort: an SDK
+    without this cache is left as it is."""
+    session = getattr(client, "session", None)
+    schemas = getattr(session, "_tool_output_schemas", None)
+    cache = getattr(session, "_tool_output_validators", None)
+    compile_one = getattr(session, "_output_schema_validator", None)
+    if not (isinstance(schemas, dict) and isinstance(cache, dict) and callable(compile_one)):
+        return
+    for name, schema in schemas.items():
+        if not isinstance(schema, dict):
+            continue
+        key = (str(name), json.dumps(schema, sort_keys=True))
+        if key in _VALIDATORS:
+            cache[name] = _VALIDATORS[key]
+            continue
+        try:
+            _VALIDATORS[key] = compile_one(name, schema)  # compiles and caches it in this session too
+        except RuntimeError:
+            continue  # an invalid schema: the SDK says so when the tool is called
+
+
+async def list_tools(client: Any) -> list[Any]:
+    tools: list[Any] = []
+    cursor: str | None = None
+    while True:
+        listed = await client.list_tools(cursor=cursor) if cursor else await client.list_tools()
+        tools.extend(listed.tools)
+        cursor = listed.next_cursor
+        if not cursor:
+            return tools
+
+
+@functools.cache
+def ssl_context() -> ssl.SSLContext:
+    """httpx2's default TLS settings, built once per process: building them takes ~25 ms,
+    which a new session per conversation (or per chat message) would pay every time."""
+    import httpx2
+
+    return httpx2.create_ssl_context()
+
+
+def parse_json(text: str) -> Any:
+    try:
+        return json.loads(text)
+    except (ValueError, TypeError):
+        return text
+
+
+def exception_leaves(exc: BaseException) -> list[BaseException]:
+    if isinstance(exc, BaseExceptionGroup):
+        out: list[BaseException] = []
+        for sub in exc.exceptions:
+            out.extend(exception_leaves(sub))
+        return out
+    return [exc]

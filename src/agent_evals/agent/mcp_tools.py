@@ -1,0 +1,93 @@
+"""The tools of all the agent's MCP servers, as one list: what the loop calls (its ``ToolExecutor``).
+
+:class:`McpTools` opens one :class:`~agent_evals.agent.mcp_session.McpSession` per server, all at
+once (a stdio server's start overlaps the others'), and offers the model their filtered tools
+server by server, in the order ``agent.yaml`` lists them. A call goes to the server that offers the
+tool, and its :class:`ToolResult` names that server (the record's ``ToolCall.server``).
+
+Opening fails as a whole, with the first server's error in the configuration's order (the sessions
+already open are closed): :class:`ServerUnavailable` for a server that cannot be started or
+reached, :class:`AgentConfigError` for a filter naming a tool its server lacks, or for a tool
+name two servers both offer to the model (a filter names each tool of one server only, which
+``agent.yaml`` checks; this catches servers given without a filter).
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Mapping, Sequence
+from types import TracebackType
+from typing import Any, Self
+
+from agent_evals.agent.errors import AgentConfigError
+from agent_evals.agent.mcp_servers import McpServer
+from agent_evals.agent.mcp_session import DEFAULT_TIMEOUT_S, McpSession
+from agent_evals.agent.types import ToolResult
+from agent_evals.llm.types import ToolSpec
+
+__all__ = ["McpTools"]
+
+
+class McpTools:
+    """An async context manager holding one MCP session per server for a conversation."""
+
+    def __init__(self, servers: Sequence[McpServer], *, timeout_s: float = DEFAULT_TIMEOUT_S) -> None:
+        self.sessions = [McpSession(server, timeout_s=timeout_s) for server in servers]
+        self._route: dict[str, McpSession] = {}
+        self.specs: list[ToolSpec] = []
+
+    @property
+    def names(self) -> list[str]:
+        return [s["function"]["name"] for s in self.specs]
+
+    def server_of(self, tool: str) -> str | None:
+        """The name of the server that offers ``tool`` (None before opening, or for a tool none offers)."""
+        session = self._route.get(tool)
+        return session.name if session is not None else None
+
+    async def __aenter__(self) -> Self:
+        try:
+            opened = await asyncio.gather(*(s.__aenter__() for s in self.sessions), return_exceptions=True)
+        except BaseException:  # cancelled while opening: close what did open
+            await self.aclose()
+            raise
+        failures = [r for r in opened if isinstance(r, BaseException)]
+        try:
+            if failures:
+                raise failures[0]
+            self._route = _routes(self.sessions)
+        except BaseException:
+            await self.aclose()
+            raise
+        self.specs = [spec for session in self.sessions for spec in session.specs]
+        return self
+
+    async def __aexit__(
+        self, exc_type: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None
+    ) -> None:
+        await self.aclose()
+
+    async def aclose(self) -> None:
+        """Close every session (each logs, never raises, what kept it from closing cleanly)."""
+        self._route = {}
+        await asyncio.gather(*(session.aclose() for session in self.sessions))
+
+    async def call(self, name: str, arguments: Mapping[str, Any]) -> ToolResult:
+        """Call ``name`` on the server that offers it (see :meth:`McpSession.call`)."""
+        session = self._route.get(name)
+        if session is None:
+            return ToolResult(None, f"no MCP server of the agent offers a tool {name!r}", is_error=True)
+        return await session.call(name, arguments)
+
+
+def _routes(sessions: Sequence[McpSession]) -> dict[str, McpSession]:
+    route: dict[str, McpSession] = {}
+    for session in sessions:
+        for tool in session.names:
+            if tool in route:
+                raise AgentConfigError(
+                    f"tool {tool!r} is offered by both MCP servers {route[tool].name!r} and {session.name!r}: the "
+                    "model would not know which one it calls; give one of them a `tools` filter without it"
+                )
+            route[tool] = session
+    return route
