@@ -36,8 +36,10 @@ RECORDED = {
     "input_diff": (1, "a4193731134f"),
     "spoke_json_valid": (1, "b8cb569daced"),
     "pull_request": (1, "29d1761b8b26"),
+    "protected_branches": (1, "80c843e62963"),
+    "changelog_entry": (1, "fba59d3b1684"),
 }
-SCOPE = ("agent_evals.assertions", "agent_evals.packs.spoke.checks")
+SCOPE = ("agent_evals.assertions", "agent_evals.packs.spoke.checks", "agent_evals.packs.release")
 
 
 def _sources(module: str, seen: set[str] | None = None) -> set[str]:
