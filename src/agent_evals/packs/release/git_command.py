@@ -12,8 +12,9 @@ from pathlib import Path
 GIT_TIMEOUT_S = 30
 
 
-class GitError(RuntimeError):
-    """A git command failed; the message names the command and git's last line of stderr."""
+class RepositoryError(RuntimeError):
+    """A git command on the test repository failed; the message names the command and git's last line of stderr.
+    (The wiring makes it the System protocol's error of kind `system`.)"""
 
 
 def git_environment(extra: Mapping[str, str] | None = None) -> dict[str, str]:
@@ -26,17 +27,17 @@ def git_environment(extra: Mapping[str, str] | None = None) -> dict[str, str]:
 
 
 def git(repo: Path, *args: str, stdin: bytes | None = None, env: Mapping[str, str] | None = None) -> str:
-    """``git -C repo args…``'s standard output (raises :class:`GitError`)."""
+    """``git -C repo args…``'s standard output (raises :class:`RepositoryError`)."""
     command = ["git", "-C", str(repo), *args]
     try:
         done = subprocess.run(command, input=stdin, capture_output=True, env=git_environment(env),
                               timeout=GIT_TIMEOUT_S, check=False)
     except (OSError, subprocess.TimeoutExpired) as exc:
-        raise GitError(f"git {' '.join(args)}: {exc}") from None
+        raise RepositoryError(f"git {' '.join(args)}: {exc}") from None
     if done.returncode != 0:
         lines = done.stderr.decode("utf-8", "replace").strip().splitlines()
-        raise GitError(f"git {' '.join(args)} in {repo} exited {done.returncode}: {lines[-1] if lines else 'no message'}")
+        raise RepositoryError(f"git {' '.join(args)} in {repo} exited {done.returncode}: {lines[-1] if lines else 'no message'}")
     return done.stdout.decode("utf-8", "replace")
 
 
-__all__ = ["GIT_TIMEOUT_S", "GitError", "git", "git_environment"]
+__all__ = ["GIT_TIMEOUT_S", "RepositoryError", "git", "git_environment"]

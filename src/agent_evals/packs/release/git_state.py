@@ -11,7 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
-from agent_evals.packs.release.git_command import GitError, git
+from agent_evals.packs.release.git_command import RepositoryError, git
 from agent_evals.packs.release.seed_repo import MAIN
 from agent_evals.packs.release.snapshot import BranchChange, Commit, RefState, RepositorySnapshot
 
@@ -107,14 +107,14 @@ def _change(repo: Path, branch: str, tip: str, base_sha: str | None) -> BranchCh
 def _merge_base(repo: Path, one: str, other: str) -> str | None:
     try:
         return git(repo, "merge-base", one, other).strip() or None
-    except GitError:
+    except RepositoryError:
         return None  # no common history
 
 
 def _text(repo: Path, revision: str, path: str) -> str | None:
     try:
         return git(repo, "show", f"{revision}:{path}")[:MAX_FILE_CHARS]
-    except GitError:
+    except RepositoryError:
         return None  # not in that revision
 
 
