@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from agent_evals.packs.release.git_command import GitError, git
+from agent_evals.packs.release.git_command import RepositoryError, git
 from agent_evals.packs.release.seed_repo import (
     AGENT_IDENTITY, SEED_MAIN, SeedCommit, SeedHistory, build_seed_repository, seed_history,
 )
@@ -66,7 +66,7 @@ def test_a_bad_history_file_is_refused(tmp_path: Path) -> None:
 
 
 def test_a_git_failure_names_the_command(tmp_path: Path) -> None:
-    with pytest.raises(GitError, match=r"git rev-parse main in .* exited 128"):
+    with pytest.raises(RepositoryError, match=r"git rev-parse main in .* exited 128"):
         git(tmp_path, "rev-parse", "main")
 
 
