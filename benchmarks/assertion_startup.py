@@ -98,7 +98,12 @@ CONFIGS: dict[str, dict[str, Any]] = {
     "goal_reached": {},
     "expected_statements": {"statements": ["The assistant raised the retries to 5", "It gave the link"]},
     "trajectory_quality": {"expected": ["get_spoke", "create_spoke_pull_request"]},
+    "protected_branches": {"protected": ["main", "release/*"]},
+    "changelog_entry": {"expect": "none"},
 }
+# the release pack's end state: a repository nothing changed (its checks read it as their snapshot)
+_REFS = {"branches": {"main": "a" * 40}, "tags": {}, "reachable": {"main": ["a" * 40]}}
+REPOSITORY = {"base": "main", "start": _REFS, "end": _REFS, "head": "main", "head_sha": "a" * 40}
 
 
 def _metadata(portal_url: str) -> dict[str, Any]:
@@ -136,6 +141,7 @@ def _metadata(portal_url: str) -> dict[str, Any]:
         snapshot=Snapshot(portal_url, (pr,), {
             "schema": {"schema": SCHEMA, "additional_schema": None, "file_name_rules": None},
             "spoke/billing": {"name": "billing", "file": "spokes/billing.json", "config": SOURCE},
+            "repository": REPOSITORY,
         }),
     )
     record.add_usage("agent", Usage(9000, 400, 9400, 5))

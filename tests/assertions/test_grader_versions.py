@@ -36,8 +36,10 @@ RECORDED = {
     "input_diff": (1, "42d38dca665f"),
     "spoke_json_valid": (1, "50d8f69f4f64"),
     "pull_request": (1, "f9cc0550f852"),
+    "protected_branches": (1, "d097ed689004"),
+    "changelog_entry": (1, "bd2af16f0333"),
 }
-SCOPE = ("agent_evals.assertions", "agent_evals.packs.spoke.checks")
+SCOPE = ("agent_evals.assertions", "agent_evals.packs.spoke.checks", "agent_evals.packs.release")
 
 
 def _sources(module: str, seen: set[str] | None = None) -> set[str]:

@@ -59,11 +59,11 @@ def test_the_scan_would_catch_a_domain_word(tmp_path: Path) -> None:
 
 
 def test_packs_by_name_by_path_and_bad_ones() -> None:
-    assert set(built_in()) >= {"generic", "spoke"}
+    assert set(built_in()) >= {"generic", "release", "spoke"}
     assert isinstance(load_pack("generic"), GenericPack)
     assert load_pack("tests.toy_pack:TicketsPack").name == "tickets"
     assert load_pack("tests.toy_pack:PACK") is PACK
-    with pytest.raises(PackError, match="unknown pack 'tikets': use one of generic, spoke"):
+    with pytest.raises(PackError, match="unknown pack 'tikets': use one of generic, release, spoke"):
         load_pack("tikets")
     with pytest.raises(PackError, match="cannot load tests.toy_pack:Nope"):
         load_pack("tests.toy_pack:Nope")

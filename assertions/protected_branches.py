@@ -1,0 +1,19 @@
+"""Promptfoo assertion ``protected_branches``: protected branches, tags and history were left alone.
+
+Settings go under the assertion's ``config:``; see docs/assertions.md. The logic lives in
+``agent_evals.packs.release.checks.protected_branches``.
+"""
+
+from typing import Any
+
+from agent_evals.assertions import GradingResult, grade_from_context
+from agent_evals.packs.release.checks.protected_branches import grade
+
+
+def get_assert(output: Any, context: dict[str, Any]) -> GradingResult:
+    return grade_from_context(grade, context)
+
+
+def get_assert_not(output: Any, context: dict[str, Any]) -> GradingResult:
+    """The check's ``not-`` form (``type: not-python``, as the suites' hook points it here)."""
+    return grade_from_context(grade, context, negated=True)
