@@ -25,7 +25,7 @@ from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from agent_evals.portal_api import PortalAPI, PortalError, PortalNotFound, find_pull_request_urls
+from agent_evals.packs.spoke.portal.api import PortalAPI, PortalError, PortalNotFound, find_pull_request_urls
 from agent_evals.record import MARKER, RecordError, RunRecord, Trace
 
 log = logging.getLogger(__name__)

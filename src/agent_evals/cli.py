@@ -16,7 +16,7 @@ from agent_evals.command_signals import Terminated, stopping
 
 
 def _portal_serve(args: argparse.Namespace) -> int:
-    from agent_evals.portal.server import serve
+    from agent_evals.packs.spoke.portal.server import serve
 
     data_dir, settings, port = args.data_dir, args.settings, args.port
     if args.suite:
@@ -25,7 +25,7 @@ def _portal_serve(args: argparse.Namespace) -> int:
         try:
             data_dir, settings, port = suite_portal_settings(args.suite, data_dir, settings, port)
         except ValueError as exc:
-            logging.getLogger("agent_evals.portal").error("%s", exc)
+            logging.getLogger("agent_evals.packs.spoke.portal").error("%s", exc)
             return 2
     return serve(
         host=args.host,
@@ -39,7 +39,7 @@ def _portal_serve(args: argparse.Namespace) -> int:
 
 
 def _portal_reset(args: argparse.Namespace) -> int:
-    from agent_evals.portal.server import reset
+    from agent_evals.packs.spoke.portal.server import reset
 
     return reset(data_dir=args.data_dir, force=args.force)
 

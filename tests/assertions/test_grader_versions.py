@@ -35,7 +35,7 @@ RECORDED = {
     "repeated_calls": (1, "880e19b4c359"),
     "input_diff": (1, "a4193731134f"),
     "spoke_json_valid": (1, "b8cb569daced"),
-    "pull_request": (1, "29d1761b8b26"),
+    "pull_request": (1, "f1d73ca8e7d1"),
 }
 SCOPE = ("agent_evals.assertions", "agent_evals.packs.spoke.checks")
 

@@ -20,13 +20,13 @@ import pytest
 from agent_evals.packs.spoke.checks import input_diff, pull_request, spoke_json_valid
 from agent_evals.assertions.registry import kit_checks
 from agent_evals.packs import load_pack
-from agent_evals.portal_api import PortalAPI, PortalError, PortalNotFound, pull_request_url
+from agent_evals.packs.spoke.portal.api import PortalAPI, PortalError, PortalNotFound, pull_request_url
 from agent_evals.provider.snapshot import take_snapshot
 from agent_evals.record import PullRequestRef, RunRecord
 
 from ._assertion_support import call, metadata
 
-process = pytest.importorskip("agent_evals.portal.process")
+process = pytest.importorskip("agent_evals.packs.spoke.portal.process")
 SPOKE = "crm-dev-neu"
 NEW_OWNER = "crm-admins@contoso.com"
 EVAL_ID = "live-assertions"

@@ -10,8 +10,8 @@ from typing import Any
 import pytest
 
 from agent_evals.record import END_REASONS, ERROR_KINDS, MARKER, TOOL_OUTCOMES, RunRecord
-from agent_evals.portal.process import PortalProcess
-from agent_evals.portal_api import PortalAPI
+from agent_evals.packs.spoke.portal.process import PortalProcess
+from agent_evals.packs.spoke.portal.api import PortalAPI
 from agent_evals.provider.run import call_api
 from agent_evals.testing.conversations import ConversationScript, ScriptedConversations
 from agent_evals.testing.scripted_openai import ScriptedOpenAIServer

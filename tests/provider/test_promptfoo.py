@@ -13,8 +13,8 @@ from typing import Any
 import pytest
 import yaml
 
-from agent_evals.portal.process import PortalProcess
-from agent_evals.portal_api import PortalAPI
+from agent_evals.packs.spoke.portal.process import PortalProcess
+from agent_evals.packs.spoke.portal.api import PortalAPI
 from agent_evals.runner.run import promptfoo_env
 from agent_evals.testing.conversations import AGENT_MODEL, USER_MODEL, ScriptedConversations
 from agent_evals.packs.spoke.scripts import SpokeCopy

@@ -7,7 +7,7 @@ from collections.abc import Mapping
 
 from agent_evals.agent.portal_tools import PortalConnection, PortalTools
 from agent_evals.packs.spoke.golden import apply_changes, seed_spoke
-from agent_evals.portal.process import PortalProcess
+from agent_evals.packs.spoke.portal.process import PortalProcess
 
 # crm-dev-neu moved to another range: a valid copy whatever its name.
 _RANGES = {"crm-dev-weu": ("10.20.32", "10.20.33"), "crm-dev-gwc": ("10.20.28", "10.20.29")}

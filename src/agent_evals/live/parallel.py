@@ -31,7 +31,7 @@ def default_jobs() -> int:
 
 
 def make_scorer(policy: Policy, portal: str | None, token: str | None, judge: bool) -> Scorer:
-    from agent_evals.portal_api import PortalAPI
+    from agent_evals.packs.spoke.portal.api import PortalAPI
 
     snapshots = LiveSnapshots(PortalAPI(portal, token=token)) if portal else None
     return Scorer(policy, snapshots=snapshots, judge=judge)

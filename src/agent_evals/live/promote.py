@@ -125,7 +125,7 @@ def _conversation(conversation_id: str, portal: str | None, files: list[Path] | 
 
 
 def _api(portal: str) -> Any:
-    from agent_evals.portal_api import PortalAPI
+    from agent_evals.packs.spoke.portal.api import PortalAPI
 
     return PortalAPI(portal, token=os.environ.get("PORTAL_TOKEN") or None)
 

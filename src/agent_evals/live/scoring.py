@@ -61,7 +61,7 @@ class LiveSnapshots:
         self._resources: dict[str, dict[str, Any]] = {}
 
     def take(self, record: RunRecord, pack: Pack, refs: Sequence[CheckRef]) -> Snapshot:
-        from agent_evals.portal_api import PortalNotFound, find_pull_request_urls
+        from agent_evals.packs.spoke.portal.api import PortalNotFound, find_pull_request_urls
 
         ids = [p.id for p in record.pull_requests]
         for text in record.assistant_texts():

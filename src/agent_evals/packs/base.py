@@ -41,7 +41,7 @@ if TYPE_CHECKING:
     from agent_evals.conversation.cassette import Cassette
     from agent_evals.golden.plan import Case, PlanValues
     from agent_evals.golden.selfcheck import Mutation
-    from agent_evals.portal_api import PortalAPI
+    from agent_evals.packs.spoke.portal.api import PortalAPI
 
 
 class FixtureError(KitError, ValueError):

@@ -85,7 +85,7 @@ def check_external_portal() -> list[Problem]:
     url = os.environ.get("PORTAL_URL", "").strip()
     if not url:
         return []
-    from agent_evals.portal_api import PortalAPI, PortalError
+    from agent_evals.packs.spoke.portal.api import PortalAPI, PortalError
 
     try:
         api = PortalAPI.from_env(timeout=5.0)

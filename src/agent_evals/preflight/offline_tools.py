@@ -6,7 +6,7 @@ from functools import cache
 
 from agent_evals.agent.portal_tools import mcp_tool_to_spec
 from agent_evals.llm.types import ToolSpec
-from agent_evals.portal.tool_catalog import catalog
+from agent_evals.packs.spoke.portal.tool_catalog import catalog
 
 
 @cache

@@ -21,14 +21,14 @@ __all__ = ["fill_references", "make_fixtures", "references", "remove_fixtures"]
 def make_fixtures(pack: Pack, raw: Any, trace: Mapping[str, str]) -> list[dict[str, Any]]:
     """The case's fixtures, made through the portal (``PORTAL_URL``); raises a ``config`` error
     when the pack or the portal rejects one, a ``portal`` error when the portal does not answer."""
-    from agent_evals.portal_api import PortalAPI
+    from agent_evals.packs.spoke.portal.api import PortalAPI
 
     return pack.create_fixtures(PortalAPI.from_env(), raw, trace)
 
 
 def remove_fixtures(test_id: str) -> dict[str, Any]:
     """Remove what the portal made for this test's fixtures."""
-    from agent_evals.portal_api import PortalAPI, PortalError
+    from agent_evals.packs.spoke.portal.api import PortalAPI, PortalError
 
     try:
         return PortalAPI.from_env().remove_fixtures(test_id=test_id)

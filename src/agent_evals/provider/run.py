@@ -216,7 +216,7 @@ def _abandon_own_pull_requests(record: RunRecord) -> dict[str, Any] | None:
     (which checks ``metadata.cleanup``) starts no process for it either; an errored row without
     PRs is left to the hook's own look at the portal."""
     from agent_evals.cleanup import abandon
-    from agent_evals.portal_api import PortalAPI, PortalError
+    from agent_evals.packs.spoke.portal.api import PortalAPI, PortalError
 
     if not record.pull_requests:
         errored = record.end is None or record.end.reason == "error"
@@ -262,7 +262,7 @@ def _snapshot(record: RunRecord, pack: Pack, checks: Sequence[CheckRef], identit
     The pull requests the conversation created are also those the portal recorded with its trace id,
     so they are known whichever pack (or none) recognised the tool that made them.
     """
-    from agent_evals.portal_api import PortalAPI, PortalError
+    from agent_evals.packs.spoke.portal.api import PortalAPI, PortalError
 
     if record.end is not None and record.end.reason == "error" and record.end.error_kind in ("portal", "config"):
         return
@@ -504,7 +504,7 @@ def _load_simulator(dotted: str) -> type[BaseUserSimulator]:
 
 def _add_traced_pull_requests(record: RunRecord, identity: CaseIdentity) -> None:
     """After an error, ask the portal for PRs this conversation created that the record missed."""
-    from agent_evals.portal_api import FIXTURE_CREATED_BY, PortalAPI, PortalError
+    from agent_evals.packs.spoke.portal.api import FIXTURE_CREATED_BY, PortalAPI, PortalError
 
     try:
         found = PortalAPI.from_env().list_pull_requests(test_id=identity.test_id)

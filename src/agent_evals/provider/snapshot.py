@@ -13,7 +13,7 @@ from collections.abc import Sequence
 
 from agent_evals.assertions.registry import CheckRef
 from agent_evals.packs import Pack
-from agent_evals.portal_api import (
+from agent_evals.packs.spoke.portal.api import (
     FIXTURE_CREATED_BY,
     PortalAPI,
     PortalNotFound,

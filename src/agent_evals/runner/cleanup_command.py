@@ -21,7 +21,7 @@ from contextlib import contextmanager
 from pathlib import Path
 
 from agent_evals.cleanup import CleanupReport, cleanup_all_eval_prs, cleanup_run
-from agent_evals.portal_api import PortalAPI
+from agent_evals.packs.spoke.portal.api import PortalAPI
 from agent_evals.runner.manifest import runs_dir
 from agent_evals.runner.portals import PortalSetupError, _shared, data_dir_of
 from agent_evals.runner.suites import Suite, discover
@@ -106,7 +106,7 @@ def portal_on(folder: Path, suite: Suite | None) -> Iterator[PortalAPI]:
         if shared is not None:
             yield PortalAPI(shared.url, token=shared.token)
             return
-    from agent_evals.portal.process import PortalProcess, PortalStartError
+    from agent_evals.packs.spoke.portal.process import PortalProcess, PortalStartError
 
     settings = suite.portal_settings if suite is not None else None
     try:

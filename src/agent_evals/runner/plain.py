@@ -29,7 +29,7 @@ from agent_evals.runner.suites import Suite
 
 
 def start(folder: Path, owner_pid: int) -> dict[str, object]:
-    from agent_evals.portal.process import PortalProcess, PortalStartError
+    from agent_evals.packs.spoke.portal.process import PortalProcess, PortalStartError
 
     suite = Suite(folder.name, folder)
     run_id = f"run-{uuid.uuid4().hex[:12]}"
@@ -50,7 +50,7 @@ def start(folder: Path, owner_pid: int) -> dict[str, object]:
 
 def stop(pid: int, run_id: str) -> dict[str, object]:
     from agent_evals.cleanup import cleanup_run
-    from agent_evals.portal_api import PortalAPI
+    from agent_evals.packs.spoke.portal.api import PortalAPI
 
     report = cleanup_run(run_id, PortalAPI.from_env())
     if pid:

@@ -100,7 +100,7 @@ def portal_for(
         print(f"portal: using the portal already serving {data_dir}: {shared.url} (pid {shared.pid})", flush=True)
         yield shared
         return
-    from agent_evals.portal.process import PortalProcess, PortalStartError
+    from agent_evals.packs.spoke.portal.process import PortalProcess, PortalStartError
 
     port = stable_port(suite) if port is None else port
     log_file = log_folder / f"portal-{suite.name}.log"
@@ -144,7 +144,7 @@ def _start_failure(suite: Suite, data_dir: Path, exc: Exception) -> str:
 
 
 def _shared(suite: Suite, data_dir: Path) -> Portal | None:
-    from agent_evals.portal.serving import read_serving
+    from agent_evals.packs.spoke.portal.serving import read_serving
 
     serving = read_serving(data_dir)
     if serving is None:

@@ -18,7 +18,7 @@ from pathlib import Path
 
 from agent_evals.cleanup import cleanup_run
 from agent_evals.paths import evals_dir
-from agent_evals.portal_api import PortalAPI
+from agent_evals.packs.spoke.portal.api import PortalAPI
 from agent_evals.runner.manifest import RunManifest, load_manifests, now, suite_eval_id, temp_dir
 from agent_evals.runner.trace_port import stale_copies
 

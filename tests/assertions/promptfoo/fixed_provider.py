@@ -11,7 +11,7 @@ import json
 
 from agent_evals.assertions.registry import kit_checks
 from agent_evals.packs import load_pack
-from agent_evals.portal_api import PortalAPI, pull_request_url
+from agent_evals.packs.spoke.portal.api import PortalAPI, pull_request_url
 from agent_evals.provider.snapshot import take_snapshot
 from agent_evals.record import AgentInfo, End, PullRequestRef, RunRecord, ToolCall, Turn, UserInfo
 

@@ -26,7 +26,7 @@ if TYPE_CHECKING:
     from agent_evals.golden.plan import Case, PlanValues
     from agent_evals.golden.selfcheck import Mutation
     from agent_evals.packs.base import CaseDerivation
-    from agent_evals.portal_api import PortalAPI
+    from agent_evals.packs.spoke.portal.api import PortalAPI
 
 PR_CREATING_TOOLS = frozenset({"create_spoke_pull_request"})
 _DIRECTION = r"(?:north|south|east|west|central)"
@@ -80,7 +80,7 @@ class SpokePack(Pack):
         """The portal's schema, and each source spoke the ``input_diff`` checks name (None if it does not exist)."""
         from agent_evals.packs.spoke.checks.input_diff import spoke_resource
         from agent_evals.packs.spoke.checks.spoke_json_valid import SCHEMA_RESOURCE
-        from agent_evals.portal_api import PortalNotFound
+        from agent_evals.packs.spoke.portal.api import PortalNotFound
 
         resources: dict[str, Any] = {SCHEMA_RESOURCE: _schema(api)}
         for check in checks:
@@ -170,7 +170,7 @@ def _schema(api: PortalAPI) -> Any:
 def seed_spoke_names() -> set[str]:
     from importlib import resources
 
-    folder = resources.files("agent_evals.portal").joinpath("seed", "spokes")
+    folder = resources.files("agent_evals.packs.spoke.portal").joinpath("seed", "spokes")
     return {entry.name.removesuffix(".json") for entry in folder.iterdir() if entry.name.endswith(".json")}
 
 

@@ -14,8 +14,8 @@ from collections import Counter
 from dataclasses import dataclass
 from importlib import resources
 
-from agent_evals.portal.errors import InvalidInputError, NotFoundError
-from agent_evals.portal.models import DocHit, DocPage
+from agent_evals.packs.spoke.portal.errors import InvalidInputError, NotFoundError
+from agent_evals.packs.spoke.portal.models import DocHit, DocPage
 
 _WORD = re.compile(r"[a-z0-9]+")
 _STOP_WORDS = (
@@ -84,7 +84,7 @@ class DocIndex:
 
     @classmethod
     def load(cls) -> DocIndex:
-        root = resources.files("agent_evals.portal").joinpath("docs")
+        root = resources.files("agent_evals.packs.spoke.portal").joinpath("docs")
         docs = [
             parse_doc(entry.name[:-3], entry.read_text(encoding="utf-8"))
             for entry in root.iterdir()

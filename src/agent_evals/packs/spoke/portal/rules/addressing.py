@@ -5,8 +5,8 @@ from __future__ import annotations
 import ipaddress
 from collections.abc import Mapping
 
-from agent_evals.portal.models import Issue
-from agent_evals.portal.rules._common import (
+from agent_evals.packs.spoke.portal.models import Issue
+from agent_evals.packs.spoke.portal.rules._common import (
     Config,
     RuleContext,
     address_space,

@@ -13,11 +13,11 @@ from fastapi import APIRouter, Request
 from fastapi.responses import HTMLResponse
 from pydantic import BaseModel, ConfigDict
 
-from agent_evals.portal.errors import NotFoundError
-from agent_evals.portal.html_page import render_not_found, render_pull_request
-from agent_evals.portal.models import PullRequest
-from agent_evals.portal.pullrequests import origin_from_headers
-from agent_evals.portal.service import FIXTURE_CREATED_BY, Portal
+from agent_evals.packs.spoke.portal.errors import NotFoundError
+from agent_evals.packs.spoke.portal.html_page import render_not_found, render_pull_request
+from agent_evals.packs.spoke.portal.models import PullRequest
+from agent_evals.packs.spoke.portal.pullrequests import origin_from_headers
+from agent_evals.packs.spoke.portal.service import FIXTURE_CREATED_BY, Portal
 
 
 class NewPullRequest(BaseModel):

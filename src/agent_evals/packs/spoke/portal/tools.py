@@ -17,9 +17,9 @@ from mcp.server.mcpserver.exceptions import ToolError
 from mcp.types import ToolAnnotations
 from pydantic import Field
 
-from agent_evals.portal.docsearch import MAX_LIMIT
-from agent_evals.portal.errors import GitError, PortalError
-from agent_evals.portal.models import (
+from agent_evals.packs.spoke.portal.docsearch import MAX_LIMIT
+from agent_evals.packs.spoke.portal.errors import GitError, PortalError
+from agent_evals.packs.spoke.portal.models import (
     DocPage,
     DocSearchResult,
     PullRequest,
@@ -29,8 +29,8 @@ from agent_evals.portal.models import (
     SpokeList,
     ValidationResult,
 )
-from agent_evals.portal.pullrequests import origin_from_headers
-from agent_evals.portal.service import Portal
+from agent_evals.packs.spoke.portal.pullrequests import origin_from_headers
+from agent_evals.packs.spoke.portal.service import Portal
 
 T = TypeVar("T")
 F = TypeVar("F", bound=Callable[..., Any])

@@ -28,9 +28,9 @@ from importlib import resources
 from pathlib import Path
 from typing import IO
 
-from agent_evals.portal.errors import DataDirError, GitError
-from agent_evals.portal.gitrepo import MAIN, GitRepo
-from agent_evals.portal.prstore import PullRequestStore
+from agent_evals.packs.spoke.portal.errors import DataDirError, GitError
+from agent_evals.packs.spoke.portal.gitrepo import MAIN, GitRepo
+from agent_evals.packs.spoke.portal.prstore import PullRequestStore
 
 log = logging.getLogger(__name__)
 MARKER = "portal.json"
@@ -42,7 +42,7 @@ FORMAT = 1
 
 def seed_files() -> dict[str, bytes]:
     """Repository path -> content of the seed shipped in ``agent_evals/portal/seed``."""
-    root = resources.files("agent_evals.portal").joinpath("seed")
+    root = resources.files("agent_evals.packs.spoke.portal").joinpath("seed")
     files = {
         "README.md": root.joinpath("README.md").read_bytes(),
         "hub.json": root.joinpath("hub.json").read_bytes(),

@@ -9,10 +9,10 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from agent_evals.portal.errors import GitError
-from agent_evals.portal.gitrepo import MAIN, GitRepo
-from agent_evals.portal.names import SPOKES_DIR
-from agent_evals.portal.rules import Hub
+from agent_evals.packs.spoke.portal.errors import GitError
+from agent_evals.packs.spoke.portal.gitrepo import MAIN, GitRepo
+from agent_evals.packs.spoke.portal.names import SPOKES_DIR
+from agent_evals.packs.spoke.portal.rules import Hub
 
 log = logging.getLogger(__name__)
 HUB_FILE = "hub.json"

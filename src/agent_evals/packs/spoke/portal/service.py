@@ -12,12 +12,12 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from agent_evals.portal.datadir import DB_FILE, REPO_DIR, ensure_data_dir
-from agent_evals.portal.docsearch import DocIndex
-from agent_evals.portal.errors import InvalidInputError, NotFoundError
-from agent_evals.portal.fixtures import FixtureSpokes
-from agent_evals.portal.gitrepo import GitRepo
-from agent_evals.portal.models import (
+from agent_evals.packs.spoke.portal.datadir import DB_FILE, REPO_DIR, ensure_data_dir
+from agent_evals.packs.spoke.portal.docsearch import DocIndex
+from agent_evals.packs.spoke.portal.errors import InvalidInputError, NotFoundError
+from agent_evals.packs.spoke.portal.fixtures import FixtureSpokes
+from agent_evals.packs.spoke.portal.gitrepo import GitRepo
+from agent_evals.packs.spoke.portal.models import (
     ENVIRONMENTS,
     PULL_REQUEST_STATUSES,
     PullRequest,
@@ -28,14 +28,14 @@ from agent_evals.portal.models import (
     SpokeSummary,
     ValidationResult,
 )
-from agent_evals.portal.names import check_spoke_name, spoke_file
-from agent_evals.portal.prstore import PullRequestRecord, PullRequestStore
-from agent_evals.portal.pullrequests import Origin, PullRequestWorkflow
-from agent_evals.portal.rules import ALLOWED_LOCATIONS
-from agent_evals.portal.schema import load_spoke_schema
-from agent_evals.portal.settings import PortalSettings
-from agent_evals.portal.snapshot import MainReader
-from agent_evals.portal.validation import SpokeValidator
+from agent_evals.packs.spoke.portal.names import check_spoke_name, spoke_file
+from agent_evals.packs.spoke.portal.prstore import PullRequestRecord, PullRequestStore
+from agent_evals.packs.spoke.portal.pullrequests import Origin, PullRequestWorkflow
+from agent_evals.packs.spoke.portal.rules import ALLOWED_LOCATIONS
+from agent_evals.packs.spoke.portal.schema import load_spoke_schema
+from agent_evals.packs.spoke.portal.settings import PortalSettings
+from agent_evals.packs.spoke.portal.snapshot import MainReader
+from agent_evals.packs.spoke.portal.validation import SpokeValidator
 
 log = logging.getLogger(__name__)
 MAX_TITLE = 200

@@ -4,7 +4,7 @@ The preflight needs the tools' names, descriptions and schemas (to name a tool a
 that the portal lacks, and for the cassettes' fingerprints) before any portal runs. Building the
 MCP server in-process to list them costs about a second of importing the MCP SDK on every check
 and every run, so the list is read from the catalog instead (standard library only). The catalog
-is generated, never edited: ``python -m agent_evals.portal.tool_catalog`` writes it from the
+is generated, never edited: ``python -m agent_evals.packs.spoke.portal.tool_catalog`` writes it from the
 server, and ``tests/portal/test_tool_catalog.py`` fails when it differs from what the server
 lists, naming the command.
 """
@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import Any
 
 CATALOG = Path(__file__).with_name("tool_catalog.json")
-WRITE = "python -m agent_evals.portal.tool_catalog"
+WRITE = "python -m agent_evals.packs.spoke.portal.tool_catalog"
 
 
 @cache
@@ -31,7 +31,7 @@ def listed_by_the_server() -> list[dict[str, Any]]:
     """What the portal's MCP server lists now (imports the MCP SDK)."""
     import asyncio
 
-    from agent_evals.portal.tools import build_mcp
+    from agent_evals.packs.spoke.portal.tools import build_mcp
 
     tools = asyncio.run(build_mcp(None).list_tools())  # type: ignore[arg-type]  # listing needs no portal
     return [{"name": t.name, "description": t.description, "input_schema": t.input_schema} for t in tools]

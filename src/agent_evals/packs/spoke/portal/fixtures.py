@@ -14,13 +14,13 @@ import logging
 from collections.abc import Mapping
 from typing import Any
 
-from agent_evals.portal.errors import ConflictError, InvalidInputError, NotFoundError
-from agent_evals.portal.gitrepo import MAIN, GitRepo
-from agent_evals.portal.names import check_spoke_name, spoke_file
-from agent_evals.portal.prstore import PullRequestStore
-from agent_evals.portal.pullrequests import Origin, PullRequestWorkflow, now, spoke_bytes
-from agent_evals.portal.snapshot import MainReader
-from agent_evals.portal.validation import SpokeValidator
+from agent_evals.packs.spoke.portal.errors import ConflictError, InvalidInputError, NotFoundError
+from agent_evals.packs.spoke.portal.gitrepo import MAIN, GitRepo
+from agent_evals.packs.spoke.portal.names import check_spoke_name, spoke_file
+from agent_evals.packs.spoke.portal.prstore import PullRequestStore
+from agent_evals.packs.spoke.portal.pullrequests import Origin, PullRequestWorkflow, now, spoke_bytes
+from agent_evals.packs.spoke.portal.snapshot import MainReader
+from agent_evals.packs.spoke.portal.validation import SpokeValidator
 
 log = logging.getLogger(__name__)
 

@@ -12,10 +12,10 @@ from typing import Any
 
 from jsonschema import Draft202012Validator
 
-from agent_evals.portal.models import Issue, ValidationResult
-from agent_evals.portal.rules import Hub, RuleContext, check_rules
-from agent_evals.portal.schema import schema_issues, spoke_validator
-from agent_evals.portal.settings import PortalSettings
+from agent_evals.packs.spoke.portal.models import Issue, ValidationResult
+from agent_evals.packs.spoke.portal.rules import Hub, RuleContext, check_rules
+from agent_evals.packs.spoke.portal.schema import schema_issues, spoke_validator
+from agent_evals.packs.spoke.portal.settings import PortalSettings
 
 Config = Mapping[str, Any]
 

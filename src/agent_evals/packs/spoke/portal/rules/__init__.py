@@ -9,9 +9,9 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from agent_evals.portal.models import Issue
-from agent_evals.portal.rules._common import Config, Hub, RuleContext
-from agent_evals.portal.rules.addressing import (
+from agent_evals.packs.spoke.portal.models import Issue
+from agent_evals.packs.spoke.portal.rules._common import Config, Hub, RuleContext
+from agent_evals.packs.spoke.portal.rules.addressing import (
     check_cidrs,
     check_hub_overlap,
     check_private,
@@ -21,7 +21,7 @@ from agent_evals.portal.rules.addressing import (
     check_subnet_overlap,
     check_subnets_inside,
 )
-from agent_evals.portal.rules.general import (
+from agent_evals.packs.spoke.portal.rules.general import (
     ALLOWED_LOCATIONS,
     check_gateway_transit,
     check_hub_name,
@@ -31,7 +31,7 @@ from agent_evals.portal.rules.general import (
     check_prod_private_link,
     check_unique_name,
 )
-from agent_evals.portal.rules.nsg import (
+from agent_evals.packs.spoke.portal.rules.nsg import (
     INTERNET_SOURCES,
     MANAGEMENT_PORTS,
     check_management_ports,

@@ -13,8 +13,8 @@ from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from agent_evals.portal.models import Issue, RuleId
-from agent_evals.portal.schema import pointer
+from agent_evals.packs.spoke.portal.models import Issue, RuleId
+from agent_evals.packs.spoke.portal.schema import pointer
 
 Config = Mapping[str, Any]
 _CIDR_SHAPE = re.compile(r"^(\d{1,3}\.){3}\d{1,3}/\d{1,2}$")

@@ -16,14 +16,14 @@ from typing import Any
 from jsonschema import Draft202012Validator
 from jsonschema.exceptions import ValidationError as SchemaValidationError
 
-from agent_evals.portal.models import Issue, RuleId
+from agent_evals.packs.spoke.portal.models import Issue, RuleId
 
 _SHOW = 60
 
 
 @lru_cache(maxsize=1)
 def _schema_text() -> str:
-    return resources.files("agent_evals.portal").joinpath("spoke.schema.json").read_text(encoding="utf-8")
+    return resources.files("agent_evals.packs.spoke.portal").joinpath("spoke.schema.json").read_text(encoding="utf-8")
 
 
 def load_spoke_schema() -> dict[str, Any]:

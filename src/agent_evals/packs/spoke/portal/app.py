@@ -20,13 +20,13 @@ from fastapi.responses import JSONResponse
 from mcp.server.transport_security import TransportSecuritySettings
 from starlette.types import ASGIApp, Receive, Scope, Send
 
-from agent_evals.portal.auth import BearerAuth
-from agent_evals.portal.errors import PortalError
-from agent_evals.portal.rest import build_router
-from agent_evals.portal.same_origin import LOOPBACK_HOSTS, LOOPBACK_ORIGINS, SameOrigin, allowed_origins
-from agent_evals.portal.service import Portal
-from agent_evals.portal.settings import PortalSettings
-from agent_evals.portal.tools import build_mcp
+from agent_evals.packs.spoke.portal.auth import BearerAuth
+from agent_evals.packs.spoke.portal.errors import PortalError
+from agent_evals.packs.spoke.portal.rest import build_router
+from agent_evals.packs.spoke.portal.same_origin import LOOPBACK_HOSTS, LOOPBACK_ORIGINS, SameOrigin, allowed_origins
+from agent_evals.packs.spoke.portal.service import Portal
+from agent_evals.packs.spoke.portal.settings import PortalSettings
+from agent_evals.packs.spoke.portal.tools import build_mcp
 
 MCP_PATH = "/mcp"
 LOOPBACK = ("127.0.0.1", "localhost", "::1")

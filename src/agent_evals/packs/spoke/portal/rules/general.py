@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from agent_evals.portal.models import Issue
-from agent_evals.portal.rules._common import Config, RuleContext, as_list, issue, section
+from agent_evals.packs.spoke.portal.models import Issue
+from agent_evals.packs.spoke.portal.rules._common import Config, RuleContext, as_list, issue, section
 
 ALLOWED_LOCATIONS: tuple[str, ...] = ("westeurope", "northeurope", "swedencentral", "germanywestcentral")
 

@@ -24,12 +24,12 @@ import uvicorn
 from fastapi import APIRouter
 
 from agent_evals.paths import default_data_dir
-from agent_evals.portal.app import PortalConfig, create_app
-from agent_evals.portal.datadir import ensure_data_dir, hold_lock, reset_data_dir
-from agent_evals.portal.errors import DataDirError, GitError, SettingsError
-from agent_evals.portal.process import READY_MESSAGE
-from agent_evals.portal.serving import Serving, clear_serving, read_serving, sweep, watch_owner, write_serving
-from agent_evals.portal.settings import load_settings
+from agent_evals.packs.spoke.portal.app import PortalConfig, create_app
+from agent_evals.packs.spoke.portal.datadir import ensure_data_dir, hold_lock, reset_data_dir
+from agent_evals.packs.spoke.portal.errors import DataDirError, GitError, SettingsError
+from agent_evals.packs.spoke.portal.process import READY_MESSAGE
+from agent_evals.packs.spoke.portal.serving import Serving, clear_serving, read_serving, sweep, watch_owner, write_serving
+from agent_evals.packs.spoke.portal.settings import load_settings
 from agent_evals.processes import ProcessRef
 
 log = logging.getLogger(__name__)
@@ -113,7 +113,7 @@ def serve(
 
     ``extra_routers`` None mounts :func:`default_routers`; pass ``()`` for none. With
     ``owner_pid``, the portal abandons the active PRs of ``sweep_eval_ids`` and stops once that
-    process is gone (see :mod:`agent_evals.portal.serving`).
+    process is gone (see :mod:`agent_evals.packs.spoke.portal.serving`).
     """
     if extra_routers is None:
         extra_routers = default_routers()
@@ -203,8 +203,8 @@ def reset(data_dir: Path | None, *, force: bool = False) -> int:
 
 def _active_pull_requests(data_dir: Path) -> list[str]:
     """``#3 crm-dev-weu (eval run-…)`` for each active PR in an existing data dir."""
-    from agent_evals.portal.datadir import DB_FILE, is_portal_dir
-    from agent_evals.portal.prstore import PullRequestStore
+    from agent_evals.packs.spoke.portal.datadir import DB_FILE, is_portal_dir
+    from agent_evals.packs.spoke.portal.prstore import PullRequestStore
 
     if not is_portal_dir(data_dir):
         return []

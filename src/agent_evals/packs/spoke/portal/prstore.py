@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from agent_evals.portal.models import Issue, PullRequestStatus, ValidationStatus
+from agent_evals.packs.spoke.portal.models import Issue, PullRequestStatus, ValidationStatus
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS pull_requests (

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import re
 
-from agent_evals.portal.errors import InvalidInputError
+from agent_evals.packs.spoke.portal.errors import InvalidInputError
 
 SPOKE_NAME_PATTERN = r"^[a-z0-9][a-z0-9-]{1,62}$"
 _SPOKE_NAME = re.compile(SPOKE_NAME_PATTERN)

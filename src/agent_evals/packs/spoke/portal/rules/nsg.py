@@ -6,8 +6,8 @@ import re
 from collections.abc import Mapping
 from typing import Any
 
-from agent_evals.portal.models import Issue
-from agent_evals.portal.rules._common import Config, RuleContext, as_list, issue, nsg_rules
+from agent_evals.packs.spoke.portal.models import Issue
+from agent_evals.packs.spoke.portal.rules._common import Config, RuleContext, as_list, issue, nsg_rules
 
 MANAGEMENT_PORTS: dict[int, str] = {22: "SSH", 3389: "RDP"}
 INTERNET_SOURCES: frozenset[str] = frozenset({"internet", "*", "any", "0.0.0.0/0", "0.0.0.0"})

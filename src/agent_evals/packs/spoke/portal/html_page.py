@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from html import escape
 
-from agent_evals.portal.models import PullRequest
+from agent_evals.packs.spoke.portal.models import PullRequest
 
 _STYLE = """
 body{font-family:system-ui,sans-serif;margin:2rem auto;max-width:60rem;color:#1b1f24}

@@ -28,7 +28,7 @@ import yaml
 from jsonschema import Draft202012Validator
 from jsonschema.exceptions import SchemaError
 
-from agent_evals.portal.errors import SettingsError
+from agent_evals.packs.spoke.portal.errors import SettingsError
 
 SETTINGS_KEYS: tuple[str, ...] = ("fileNameRules", "additionalSchema")
 FILE_NAME_RULE_KEYS: tuple[str, ...] = ("pattern", "description", "examples")

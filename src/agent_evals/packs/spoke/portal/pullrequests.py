@@ -17,12 +17,12 @@ from dataclasses import dataclass, replace
 from datetime import UTC, datetime
 from typing import Any
 
-from agent_evals.portal.errors import ConflictError, InvalidInputError, NotFoundError
-from agent_evals.portal.gitrepo import MAIN, GitRepo, Identity
-from agent_evals.portal.names import branch_slug, spoke_file
-from agent_evals.portal.prstore import PullRequestRecord, PullRequestStore
-from agent_evals.portal.snapshot import MainReader
-from agent_evals.portal.validation import SpokeValidator
+from agent_evals.packs.spoke.portal.errors import ConflictError, InvalidInputError, NotFoundError
+from agent_evals.packs.spoke.portal.gitrepo import MAIN, GitRepo, Identity
+from agent_evals.packs.spoke.portal.names import branch_slug, spoke_file
+from agent_evals.packs.spoke.portal.prstore import PullRequestRecord, PullRequestStore
+from agent_evals.packs.spoke.portal.snapshot import MainReader
+from agent_evals.packs.spoke.portal.validation import SpokeValidator
 
 log = logging.getLogger(__name__)
 DEFAULT_CREATED_BY = "portal-user"

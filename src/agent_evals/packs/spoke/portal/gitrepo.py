@@ -17,7 +17,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from agent_evals.portal.errors import GitError
+from agent_evals.packs.spoke.portal.errors import GitError
 
 log = logging.getLogger(__name__)
 MAIN = "main"
