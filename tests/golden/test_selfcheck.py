@@ -16,7 +16,7 @@ import pytest
 import yaml
 
 from agent_evals.cases import has_cases
-from agent_evals.cleanup import abandon
+from agent_evals.packs.spoke.undo import abandon
 from agent_evals.conversation.cassette import load_cassette, save_cassette
 from agent_evals.golden.record import suite_cases, suite_pack
 from agent_evals.golden.selfcheck import grade_row, mutations

@@ -6,7 +6,7 @@ from typing import Any
 
 import pytest
 
-from agent_evals.cleanup import abandon, pull_request_ids_of_row
+from agent_evals.packs.spoke.undo import abandon, pull_request_ids_of_row
 from agent_evals.hooks import extension_hook
 from agent_evals.packs.spoke.portal.api import PortalError, PortalNotFound
 

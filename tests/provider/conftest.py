@@ -58,7 +58,8 @@ def converse(kit_env: dict[str, str], scripted_llm: ScriptedOpenAIServer, tmp_pa
         asserts: list[Mapping[str, Any]] | None = None,
     ) -> dict[str, Any]:
         scripted_llm.responder = ScriptedConversations(scripts)
-        options = {"id": "file://providers/agent.py", "config": {"basePath": str(tmp_path), **(config or {})}}
+        # the kit's agent works on the portal: the spoke pack's system
+        options = {"id": "file://providers/agent.py", "config": {"basePath": str(tmp_path), "pack": "spoke", **(config or {})}}
         eval_id = eval_id or f"eval-{uuid.uuid4().hex[:8]}"
         return call_api(prompt, options, context(case, vars_, eval_id=eval_id, repeat=repeat, asserts=asserts))
 

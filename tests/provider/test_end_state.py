@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from agent_evals.assertions.leaf_diff import diff
-from agent_evals.cleanup import cleanup_test
+from agent_evals.packs.spoke.undo import cleanup_test
 from agent_evals.packs.spoke.golden import seed_spoke
 from agent_evals.golden.selfcheck import grade_row
 from agent_evals.packs.spoke.portal.process import PortalProcess

@@ -56,7 +56,7 @@ def _suite(tmp_path: Path, first: SpokeCopy, second: SpokeCopy) -> Path:
     config = {
         "description": "provider e2e",
         "prompts": ["{{request}}"],
-        "providers": [{"id": f"file://{PROVIDER}", "label": "spoke", "config": {"agent": "spoke", "max_turns": 4}}],
+        "providers": [{"id": f"file://{PROVIDER}", "label": "spoke", "config": {"agent": "spoke", "pack": "spoke", "max_turns": 4}}],
         # else Promptfoo makes one test per string of a list in vars (user_messages)
         "defaultTest": {"options": {"disableVarExpansion": True}},
         "tests": [

@@ -4,11 +4,13 @@ Used by the provider (the end-state snapshot, fixtures, its own cleanup), the cl
 the runner's sweeps and the preflight; it is imported in short-lived processes too, so the
 import stays light. It follows the REST contract in ``docs/architecture.md``.
 
-Exceptions form one hierarchy, so callers can catch the base class::
+Exceptions form one hierarchy, under the core's :class:`~agent_evals.system.SystemFailure`
+(kind ``portal``), so callers can catch the base class or the core's::
 
     PortalError                 any failure talking to the portal (``status``, ``detail``)
-    ├── PortalNotConfigured     PORTAL_URL is not set (``PortalAPI.from_env``)
-    ├── PortalUnavailable       connection refused, DNS failure or timeout (``status`` None)
+    ├── PortalNotConfigured     PORTAL_URL is not set (``PortalAPI.from_env``); also a SystemNotConfigured
+    ├── PortalUnavailable       connection refused, DNS failure or timeout (``status`` None); also a
+    │                           SystemUnavailable
     └── PortalNotFound          404
 
 No message, ``repr`` or exception ever contains the bearer token.
@@ -23,7 +25,7 @@ from collections.abc import Mapping
 from typing import Any, TypedDict, cast
 from urllib.parse import quote, urlencode, urlsplit
 
-from agent_evals.record import KitError
+from agent_evals.system import SystemFailure, SystemNotConfigured, SystemUnavailable
 
 __all__ = [
     "FIXTURE_CREATED_BY",
@@ -73,10 +75,8 @@ class PullRequest(TypedDict, total=False):
     diff: str
 
 
-class PortalError(KitError):
+class PortalError(SystemFailure):
     """A failed portal call: ``status`` is the HTTP status (None when there was no answer); kind ``portal``."""
-
-    kind = "portal"
 
     def __init__(self, message: str, *, status: int | None = None, detail: Any = None) -> None:
         super().__init__(message)
@@ -84,11 +84,11 @@ class PortalError(KitError):
         self.detail = detail
 
 
-class PortalNotConfigured(PortalError):
+class PortalNotConfigured(PortalError, SystemNotConfigured):
     """``PORTAL_URL`` is not set."""
 
 
-class PortalUnavailable(PortalError):
+class PortalUnavailable(PortalError, SystemUnavailable):
     """The portal did not answer (connection refused, unknown host, timeout)."""
 
 

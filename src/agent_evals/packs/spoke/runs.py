@@ -1,11 +1,13 @@
-"""The portal a suite runs against: an external one (``PORTAL_URL``), the one already serving
-the suite's data dir (``npm run portal``), or one the runner starts and stops.
+"""The portal a suite runs against (the spoke system's run scope): an external one (``PORTAL_URL``),
+the one already serving the suite's data dir (``npm run portal``), or one the runner starts and stops.
 
 Each suite's data dir has a stable port (8400 for the default data dir, 8401… for the
 suites with customer settings, in suite order), used when free, so the PR links in results
 keep working with ``agent-evals portal serve --suite <suite>`` after the run. Within one run
 (``all``), a portal the runner started serves every later suite with the same data dir and
-settings (:class:`PortalPool`): one start instead of one per suite.
+settings (:class:`PortalPool`): one start instead of one per suite. A shard of a sharded run
+(``--shard I/N``) gets a data dir of its own (``data/portal.shard-2-of-4``) on the suite's stable
+port + 100 × I when free, so that shards can run at once on one machine.
 """
 
 from __future__ import annotations
@@ -16,36 +18,90 @@ import secrets
 import signal
 import socket
 import threading
-from collections.abc import Iterable, Iterator
-from contextlib import ExitStack, contextmanager
-from dataclasses import dataclass
+from collections.abc import Iterable, Iterator, Mapping
+from contextlib import AbstractContextManager, ExitStack, contextmanager
+from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 from agent_evals.paths import default_data_dir
-from agent_evals.record import KitError
+from agent_evals.processes import pid_alive
 from agent_evals.runner.interrupts import ForcedExit
 from agent_evals.runner.manifest import suite_eval_id
 from agent_evals.runner.suites import Suite, discover, select
+from agent_evals.shards.spec import Shard
+from agent_evals.system import CleanupReport, Running, SystemPool, SystemSetupError
 
 log = logging.getLogger(__name__)
 DEFAULT_PORT = 8400
+PORT_STEP = 100  # a shard's port: the suite's stable port + 100 × its index
+MAX_PORT = 65000
 IN_USE = "is in use by another running portal"  # the portal's words when the data dir's lock is held
+PortalSetupError = SystemSetupError  # no portal can be had for a suite (kind ``portal``)
 
 
-class PortalSetupError(KitError):
-    """No portal can be had for a suite; the message says what to do (kind ``portal``)."""
+@dataclass
+class Portal(Running):
+    """A portal a suite runs against (``data_dir`` None: an external one; ``started``: by this runner,
+    which stops it). ``suite`` is the suite it serves, whose settings a new portal on its data dir needs."""
 
-    kind = "portal"
+    token: str | None = field(default=None, repr=False)
+    suite: Suite | None = None
+
+    @property
+    def api(self) -> Any:
+        from agent_evals.packs.spoke.portal.api import PortalAPI
+
+        return PortalAPI(self.url or "", token=self.token)
+
+    def env(self) -> dict[str, str]:
+        return {"PORTAL_URL": self.url or "", **({"PORTAL_TOKEN": self.token} if self.token else {})}
+
+    def env_keys(self) -> tuple[str, ...]:
+        return ("PORTAL_URL", "PORTAL_TOKEN")
+
+    def undo_eval(self, eval_id: str) -> CleanupReport:
+        from agent_evals.packs.spoke.undo import cleanup_run
+
+        return cleanup_run(eval_id, self.api)
+
+    def undo_row(self, result: Mapping[str, Any]) -> CleanupReport:
+        from agent_evals.packs.spoke.undo import cleanup_test
+
+        return cleanup_test(result, self.api)
+
+    def active(self, eval_id: str) -> list[str]:
+        from agent_evals.packs.spoke.portal.api import PortalAPI, PortalError
+
+        try:
+            found = PortalAPI(self.url or "", token=self.token, timeout=2.0).list_pull_requests(
+                status="active", eval_id=eval_id)
+        except PortalError:
+            return []
+        return [f"#{pr['id']}" for pr in found]
+
+    def alive(self) -> bool:
+        return not (self.started and self.pid is not None and not pid_alive(self.pid))
+
+    def reopen(self) -> AbstractContextManager[Running]:
+        assert self.data_dir is not None
+        return portal_on(self.data_dir, self.suite)
 
 
-@dataclass(frozen=True)
-class Portal:
-    url: str
-    token: str | None
-    data_dir: Path | None  # None for an external portal
-    started: bool  # started (and stopped) by this runner
-    log_file: Path | None = None
-    pid: int | None = None
+def from_env(env: Mapping[str, str]) -> Portal | None:
+    """The portal ``PORTAL_URL`` (with ``PORTAL_TOKEN``) names, or None."""
+    url = env.get("PORTAL_URL", "").strip()
+    return Portal(url=url.rstrip("/"), token=env.get("PORTAL_TOKEN") or None) if url else None
+
+
+def shard_data_dir(suite: Suite, shard: Shard) -> Path:
+    base = data_dir_of(suite)
+    return base.with_name(f"{base.name}.{shard.name}")
+
+
+def shard_port(suite: Suite, shard: Shard) -> int:
+    port = stable_port(suite) + PORT_STEP * shard.index
+    return port if DEFAULT_PORT < port <= MAX_PORT else 0
 
 
 def data_dir_of(suite: Suite) -> Path:
@@ -92,7 +148,7 @@ def portal_for(
     if url:
         if suite.portal_settings:
             log.warning("PORTAL_URL is set: suite %s expects a portal with %s", suite.name, suite.portal_settings)
-        yield Portal(url.rstrip("/"), os.environ.get("PORTAL_TOKEN") or None, None, False)
+        yield Portal(url=url.rstrip("/"), token=os.environ.get("PORTAL_TOKEN") or None, suite=suite)
         return
     data_dir = data_dir or data_dir_of(suite)
     shared = _shared(suite, data_dir)
@@ -125,7 +181,8 @@ def portal_for(
         raise PortalSetupError(_start_failure(suite, data_dir, exc)) from None
     try:
         print(f"portal: {process.url} (data: {data_dir})", flush=True)
-        yield Portal(process.url, process.token, data_dir, True, log_file, process.pid)
+        yield Portal(data_dir=data_dir, url=process.url, started=True, pid=process.pid, log_file=log_file,
+                     token=process.token, suite=suite)
     except ForcedExit:
         process.detach()  # it sees the runner gone, abandons the run's PRs and stops by itself
         raise
@@ -167,14 +224,14 @@ def _shared(suite: Suite, data_dir: Path) -> Portal | None:
         raise PortalSetupError(
             f"the portal serving {data_dir} ({serving.url}) needs a token: set PORTAL_TOKEN to the one it was started with"
         )
-    return Portal(serving.url, token, data_dir, False, None, serving.pid)
+    return Portal(data_dir=data_dir, url=serving.url, pid=serving.pid, token=token, suite=suite)
 
 
 def _same_file(a: str | None, b: str | None) -> bool:
     return a is not None and b is not None and Path(a).resolve() == Path(b).resolve()
 
 
-class PortalPool:
+class PortalPool(SystemPool):
     """The portals of one run, each started once and shared by the suites that need it (the same
     data dir, hence the same settings); all stop when the pool closes (a forced exit detaches them)."""
 
@@ -208,8 +265,9 @@ class PortalPool:
         with self._lock:
             return self._by_suite.get(suite)
 
-    def get(self, suite: Suite, *, data_dir: Path | None = None, port: int | None = None) -> Portal:
-        """The portal of the suite's data dir (``data_dir`` and ``port``: a shard's, see ``portal_for``)."""
+    def get(self, suite: Suite, *, shard: Shard | None = None) -> Portal:
+        """The portal of the suite's data dir (a shard's own: see the module docstring)."""
+        data_dir, port = (shard_data_dir(suite, shard), shard_port(suite, shard)) if shard is not None else (None, None)
         own = (data_dir or data_dir_of(suite)).resolve()
         key = own if not os.environ.get("PORTAL_URL", "").strip() else Path("<external>")
         with self._lock:
@@ -226,3 +284,44 @@ class PortalPool:
         if portal.data_dir is not None:
             print(f"portal: {portal.url} (data: {portal.data_dir})", flush=True)
         return portal
+
+
+@contextmanager
+def portal_on(folder: Path, suite: Suite | None) -> Iterator[Portal]:
+    """The portal serving ``folder``, or one started on it for the purpose (and stopped after)."""
+    if suite is not None:
+        shared = _shared(suite, folder)
+        if shared is not None:
+            yield shared
+            return
+    from agent_evals.packs.spoke.portal.process import PortalProcess, PortalStartError
+
+    settings = suite.portal_settings if suite is not None else None
+    try:
+        with PortalProcess(data_dir=folder, token=PortalProcess.new_token(), settings_file=settings) as portal:
+            yield Portal(data_dir=folder, url=portal.url, started=True, pid=portal.pid, token=portal.token,
+                         suite=suite)
+    except PortalStartError as exc:
+        raise PortalSetupError(str(exc).splitlines()[0]) from None
+
+
+def start_plain(suite: Suite, owner_pid: int, run_id: str) -> dict[str, Any]:
+    """A plain ``promptfoo eval``'s portal (``agent_evals.runner.plain``): the one serving the suite's data
+    dir, or a new one on the stable port with a fresh token, owned by the Promptfoo process (it abandons
+    the run's PRs and stops when Promptfoo exits, Ctrl-C included)."""
+    from agent_evals.packs.spoke.portal.process import PortalProcess, PortalStartError
+
+    shared = _shared(suite, data_dir_of(suite))
+    if shared is not None:
+        return {"url": shared.url, "token": shared.token, "started": None, "env": shared.env()}
+    port = stable_port(suite)
+    process = PortalProcess(
+        data_dir=data_dir_of(suite), token=secrets.token_urlsafe(32), settings_file=suite.portal_settings,
+        port=port if _free(port) else 0, owner_pid=owner_pid, sweep_eval_ids=(run_id,),
+    )
+    try:
+        process.start()
+    except PortalStartError as exc:
+        raise PortalSetupError(f"the portal for {suite.name} did not start: {str(exc).splitlines()[0]}") from None
+    portal = Portal(url=process.url, token=process.token)
+    return {"url": process.url, "token": process.token, "started": process.pid, "env": portal.env()}
