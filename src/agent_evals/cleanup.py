@@ -85,7 +85,7 @@ def _running(running: Running | None) -> Running | CleanupReport:
     nothing), or an error when the environment names no system at all."""
     if running is not None:
         return running
-    system, found = system_from_env()
+    _, found = system_from_env()
     if found is not None:
         return found
     return CleanupReport() if os.environ.get(PACK_ENV) else CleanupReport(error=NOT_REACHED)

@@ -34,7 +34,7 @@ from typing import Any, Self
 from agent_evals.agent.config import AgentConfigError
 from agent_evals.agent.types import ToolResult
 from agent_evals.llm.types import ToolSpec
-from agent_evals.record import KitError
+from agent_evals.system import SystemUnavailable
 
 __all__ = ["PortalConnection", "PortalTools", "PortalUnavailable", "ToolResult", "mcp_tool_to_spec"]
 
@@ -44,10 +44,8 @@ DEFAULT_TIMEOUT_S = 60.0
 _CLOSE_TIMEOUT_S = 10.0
 
 
-class PortalUnavailable(KitError, RuntimeError):
+class PortalUnavailable(SystemUnavailable, RuntimeError):
     """The portal could not be reached or refused the session (e.g. a wrong token): kind ``portal``."""
-
-    kind = "portal"
 
 
 @dataclass(frozen=True)

@@ -30,7 +30,6 @@ from pathlib import Path
 from agent_evals.cleanup import RUN_ID_ENV, CleanupReport
 from agent_evals.llm.budget import LEDGER_ENV
 from agent_evals.paths import project_root
-from agent_evals.processes import pid_alive
 from agent_evals.provider.config import ALLOW_STALE_ENV, GOLDEN, RECORD_ENV, REPLAY_ENV
 from agent_evals.provider.deadline import configured_deadline_s, runner_request_timeout_ms
 from agent_evals.record import KitError

@@ -37,11 +37,10 @@ DEFAULT_PORT = 8400
 PORT_STEP = 100  # a shard's port: the suite's stable port + 100 × its index
 MAX_PORT = 65000
 IN_USE = "is in use by another running portal"  # the portal's words when the data dir's lock is held
-PortalSetupError = SystemSetupError  # no portal can be had for a suite (kind ``portal``)
 
 
 @dataclass
-class Portal(Running):
+class RunningPortal(Running):
     """A portal a suite runs against (``data_dir`` None: an external one; ``started``: by this runner,
     which stops it). ``suite`` is the suite it serves, whose settings a new portal on its data dir needs."""
 
@@ -88,10 +87,10 @@ class Portal(Running):
         return portal_on(self.data_dir, self.suite)
 
 
-def from_env(env: Mapping[str, str]) -> Portal | None:
+def from_env(env: Mapping[str, str]) -> RunningPortal | None:
     """The portal ``PORTAL_URL`` (with ``PORTAL_TOKEN``) names, or None."""
     url = env.get("PORTAL_URL", "").strip()
-    return Portal(url=url.rstrip("/"), token=env.get("PORTAL_TOKEN") or None) if url else None
+    return RunningPortal(url=url.rstrip("/"), token=env.get("PORTAL_TOKEN") or None) if url else None
 
 
 def shard_data_dir(suite: Suite, shard: Shard) -> Path:
@@ -140,15 +139,15 @@ def _free(port: int) -> bool:
 def portal_for(
     suite: Suite, *, run_id: str, log_folder: Path, data_dir: Path | None = None, port: int | None = None,
     sweep_ids: tuple[str, ...] = (),
-) -> Iterator[Portal]:
-    """The portal for one suite's run (see the module docstring); raises PortalSetupError.
+) -> Iterator[RunningPortal]:
+    """The portal for one suite's run (see the module docstring); raises SystemSetupError.
     ``data_dir`` and ``port`` replace the suite's own (a shard's: ``agent_evals.runner.sharding``);
     a portal it starts abandons the PRs of ``run_id`` and of ``sweep_ids`` if the runner dies."""
     url = os.environ.get("PORTAL_URL", "").strip()
     if url:
         if suite.portal_settings:
             log.warning("PORTAL_URL is set: suite %s expects a portal with %s", suite.name, suite.portal_settings)
-        yield Portal(url=url.rstrip("/"), token=os.environ.get("PORTAL_TOKEN") or None, suite=suite)
+        yield RunningPortal(url=url.rstrip("/"), token=os.environ.get("PORTAL_TOKEN") or None, suite=suite)
         return
     data_dir = data_dir or data_dir_of(suite)
     shared = _shared(suite, data_dir)
@@ -178,10 +177,10 @@ def portal_for(
             process = new_process(0)  # the stable port was taken meanwhile: any free one will do
             process.start()
     except PortalStartError as exc:
-        raise PortalSetupError(_start_failure(suite, data_dir, exc)) from None
+        raise SystemSetupError(_start_failure(suite, data_dir, exc)) from None
     try:
         print(f"portal: {process.url} (data: {data_dir})", flush=True)
-        yield Portal(data_dir=data_dir, url=process.url, started=True, pid=process.pid, log_file=log_file,
+        yield RunningPortal(data_dir=data_dir, url=process.url, started=True, pid=process.pid, log_file=log_file,
                      token=process.token, suite=suite)
     except ForcedExit:
         process.detach()  # it sees the runner gone, abandons the run's PRs and stops by itself
@@ -200,7 +199,7 @@ def _start_failure(suite: Suite, data_dir: Path, exc: Exception) -> str:
     return f"the portal for {suite.name} did not start: {first}"
 
 
-def _shared(suite: Suite, data_dir: Path) -> Portal | None:
+def _shared(suite: Suite, data_dir: Path) -> RunningPortal | None:
     from agent_evals.packs.spoke.portal.serving import read_serving
 
     serving = read_serving(data_dir)
@@ -208,23 +207,23 @@ def _shared(suite: Suite, data_dir: Path) -> Portal | None:
         return None
     expected = str(suite.portal_settings) if suite.portal_settings else None
     if (serving.settings_file or None) != expected and not _same_file(serving.settings_file, expected):
-        raise PortalSetupError(
+        raise SystemSetupError(
             f"the portal serving {data_dir} (pid {serving.pid}, {serving.url}) runs with settings "
             f"{serving.settings_file or 'none'}, but suite {suite.name} needs {expected or 'none'}; stop it, or "
             f"start it with `npm run portal -- --suite {suite.name}`"
         )
     token = os.environ.get("PORTAL_TOKEN") or None
     if serving.owner_pid is not None and serving.owner_pid != os.getpid() and token is None:
-        raise PortalSetupError(
+        raise SystemSetupError(
             f"the data dir {data_dir} is in use by the portal of another run (pid {serving.pid}, started by pid "
             f"{serving.owner_pid}): wait for that run to end, or give this run a data dir of its own "
             "(AGENT_EVALS_DATA_DIR)"
         )
     if serving.token_required and token is None:
-        raise PortalSetupError(
+        raise SystemSetupError(
             f"the portal serving {data_dir} ({serving.url}) needs a token: set PORTAL_TOKEN to the one it was started with"
         )
-    return Portal(data_dir=data_dir, url=serving.url, pid=serving.pid, token=token, suite=suite)
+    return RunningPortal(data_dir=data_dir, url=serving.url, pid=serving.pid, token=token, suite=suite)
 
 
 def _same_file(a: str | None, b: str | None) -> bool:
@@ -239,8 +238,8 @@ class PortalPool(SystemPool):
         self.run_id, self.log_folder = run_id, log_folder
         self._sweep_ids = tuple(suite_eval_id(run_id, item.name) for item in suites)  # every suite may share it
         self._stack = ExitStack()
-        self._open: dict[Path, Portal] = {}
-        self._by_suite: dict[str, Portal] = {}
+        self._open: dict[Path, RunningPortal] = {}
+        self._by_suite: dict[str, RunningPortal] = {}
         self._lock = threading.Lock()  # suites that run at once ask for the same portal
 
     def __enter__(self) -> PortalPool:
@@ -260,12 +259,12 @@ class PortalPool(SystemPool):
             except ProcessLookupError:
                 pass
 
-    def opened(self, suite: str) -> Portal | None:
+    def opened(self, suite: str) -> RunningPortal | None:
         """The portal a suite (by name) got from the pool, or None: nothing is started."""
         with self._lock:
             return self._by_suite.get(suite)
 
-    def get(self, suite: Suite, *, shard: Shard | None = None) -> Portal:
+    def get(self, suite: Suite, *, shard: Shard | None = None) -> RunningPortal:
         """The portal of the suite's data dir (a shard's own: see the module docstring)."""
         data_dir, port = (shard_data_dir(suite, shard), shard_port(suite, shard)) if shard is not None else (None, None)
         own = (data_dir or data_dir_of(suite)).resolve()
@@ -287,7 +286,7 @@ class PortalPool(SystemPool):
 
 
 @contextmanager
-def portal_on(folder: Path, suite: Suite | None) -> Iterator[Portal]:
+def portal_on(folder: Path, suite: Suite | None) -> Iterator[RunningPortal]:
     """The portal serving ``folder``, or one started on it for the purpose (and stopped after)."""
     if suite is not None:
         shared = _shared(suite, folder)
@@ -299,10 +298,10 @@ def portal_on(folder: Path, suite: Suite | None) -> Iterator[Portal]:
     settings = suite.portal_settings if suite is not None else None
     try:
         with PortalProcess(data_dir=folder, token=PortalProcess.new_token(), settings_file=settings) as portal:
-            yield Portal(data_dir=folder, url=portal.url, started=True, pid=portal.pid, token=portal.token,
+            yield RunningPortal(data_dir=folder, url=portal.url, started=True, pid=portal.pid, token=portal.token,
                          suite=suite)
     except PortalStartError as exc:
-        raise PortalSetupError(str(exc).splitlines()[0]) from None
+        raise SystemSetupError(str(exc).splitlines()[0]) from None
 
 
 def start_plain(suite: Suite, owner_pid: int, run_id: str) -> dict[str, Any]:
@@ -322,6 +321,6 @@ def start_plain(suite: Suite, owner_pid: int, run_id: str) -> dict[str, Any]:
     try:
         process.start()
     except PortalStartError as exc:
-        raise PortalSetupError(f"the portal for {suite.name} did not start: {str(exc).splitlines()[0]}") from None
-    portal = Portal(url=process.url, token=process.token)
+        raise SystemSetupError(f"the portal for {suite.name} did not start: {str(exc).splitlines()[0]}") from None
+    portal = RunningPortal(url=process.url, token=process.token)
     return {"url": process.url, "token": process.token, "started": process.pid, "env": portal.env()}

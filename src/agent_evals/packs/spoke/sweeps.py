@@ -16,11 +16,11 @@ import logging
 import os
 from pathlib import Path
 
-from agent_evals.packs.spoke.runs import Portal, PortalSetupError, data_dir_of, portal_on
+from agent_evals.packs.spoke.runs import RunningPortal, data_dir_of, portal_on
 from agent_evals.packs.spoke.undo import cleanup_all_eval_prs, cleanup_run
 from agent_evals.runner.suites import Suite, discover
 from agent_evals.runner.sweep import run_of, stale_data_dirs, stale_runs, sweep_stale
-from agent_evals.system import CleanupReport
+from agent_evals.system import CleanupReport, SystemSetupError
 
 log = logging.getLogger(__name__)
 
@@ -29,7 +29,7 @@ def clean(runs_root: Path, *, url: str | None, data_dir: Path | None, eval_id: s
     """The cleanup of every place this system's runs used (see the module docstring); None: none was used."""
     url = url or (None if data_dir else os.environ.get("PORTAL_URL"))
     if url:
-        portal = Portal(url=url, token=os.environ.get("PORTAL_TOKEN"))
+        portal = RunningPortal(url=url, token=os.environ.get("PORTAL_TOKEN"))
         return _report(url, _clean(portal, eval_id, alive))
     worst: int | None = None
     for folder, suite in _targets(runs_root, data_dir):
@@ -40,7 +40,7 @@ def clean(runs_root: Path, *, url: str | None, data_dir: Path | None, eval_id: s
                 stale = len(stale_runs(runs_root, data_dir=folder))
                 report = _clean(portal, eval_id, alive)
                 sweep_stale(runs_root, portal)  # marks the dead runs swept here
-        except PortalSetupError as exc:
+        except SystemSetupError as exc:
             print(f"cleanup {folder}: [portal] {exc}")
             worst = 1
             continue
@@ -59,7 +59,7 @@ def sweep_dead_runs(runs_root: Path) -> list[tuple[Path, int, int]]:
         try:
             with portal_on(folder, suite_of_data_dir(folder)) as portal:
                 runs, prs = sweep_stale(runs_root, portal)
-        except PortalSetupError as exc:
+        except SystemSetupError as exc:
             log.warning("sweep of %s: %s", folder, exc)
             continue
         done.append((folder, runs, prs))
@@ -90,7 +90,7 @@ def _targets(runs_root: Path, data_dir: Path | None) -> list[tuple[Path, Suite |
     return list(seen.items())
 
 
-def _clean(portal: Portal, eval_id: str | None, alive: set[str]) -> CleanupReport:
+def _clean(portal: RunningPortal, eval_id: str | None, alive: set[str]) -> CleanupReport:
     if eval_id:
         return cleanup_run(eval_id, portal.api)
     return cleanup_all_eval_prs(portal.api, alive=lambda eval_id: run_of(eval_id) in alive)

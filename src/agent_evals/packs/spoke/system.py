@@ -111,8 +111,8 @@ class PortalSystem(System):
     def fixture_problems(self, fixtures: Any) -> list[str]:
         """Malformed fixtures, and copies that are not seed spokes (or spokes another fixture adds)."""
         from agent_evals.packs.base import FixtureError
-        from agent_evals.packs.spoke.fixtures import parse_fixtures
         from agent_evals.packs.spoke import seed_spoke_names
+        from agent_evals.packs.spoke.fixtures import parse_fixtures
         from agent_evals.preflight.problems import did_you_mean
 
         try:

@@ -21,7 +21,7 @@ from mcp.server.transport_security import TransportSecuritySettings
 from starlette.types import ASGIApp, Receive, Scope, Send
 
 from agent_evals.packs.spoke.portal.auth import BearerAuth
-from agent_evals.packs.spoke.portal.errors import PortalError
+from agent_evals.packs.spoke.portal.errors import CallerError
 from agent_evals.packs.spoke.portal.rest import build_router
 from agent_evals.packs.spoke.portal.same_origin import LOOPBACK_HOSTS, LOOPBACK_ORIGINS, SameOrigin, allowed_origins
 from agent_evals.packs.spoke.portal.service import Portal
@@ -93,7 +93,7 @@ def create_app(config: PortalConfig, *, extra_routers: Sequence[APIRouter] = ())
     app.state.portal = portal
     app.state.config = config
     app.state.mcp = mcp
-    app.add_exception_handler(PortalError, _portal_error)  # type: ignore[arg-type]
+    app.add_exception_handler(CallerError, _portal_error)  # type: ignore[arg-type]
     app.include_router(build_router(portal))
     for router in extra_routers:
         app.include_router(router)
@@ -106,5 +106,5 @@ def create_app(config: PortalConfig, *, extra_routers: Sequence[APIRouter] = ())
     return app
 
 
-async def _portal_error(_: Request, exc: PortalError) -> JSONResponse:
+async def _portal_error(_: Request, exc: CallerError) -> JSONResponse:
     return JSONResponse({"error": str(exc)}, status_code=exc.status)

@@ -1,7 +1,8 @@
 """The portal's exceptions.
 
-``PortalError`` is the base of the errors a caller (agent, REST client) can cause and
-should see; each maps to one HTTP status and becomes a tool error result over MCP:
+``CallerError`` is the base of the errors a caller (agent, REST client) can cause and
+should see; each maps to one HTTP status and becomes a tool error result over MCP (what a
+client of the portal raises, ``api.PortalError``, is the core's ``SystemFailure`` family):
 
 * ``InvalidInputError`` (400): a malformed argument, e.g. an unsafe spoke name.
 * ``NotFoundError`` (404): an unknown spoke, pull request or document.
@@ -17,21 +18,21 @@ repository, never the caller's fault.
 from __future__ import annotations
 
 
-class PortalError(Exception):
+class CallerError(Exception):
     """An error the caller caused; ``status`` is its HTTP status code."""
 
     status = 400
 
 
-class InvalidInputError(PortalError):
+class InvalidInputError(CallerError):
     status = 400
 
 
-class NotFoundError(PortalError):
+class NotFoundError(CallerError):
     status = 404
 
 
-class ConflictError(PortalError):
+class ConflictError(CallerError):
     status = 409
 
 

@@ -1,6 +1,6 @@
 """The REST API and the pull request page (see docs/architecture.md, "Portal REST API").
 
-Errors answer ``{"error": "<message>"}`` with the ``PortalError``'s status (400, 404, 409);
+Errors answer ``{"error": "<message>"}`` with the ``CallerError``'s status (400, 404, 409);
 the handler is installed by ``app.create_app``. Handlers are sync, so FastAPI runs them
 in its thread pool and git calls never block the event loop.
 """

@@ -1,6 +1,6 @@
 """The portal's operations, shared by the MCP tools, the REST API and the HTML page.
 
-``Portal`` is the one object the adapters talk to. It raises ``PortalError``
+``Portal`` is the one object the adapters talk to. It raises ``CallerError``
 subclasses for what the caller got wrong (unknown spoke, bad name, conflict) and
 returns the pydantic models of ``models.py``.
 """

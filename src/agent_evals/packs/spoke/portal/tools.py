@@ -1,7 +1,7 @@
 """The MCP tools an agent uses (streamable HTTP at /mcp, stateless, JSON responses).
 
 Each tool is a thin adapter over ``Portal``: the docstring is the description the
-agent reads, parameters are typed and described, and a ``PortalError`` (unknown
+agent reads, parameters are typed and described, and a ``CallerError`` (unknown
 spoke, unsafe name, conflict) becomes a tool error result the agent can read.
 """
 
@@ -18,7 +18,7 @@ from mcp.types import ToolAnnotations
 from pydantic import Field
 
 from agent_evals.packs.spoke.portal.docsearch import MAX_LIMIT
-from agent_evals.packs.spoke.portal.errors import GitError, PortalError
+from agent_evals.packs.spoke.portal.errors import GitError, CallerError
 from agent_evals.packs.spoke.portal.models import (
     DocPage,
     DocSearchResult,
@@ -53,7 +53,7 @@ PullRequestId = Annotated[int, Field(description="Pull request number, e.g. 12",
 def _tool_errors() -> Iterator[None]:
     try:
         yield
-    except PortalError as exc:
+    except CallerError as exc:
         raise ToolError(str(exc)) from exc
     except GitError as exc:  # not the caller's fault, but the agent still reads what happened
         raise ToolError(f"the portal's repository failed: {exc}") from exc
