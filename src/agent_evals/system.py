@@ -94,6 +94,12 @@ class SystemSetupError(SystemFailure):
     """No system can be had for a suite (it did not start, its data is in use…); says what to do."""
 
 
+class FixtureError(KitError, ValueError):
+    """A case's fixtures are malformed or the system rejected one (kind ``config``: the case, not the agent)."""
+
+    kind = "config"
+
+
 # -- undo -----------------------------------------------------------------------------------------
 
 
@@ -307,8 +313,6 @@ class Conversation:
         """Make the case's fixtures, tagged like its side effects; answer what was made (the run record's
         ``fixtures``). Raises a ``config`` error (``FixtureError``) when one is rejected."""
         if fixtures:
-            from agent_evals.packs.base import FixtureError
-
             raise FixtureError(f"the system has no fixtures; remove vars.fixtures (got {fixtures!r:.80})")
         return []
 
@@ -339,6 +343,7 @@ __all__ = [
     "PACK_ENV",
     "CleanupReport",
     "Conversation",
+    "FixtureError",
     "Running",
     "System",
     "SystemFailure",

@@ -29,8 +29,8 @@ from collections.abc import Callable, Iterator, Mapping
 from typing import TYPE_CHECKING, Any
 
 from agent_evals.conversation.framing import UserFraming
-from agent_evals.record import KitError, RunRecord
-from agent_evals.system import System
+from agent_evals.record import RunRecord
+from agent_evals.system import FixtureError, System
 
 #: A pack's case derivation: a row of a suite's case table -> values computed from it (raises
 #: ValueError, one line, for a row that makes no valid case). See :mod:`agent_evals.cases`.
@@ -40,12 +40,6 @@ if TYPE_CHECKING:
     from agent_evals.conversation.cassette import Cassette
     from agent_evals.golden.plan import Case, PlanValues
     from agent_evals.golden.selfcheck import Mutation
-
-
-class FixtureError(KitError, ValueError):
-    """A case's fixtures are malformed or the system rejected one (kind ``config``: the case, not the agent)."""
-
-    kind = "config"
 
 
 class Pack:
