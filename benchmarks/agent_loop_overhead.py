@@ -43,7 +43,7 @@ import httpx
 
 from agent_evals.agent.factory import create_agent
 from agent_evals.llm.types import ChatModel, ChatResponse, Message, ToolSpec
-from agent_evals.portal.process import PortalProcess
+from agent_evals.packs.spoke.portal.process import PortalProcess
 from agent_evals.testing import scripted_openai
 from agent_evals.testing.scripted_openai import ChatRequest, Reply, ScriptedOpenAIServer
 

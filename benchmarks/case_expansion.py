@@ -100,7 +100,7 @@ def _counted(responder: Any) -> Any:
 def judging() -> dict[str, Any]:
     from agent_evals.golden.record import build_scripts, suite_cases
     from agent_evals.llm.pricing import PriceTable
-    from agent_evals.portal.process import PortalProcess
+    from agent_evals.packs.spoke.portal.process import PortalProcess
     from agent_evals.provider.run import call_api
     from agent_evals.runner.suite_files import load_suite
     from agent_evals.testing.conversations import ScriptedConversations

@@ -15,8 +15,8 @@ import time
 from pathlib import Path
 
 from agent_evals.packs import load_pack
-from agent_evals.portal.process import PortalProcess
-from agent_evals.portal_api import PortalAPI
+from agent_evals.packs.spoke.portal.process import PortalProcess
+from agent_evals.packs.spoke.portal.api import PortalAPI
 
 KINDS = {
     "pull request, gate fails": [{"pull_request": {"copy": "crm-dev-neu", "name": "crm-dev-weu",

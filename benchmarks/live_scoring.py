@@ -129,8 +129,8 @@ def main() -> int:
             return 0
         child(Path(args.child[0]), args.child[1], args.child[2], Path(args.child[3]), args.jobs)
         return 0
-    from agent_evals.portal.process import PortalProcess
-    from agent_evals.portal_api import PortalAPI
+    from agent_evals.packs.spoke.portal.process import PortalProcess
+    from agent_evals.packs.spoke.portal.api import PortalAPI
 
     with tempfile.TemporaryDirectory(prefix="live-scoring-") as tmp, PortalProcess(
         data_dir=Path(tmp) / "data", token=PortalProcess.new_token(), log_file=Path(tmp) / "portal.log"

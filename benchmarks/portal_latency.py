@@ -34,8 +34,8 @@ import httpx2
 from mcp.client.client import Client
 from mcp.client.streamable_http import streamable_http_client
 
-from agent_evals.portal.datadir import seed_files
-from agent_evals.portal.process import PortalProcess
+from agent_evals.packs.spoke.portal.datadir import seed_files
+from agent_evals.packs.spoke.portal.process import PortalProcess
 
 Row = tuple[str, list[float], float]
 

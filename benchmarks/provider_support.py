@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from agent_evals.agent import mcp_session
-from agent_evals.portal.process import PortalProcess
+from agent_evals.packs.spoke.portal.process import PortalProcess
 from agent_evals.testing.conversations import (
     AGENT_MODEL,
     CONFIRM,
@@ -85,7 +85,7 @@ class ToolClock:
     apart, in the portal's REST API (the end-state snapshot: the portal's own work too)."""
 
     def __init__(self) -> None:
-        from agent_evals.portal_api import PortalAPI
+        from agent_evals.packs.spoke.portal.api import PortalAPI
 
         self.seconds = 0.0
         self.calls = 0

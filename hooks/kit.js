@@ -6,10 +6,11 @@
 //     - file://../../hooks/kit.js:afterEach
 //     - file://../../hooks/kit.js:afterAll
 //
-// beforeAll  under plain `npx promptfoo eval` (no PORTAL_URL from the kit's runner): points
-//            Promptfoo at the project's Python and starts the suite's portal (owned by this
-//            Promptfoo process: it abandons the run's PRs and stops when Promptfoo exits,
-//            Ctrl-C included); the token stays in the environment.
+// beforeAll  under plain `npx promptfoo eval` (not started by the kit's runner): points
+//            Promptfoo at the project's Python and starts the system of the suite's pack (the
+//            portal, owned by this Promptfoo process: it abandons the run's PRs and stops when
+//            Promptfoo exits, Ctrl-C included); what it gives the workers (the portal's URL and
+//            token, the pack's name) stays in the environment.
 // beforeEach points the kit's checks (type: python on assertions/<check>.py) at assertions/kit.js,
 //            which answers them from the provider's grading: one grading per row, in the worker,
 //            instead of one Python process per check (AGENT_EVALS_ASSERTIONS=python keeps the
@@ -29,7 +30,7 @@
 //            spoiled the conversation: the provider's error row with metadata.user_review.invalid) or
 //            INCOMPLETE (every failing entry is NOT GRADED, or its Promptfoo grader failed: a
 //            deciding check was not graded).
-// afterAll   abandons what the run left active and stops the portal beforeAll started.
+// afterAll   undoes what the run left active and stops the system beforeAll started.
 //
 // The logic lives in Python (agent_evals.runner.plain, agent_evals.hooks); this file only wires
 // Promptfoo's hooks to it. The policy it acts on (model-graded types, judged checks, how a kit check is
@@ -82,7 +83,7 @@ function suiteFolder(context) {
 
 async function beforeAll(context) {
   state.replayFolders = replayFolders(context);
-  if (process.env.AGENT_EVALS_RUN_ID && process.env.PORTAL_URL) return undefined; // the kit's runner
+  if (process.env.AGENT_EVALS_RUN_ID && (process.env.PORTAL_URL || process.env.AGENT_EVALS_PACK)) return undefined; // the kit's runner
   state.plain = true;
   if (!process.env.PROMPTFOO_PYTHON) process.env.PROMPTFOO_PYTHON = python();
   process.env.PROMPTFOO_DISABLE_ADAPTIVE_SCHEDULER = process.env.PROMPTFOO_DISABLE_ADAPTIVE_SCHEDULER || "1";
@@ -90,11 +91,13 @@ async function beforeAll(context) {
     ? { url: process.env.PORTAL_URL, token: process.env.PORTAL_TOKEN, run_id: `run-${Date.now().toString(16)}` }
     : runPython(["-m", "agent_evals.runner.plain", "start", suiteFolder(context), "--owner-pid", String(process.pid)]);
   if (info.error) throw new Error(`agent-evals: ${info.error}`);
-  process.env.PORTAL_URL = info.url;
+  for (const [key, value] of Object.entries(info.env || {})) process.env[key] = value; // what the system gives the workers
+  if (info.url) process.env.PORTAL_URL = info.url;
   if (info.token) process.env.PORTAL_TOKEN = info.token;
   process.env.AGENT_EVALS_RUN_ID = info.run_id;
   state.startedPortal = info.started || null;
-  console.log(`agent-evals: portal ${info.url}${info.started ? " (started for this run)" : ""}; run ${info.run_id}`);
+  const where = info.url ? `portal ${info.url}${info.started ? " (started for this run)" : ""}; ` : "";
+  console.log(`agent-evals: ${where}run ${info.run_id}`);
   return undefined;
 }
 

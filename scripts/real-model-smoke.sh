@@ -180,8 +180,8 @@ set +e  # not exec: the EXIT trap must still stop the server and the proxy
 import json, statistics, sys
 from pathlib import Path
 
-from agent_evals.portal.process import PortalProcess
-from agent_evals.portal_api import PortalAPI
+from agent_evals.packs.spoke.portal.process import PortalProcess
+from agent_evals.packs.spoke.portal.api import PortalAPI
 from agent_evals.record import ERROR_KINDS
 
 folder = Path(sys.argv[1])

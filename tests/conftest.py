@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from agent_evals.portal.process import PortalProcess
+from agent_evals.packs.spoke.portal.process import PortalProcess
 from agent_evals.testing.conversations import AGENT_MODEL, USER_MODEL, ScriptedConversations
 from agent_evals.testing.scripted_openai import ScriptedOpenAIServer
 

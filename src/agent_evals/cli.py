@@ -15,35 +15,6 @@ from pathlib import Path
 from agent_evals.command_signals import Terminated, stopping
 
 
-def _portal_serve(args: argparse.Namespace) -> int:
-    from agent_evals.portal.server import serve
-
-    data_dir, settings, port = args.data_dir, args.settings, args.port
-    if args.suite:
-        from agent_evals.runner.portals import suite_portal_settings
-
-        try:
-            data_dir, settings, port = suite_portal_settings(args.suite, data_dir, settings, port)
-        except ValueError as exc:
-            logging.getLogger("agent_evals.portal").error("%s", exc)
-            return 2
-    return serve(
-        host=args.host,
-        port=8400 if port is None else port,
-        data_dir=data_dir,
-        settings_file=settings,
-        public_url=args.public_url,
-        owner_pid=args.owner_pid,
-        sweep_eval_ids=args.sweep_eval_id,
-    )
-
-
-def _portal_reset(args: argparse.Namespace) -> int:
-    from agent_evals.portal.server import reset
-
-    return reset(data_dir=args.data_dir, force=args.force)
-
-
 def _run(args: argparse.Namespace, extra: list[str]) -> int:
     from agent_evals.runner.run import run
 
@@ -166,28 +137,23 @@ def _live(args: argparse.Namespace) -> int:
     ))
 
 
+def _system_commands(sub: argparse._SubParsersAction) -> None:
+    """The subcommands the built-in packs' systems add (``System.add_commands``)."""
+    from agent_evals.packs import built_in
+
+    seen: set[type] = set()
+    for pack in built_in().values():
+        if type(pack.system) not in seen:
+            seen.add(type(pack.system))
+            pack.system.add_commands(sub)
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="agent-evals", description=__doc__.splitlines()[0])
     parser.add_argument("-v", "--verbose", action="store_true", help="log at DEBUG level")
     sub = parser.add_subparsers(dest="command", required=True)
 
-    portal = sub.add_parser("portal", help="the portal backend (MCP tools over the git test repository)")
-    portal_sub = portal.add_subparsers(dest="portal_command", required=True)
-    serve = portal_sub.add_parser("serve", help="serve the portal (MCP at /mcp, REST at /api)")
-    serve.add_argument("--host", default="127.0.0.1", help="bind address (default: loopback only)")
-    serve.add_argument("--port", type=int, default=None, help="port (default 8400; 0 picks a free one)")
-    serve.add_argument("--data-dir", type=Path, default=None, help="test repository and PR database")
-    serve.add_argument("--settings", type=Path, default=None, help="customer settings file (YAML or JSON)")
-    serve.add_argument("--suite", default=None,
-                       help="serve the portal a suite runs against (its data dir, settings and port)")
-    serve.add_argument("--public-url", default=None, help="base URL used in PR links (default: from host/port)")
-    serve.add_argument("--owner-pid", type=int, default=None, help=argparse.SUPPRESS)
-    serve.add_argument("--sweep-eval-id", action="append", default=[], help=argparse.SUPPRESS)
-    serve.set_defaults(handler=_portal_serve)
-    reset = portal_sub.add_parser("reset", help="re-create the test repository from the seed data")
-    reset.add_argument("--data-dir", type=Path, default=None)
-    reset.add_argument("--force", action="store_true", help="reset even when pull requests are active")
-    reset.set_defaults(handler=_portal_reset)
+    _system_commands(sub)  # the systems' own: `portal serve|reset` (the portal's)
 
     run = sub.add_parser(
         "run",
@@ -391,7 +357,7 @@ def _unknown(parser: argparse.ArgumentParser, args: argparse.Namespace, extra: l
     import difflib
 
     sub: argparse.ArgumentParser = _subparsers(parser).choices[args.command]
-    for name in ("portal_command", "cases_command", "cassettes_command", "live_command"):  # a subcommand's own
+    for name in ("portal_command", "cases_command", "cassettes_command", "live_command"):  # a subcommand's own (portal: a system's)
         if getattr(args, name, None):
             sub = _subparsers(sub).choices[getattr(args, name)]
     word = extra[0].split("=", 1)[0]

@@ -20,8 +20,8 @@ from agent_evals.agent.errors import AgentConfigError, ServerUnavailable
 from agent_evals.agent.factory import create_agent, load_factory
 from agent_evals.agent.types import AgentReply, ConversationalAgent
 from agent_evals.llm.types import LLMConfigError, LLMError
-from agent_evals.portal.process import PortalProcess
-from agent_evals.portal_api import PortalAPI
+from agent_evals.packs.spoke.portal.process import PortalProcess
+from agent_evals.packs.spoke.portal.api import PortalAPI
 from agent_evals.testing.scripted_openai import Reply, ScriptedOpenAIServer
 from tests.mcp_portal import portal_server
 

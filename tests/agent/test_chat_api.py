@@ -15,9 +15,9 @@ import httpx
 import pytest
 
 from agent_evals.agent.chat_api import build_chat_router, loopback_url, new_conversation_id
-from agent_evals.portal.app import PortalConfig, create_app
-from agent_evals.portal.process import PortalProcess
-from agent_evals.portal_api import PortalAPI
+from agent_evals.packs.spoke.portal.app import PortalConfig, create_app
+from agent_evals.packs.spoke.portal.process import PortalProcess
+from agent_evals.packs.spoke.portal.api import PortalAPI
 from agent_evals.testing.scripted_openai import ChatRequest, Reply, ScriptedOpenAIServer
 
 from .conftest import INTEGRATION_TOOLS, Script
@@ -299,7 +299,7 @@ def test_loopback_url(public_url: str, server: tuple[str, int] | None, expected:
 def test_serving_the_chat_does_not_import_openai_at_startup() -> None:
     code = (
         "import sys\n"
-        "from agent_evals.portal.server import default_routers\n"
+        "from agent_evals.packs.spoke.portal.server import default_routers\n"
         "routers = default_routers()\n"
         "assert [r.path for r in routers[0].routes] == ['/api/agents/{name}/chat'], routers\n"
         "assert 'openai' not in sys.modules, 'openai imported at startup'\n"

@@ -13,9 +13,9 @@ from pydantic import BaseModel
 
 from agent_evals.agent.config import available_agents, load_agent_config
 from agent_evals.agent.mcp_session import McpSession
-from agent_evals.portal import models
-from agent_evals.portal.process import PortalProcess
-from agent_evals.portal.schema import load_spoke_schema
+from agent_evals.packs.spoke.portal import models
+from agent_evals.packs.spoke.portal.process import PortalProcess
+from agent_evals.packs.spoke.portal.schema import load_spoke_schema
 from tests.mcp_portal import portal_server
 
 IDENTIFIER_PATH = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z_][A-Za-z0-9_]*)*$")

@@ -6,7 +6,7 @@ from collections.abc import Iterator
 
 import pytest
 
-from agent_evals.portal_api import PortalAPI
+from agent_evals.packs.spoke.portal.api import PortalAPI
 
 from ._assertion_support import StubPortal, stub_portal
 

@@ -19,14 +19,13 @@ import pytest
 
 from agent_evals.packs.spoke.checks import input_diff, pull_request, spoke_json_valid
 from agent_evals.assertions.registry import kit_checks
-from agent_evals.packs import load_pack
-from agent_evals.portal_api import PortalAPI, PortalError, PortalNotFound, pull_request_url
-from agent_evals.provider.snapshot import take_snapshot
+from agent_evals.packs.spoke.portal.api import PortalAPI, PortalError, PortalNotFound, pull_request_url
+from agent_evals.packs.spoke.snapshot import take_snapshot
 from agent_evals.record import PullRequestRef, RunRecord
 
 from ._assertion_support import call, metadata
 
-process = pytest.importorskip("agent_evals.portal.process")
+process = pytest.importorskip("agent_evals.packs.spoke.portal.process")
 SPOKE = "crm-dev-neu"
 NEW_OWNER = "crm-admins@contoso.com"
 EVAL_ID = "live-assertions"
@@ -101,7 +100,7 @@ def run_metadata(
 def with_snapshot(data: dict[str, Any], api: PortalAPI, *checks: tuple[str, Any]) -> dict[str, Any]:
     """``data`` with the end state read from the portal now, for a test asserting ``checks`` (name, config)."""
     asserts = [{"type": "python", "value": f"file://../../assertions/{name}.py", "config": c} for name, c in checks]
-    state = take_snapshot(RunRecord.from_metadata(data), load_pack("spoke"), kit_checks(asserts), api)
+    state = take_snapshot(RunRecord.from_metadata(data), kit_checks(asserts), api)
     return {**data, "snapshot": state.to_dict()}
 
 
@@ -140,13 +139,13 @@ def test_a_side_effect_elsewhere_is_not_read_from_the_portal(portal: Any, api: P
     _, pr = good
     record = RunRecord()
     record.add_pull_request(PullRequestRef(pr["id"], f"https://desk.example/tickets/{pr['id']}"))
-    snapshot = take_snapshot(record, load_pack("spoke"), [], api)
+    snapshot = take_snapshot(record, [], api)
     assert snapshot.pull_requests == ()
     record.add_pull_request(PullRequestRef(pr["id"] + 10**6, pull_request_url(portal.url, pr["id"] + 10**6)))
-    assert take_snapshot(record, load_pack("spoke"), [], api).pull_requests == ()  # this portal's, but not there
+    assert take_snapshot(record, [], api).pull_requests == ()  # this portal's, but not there
     record = RunRecord()
     record.add_pull_request(PullRequestRef(pr["id"], pull_request_url(portal.url, pr["id"])))
-    assert [p["id"] for p in take_snapshot(record, load_pack("spoke"), [], api).pull_requests] == [pr["id"]]
+    assert [p["id"] for p in take_snapshot(record, [], api).pull_requests] == [pr["id"]]
 
 
 def test_input_diff_source_by_name(portal: Any, api: PortalAPI, good: tuple) -> None:

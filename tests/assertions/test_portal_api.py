@@ -6,8 +6,8 @@ import socket
 
 import pytest
 
-from agent_evals import portal_api
-from agent_evals.portal_api import (
+from agent_evals.packs.spoke.portal import api as portal_api
+from agent_evals.packs.spoke.portal.api import (
     PortalAPI,
     PortalError,
     PortalNotConfigured,

@@ -10,7 +10,7 @@ from tests.toy_pack import PACK
 from .fakes import FakeAgent, QuietAgent, reply, tool_call
 
 PR = {"id": 7, "url": "https://desk.example/tickets/7", "status": "open"}
-find_pr = PACK.find_pull_request
+find_pr = PACK.system.side_effect
 
 
 def _run(agent, user, record: RunRecord | None = None, **kwargs) -> RunRecord:

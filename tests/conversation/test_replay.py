@@ -115,7 +115,7 @@ def _converse(mode: RunMode, tools: Tools, messages: Sequence[str], instructions
         mode.start(FINGERPRINTS)
         agent = LoopAgent(mode, record, tools, instructions)
         await run_conversation(agent, FixedMessages(messages), record=record,
-                               find_pull_request=SpokePack().find_pull_request,
+                               find_pull_request=SpokePack().system.side_effect,
                                on_turn=mode.on_turn, on_user_message=mode.on_user_message)
         mode.finish(record)
 

@@ -1,8 +1,10 @@
-"""The generic core knows no domain: it runs with a toy pack of its own (tests/toy_pack.py), and
-no core module names the portal's spokes."""
+"""The generic core knows no domain: it runs with a toy pack of its own and the toy's fake system
+(tests/toy_pack.py), no core module names the portal's spokes, and none imports the spoke pack or its
+portal: the core reaches a system through the pack's ``System`` only."""
 
 from __future__ import annotations
 
+import ast
 import json
 import re
 from pathlib import Path
@@ -15,17 +17,16 @@ from agent_evals.conversation.users import SimulatedUser, UserFraming, simulated
 from agent_evals.golden.plan import Case, PlanError, scripts_for
 from agent_evals.golden.selfcheck import mutations
 from agent_evals.packs import GenericPack, PackError, built_in, load_pack
-from agent_evals.portal.process import PortalProcess
 from agent_evals.provider.run import call_api
 from agent_evals.testing.scripted_replies import ChatRequest
 from tests.conftest import PROJECT_ROOT
-from tests.toy_pack import PACK, TicketsPack
+from tests.toy_pack import DESK, DESK_URL, PACK, TicketsPack, TicketsSystem
 
 ROOT = Path(__file__).resolve().parents[2]
 PACKAGE = ROOT / "src" / "agent_evals"
-# the generic core: everything but the portal (the system under test), the production agent, and
-# the domain packs themselves (packs/<name>/)
-DOMAIN = {"portal", "agent", "portal_api.py"}
+# the generic core: everything but the production agent and the domain packs themselves (packs/<name>/,
+# the spoke pack's portal, its system under test, included)
+DOMAIN = {"agent"}
 CORE_FILES = sorted(
     p for p in PACKAGE.rglob("*.py")
     if p.relative_to(PACKAGE).parts[0] not in DOMAIN
@@ -50,6 +51,56 @@ def test_no_core_module_names_the_spoke_domain() -> None:
         if words.search(line)
     ]
     assert found == [], "the core names the spoke domain:\n" + "\n".join(found)
+
+
+def _imports(path: Path, package: list[str] | None = None) -> list[tuple[int, str]]:
+    """Every module a Python file imports (at any level, type-checking blocks included), with its line;
+    relative imports resolved against the file's package (``package``, else where it sits)."""
+    package = package or ["agent_evals", *path.relative_to(PACKAGE).parent.parts]
+    found = []
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if isinstance(node, ast.Import):
+            found += [(node.lineno, alias.name) for alias in node.names]
+        elif isinstance(node, ast.ImportFrom):
+            base = ".".join(package[: len(package) - node.level + 1]) if node.level else ""
+            module = ".".join(p for p in (base, node.module or "") if p)
+            found += [(node.lineno, module)] + [(node.lineno, f"{module}.{alias.name}") for alias in node.names]
+        elif isinstance(node, ast.Constant) and isinstance(node.value, str) and node.value.startswith("agent_evals."):
+            found.append((node.lineno, node.value))  # importlib.import_module("…"), resources.files("…")
+    return found
+
+
+PACK_FOLDERS = {d.name for d in (PACKAGE / "packs").iterdir() if (d / "__init__.py").is_file()}
+
+
+def _reaches_a_pack(module: str) -> bool:
+    """``agent_evals.packs.<a pack's folder>…`` (``agent_evals.packs`` itself and ``packs.base`` are the
+    interface), or the portal at its old place."""
+    parts = module.split(".")
+    return (parts[:2] == ["agent_evals", "packs"] and len(parts) > 2 and parts[2] in PACK_FOLDERS) or module.startswith(
+        ("agent_evals.portal", "agent_evals.portal_api"))
+
+
+def test_no_core_module_imports_a_pack_or_its_system() -> None:
+    """Outside packs/, no module imports the spoke pack, its portal or its REST client (nor any other
+    built-in pack): the core reaches a system through ``Pack.system`` (agent_evals.system)."""
+    core = [p for p in PACKAGE.rglob("*.py") if p.relative_to(PACKAGE).parts[0] not in ("packs", *DOMAIN)]
+    assert len(core) > 150
+    found = [f"{path.relative_to(ROOT)}:{line}: {module}" for path in core for line, module in _imports(path)
+             if _reaches_a_pack(module)]
+    assert found == [], "core modules import a pack or its system:\n" + "\n".join(found)
+
+
+def test_the_import_scan_would_catch_a_core_module_importing_the_portal(tmp_path: Path) -> None:
+    probe = tmp_path / "probe.py"  # as if it were agent_evals/runner/probe.py
+    probe.write_text("from agent_evals.packs.spoke.portal.api import PortalAPI\nfrom ..packs.spoke import system\n"
+                     "from agent_evals.packs import load_pack\nimport importlib\n"
+                     "importlib.import_module('agent_evals.packs.spoke.portal.process')\n")
+    reached = [m for _, m in _imports(probe, ["agent_evals", "runner"]) if _reaches_a_pack(m)]
+    assert reached == ["agent_evals.packs.spoke.portal.api", "agent_evals.packs.spoke.portal.api.PortalAPI",
+                       "agent_evals.packs.spoke", "agent_evals.packs.spoke.system",
+                       "agent_evals.packs.spoke.portal.process"]
+    assert not _reaches_a_pack("agent_evals.packs") and not _reaches_a_pack("agent_evals.packs.base")
 
 
 def test_the_scan_would_catch_a_domain_word(tmp_path: Path) -> None:
@@ -175,11 +226,11 @@ def test_a_check_of_another_pack_is_a_config_error_not_a_failure() -> None:
     assert answer["metadata"]["tool_calls"] == []
 
 
-def test_fixtures_of_the_toy_pack_reach_the_user_and_the_record(
-    live_portal: PortalProcess, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    monkeypatch.setenv("PORTAL_URL", live_portal.url)
-    monkeypatch.setenv("PORTAL_TOKEN", live_portal.token or "")
+def test_the_core_runs_a_case_on_the_toy_system_alone(monkeypatch: pytest.MonkeyPatch) -> None:
+    """No portal anywhere: the fixtures, the side effect, the snapshot and the undo are the toy system's."""
+    for name in ("PORTAL_URL", "PORTAL_TOKEN"):
+        monkeypatch.delenv(name, raising=False)
+    DESK.undone.clear()
     fixtures = [{"queue": {"key": "hw", "name": "hardware"}}]
     test = {"description": "T03 x", "metadata": {"id": "T03"}, "assert": []}
     vars_ = {"user_messages": ["Please open a ticket in $fixture.hw.name (queue $fixture.hw.id)"], "fixtures": fixtures}
@@ -188,8 +239,12 @@ def test_fixtures_of_the_toy_pack_reach_the_user_and_the_record(
     meta = answer["metadata"]
     assert meta["fixtures"] == [{"kind": "queue", "key": "hw", "name": "hardware", "id": 40}]
     assert meta["transcript"][0]["content"] == "Please open a ticket in hardware (queue 40)"
-    assert meta["pull_requests"] == [{"id": 12, "url": "https://desk.example/tickets/12"}]  # found by the pack
-    assert "fixtures" in meta["cleanup"]
+    assert meta["pull_requests"] == [{"id": 12, "url": "https://desk.example/tickets/12"}]  # found by the system
+    assert meta["snapshot"]["pull_requests"] == [{"id": 12, "url": "https://desk.example/tickets/12", "status": "open"}]
+    assert meta["snapshot"]["resources"] == {"queues": ["hw"]}  # read while the case's queue existed
+    assert meta["cleanup"] == {"abandoned": [12], "already_closed": [], "removed_fixtures": ["queue hw"],
+                               "by": "provider", "fixtures": {"removed": ["queue hw"]}}
+    assert DESK.undone == ["ticket 12", "queue hw"] and not DESK.tickets and not DESK.queues
 
     bad_ref = {**vars_, "user_messages": ["ticket in $fixture.sw.name"]}
     answer = call_api("", _toy_options(), {"vars": bad_ref, "test": test})
@@ -198,6 +253,72 @@ def test_fixtures_of_the_toy_pack_reach_the_user_and_the_record(
     assert answer["error"].startswith("[config] a tickets fixture is {queue: {key, name}}")
     generic = call_api("", {"config": {"factory": "tests.toy_pack:create_agent"}}, {"vars": vars_, "test": test})
     assert generic["error"] == "[config] pack 'generic' has no fixtures; remove vars.fixtures"
+
+
+def _toy_suite(tmp_path: Path, pack: str = "tests.toy_pack:TicketsPack") -> Any:
+    from agent_evals.runner.suites import Suite
+
+    folder = tmp_path / "desk-suite"
+    folder.mkdir()
+    (folder / "promptfooconfig.yaml").write_text(
+        f"providers:\n  - id: file://../../providers/agent.py\n    config:\n      pack: {pack}\n"
+        "tests:\n  - description: T01 x\n    vars: {user_messages: [hi]}\n")
+    return Suite(folder.name, folder)
+
+
+def test_the_runner_and_the_hooks_reach_the_toy_system_alone(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The run scope: the runner's systems, the workers' environment, the hooks' undo by eval id and by
+    row, the sweep of a run that died and the forced exit's list all go to the toy's system."""
+    from agent_evals.cleanup import cleanup_run, cleanup_test, system_from_env
+    from agent_evals.runner.manifest import RunManifest, SuiteRun
+    from agent_evals.runner.run import _suite_env
+    from agent_evals.runner.sweep import sweep_stale
+    from agent_evals.runner.systems import Systems
+    from agent_evals.system import Running
+
+    suite = _toy_suite(tmp_path)
+    with Systems("run-toy", tmp_path, [suite]) as systems:
+        running = systems.get(suite)
+        assert systems.opened(suite.name) is running and isinstance(running, Running)
+        env = _suite_env(suite, running, "run-toy.desk-suite", 2, replay=None, record=None, allow_stale=False,
+                         pack=systems.pack_name(suite))
+    assert env["DESK_URL"] == DESK_URL and env["AGENT_EVALS_PACK"] == "tests.toy_pack:TicketsPack"
+    assert "PORTAL_URL" not in env and "PORTAL_TOKEN" not in env
+    for name in ("PORTAL_URL", "PORTAL_TOKEN"):
+        monkeypatch.delenv(name, raising=False)
+    monkeypatch.setenv("DESK_URL", DESK_URL)
+    monkeypatch.setenv("AGENT_EVALS_PACK", "tests.toy_pack:TicketsPack")
+    system, found = system_from_env()
+    assert isinstance(system, TicketsSystem) and found is not None
+
+    from agent_evals.record import Trace
+
+    DESK.undone.clear()
+    DESK.tickets.update({7: Trace("run-toy.desk-suite", "T01#a"), 8: Trace("other", "T02#b")})
+    assert running.active("run-toy.desk-suite") == ["#7"]
+    assert cleanup_run("run-toy.desk-suite").abandoned == [7] and DESK.tickets.keys() == {8}
+    row = {"response": {"metadata": {"trace": {"eval_id": "other", "test_id": "T02#b"}}}}
+    assert cleanup_test(row).abandoned == [8] and not DESK.tickets
+
+    runs = tmp_path / "runs"
+    dead = RunManifest("run-dead", "replay", pid=2**22 + 12345)
+    dead.suites.append(SuiteRun("desk-suite", portal_url=DESK_URL))
+    dead.save(runs / dead.run_id)
+    DESK.tickets[9] = Trace("run-dead.desk-suite", "T01#c")
+    assert sweep_stale(runs, running) == (1, 1) and not DESK.tickets
+    assert DESK.undone[-2:] == ["eval run-dead.desk-suite", "ticket 9"]
+
+
+def test_the_generic_pack_has_a_system_with_nothing_to_start(tmp_path: Path) -> None:
+    from agent_evals.runner.systems import Systems
+    from agent_evals.system import System
+
+    assert type(GenericPack().system) is System
+    suite = _toy_suite(tmp_path, "generic")
+    with Systems("run-g", tmp_path, [suite]) as systems:
+        running = systems.get(suite)
+        assert (running.env(), running.started, running.undo_eval("run-g").as_dict()) == (
+            {}, False, {"abandoned": [], "already_closed": []})
 
 
 def test_the_toy_pack_is_a_pack() -> None:

@@ -16,13 +16,13 @@ import pytest
 import yaml
 
 from agent_evals.cases import has_cases
-from agent_evals.cleanup import abandon
+from agent_evals.packs.spoke.undo import abandon
 from agent_evals.conversation.cassette import load_cassette, save_cassette
 from agent_evals.golden.record import suite_cases, suite_pack
 from agent_evals.golden.selfcheck import grade_row, mutations
 from agent_evals.golden.user_side import case_user, user_mutations
-from agent_evals.portal.process import PortalProcess
-from agent_evals.portal_api import PortalAPI
+from agent_evals.packs.spoke.portal.process import PortalProcess
+from agent_evals.packs.spoke.portal.api import PortalAPI
 from agent_evals.provider.run import call_api
 from agent_evals.runner.suite_files import load_suite
 from agent_evals.runner.suites import Suite, discover

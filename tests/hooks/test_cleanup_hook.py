@@ -6,9 +6,9 @@ from typing import Any
 
 import pytest
 
-from agent_evals.cleanup import abandon, pull_request_ids_of_row
+from agent_evals.packs.spoke.undo import abandon, pull_request_ids_of_row
 from agent_evals.hooks import extension_hook
-from agent_evals.portal_api import PortalError, PortalNotFound
+from agent_evals.packs.spoke.portal.api import PortalError, PortalNotFound
 
 BASE = "http://127.0.0.1:8400"
 

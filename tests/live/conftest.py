@@ -11,7 +11,7 @@ import httpx
 import pytest
 
 from agent_evals.live.store import ConversationStore, StoreSettings, open_store
-from agent_evals.portal.process import PortalProcess
+from agent_evals.packs.spoke.portal.process import PortalProcess
 from agent_evals.testing.postgres import PostgresServer, find_bin
 from agent_evals.testing.scripted_openai import ScriptedOpenAIServer
 from tests.agent.conftest import script  # noqa: F401 - the same fixture: the scripted model's replies, in order

@@ -133,7 +133,7 @@ def test_the_portal_runs_without_the_telemetry_extra() -> None:
         "            raise ImportError('No module named ' + name)\n"
         "sys.meta_path.insert(0, Block())\n"
         "logging.basicConfig(level=logging.WARNING, stream=sys.stdout, format='%(message)s')\n"
-        "from agent_evals.portal.server import default_routers\n"
+        "from agent_evals.packs.spoke.portal.server import default_routers\n"
         "from agent_evals.live.telemetry import Telemetry\n"
         "assert len(default_routers()) == 2\n"
         "t = Telemetry.from_env({'OTEL_EXPORTER_OTLP_ENDPOINT': 'http://127.0.0.1:4318'})\n"

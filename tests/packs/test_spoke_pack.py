@@ -27,7 +27,7 @@ def _call(name: str, result: object, outcome: str = "ok") -> ToolCall:
     ],
 )
 def test_the_spoke_pack_finds_created_pull_requests(result, outcome, name: str, expected) -> None:
-    assert load_pack("spoke").find_pull_request(_call(name, result, outcome)) == expected
+    assert load_pack("spoke").system.side_effect(_call(name, result, outcome)) == expected
 
 
 def test_the_spoke_users_framing_is_the_portals() -> None:

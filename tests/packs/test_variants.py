@@ -11,10 +11,10 @@ import yaml
 
 from agent_evals.packs.spoke.golden import apply_changes, seed_spoke
 from agent_evals.packs.spoke.variants import derive_copy, derive_overlapping_copy, seed_configs
-from agent_evals.portal.rules import Hub
-from agent_evals.portal.snapshot import parse_hub
-from agent_evals.portal.settings import PortalSettings
-from agent_evals.portal.validation import SpokeValidator
+from agent_evals.packs.spoke.portal.rules import Hub
+from agent_evals.packs.spoke.portal.snapshot import parse_hub
+from agent_evals.packs.spoke.portal.settings import PortalSettings
+from agent_evals.packs.spoke.portal.validation import SpokeValidator
 from agent_evals.runner.suite_files import load_suite
 from agent_evals.runner.suites import select
 
@@ -82,7 +82,7 @@ def test_an_overlapping_copy_must_overlap() -> None:
 def _validator() -> tuple[SpokeValidator, Hub]:
     from importlib import resources
 
-    hub = json.loads(resources.files("agent_evals.portal").joinpath("seed", "hub.json").read_text())
+    hub = json.loads(resources.files("agent_evals.packs.spoke.portal").joinpath("seed", "hub.json").read_text())
     return SpokeValidator(PortalSettings()), parse_hub(hub)
 
 

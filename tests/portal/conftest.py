@@ -8,7 +8,7 @@ from typing import Any
 import httpx
 import pytest
 
-from agent_evals.portal.process import PortalProcess
+from agent_evals.packs.spoke.portal.process import PortalProcess
 
 from .helpers import Mcp, seed_spokes
 

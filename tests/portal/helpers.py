@@ -15,9 +15,9 @@ from mcp.client.client import Client
 from mcp.client.streamable_http import streamable_http_client
 from mcp.types import CallToolResult, Tool
 
-from agent_evals.portal.datadir import seed_files
-from agent_evals.portal.rules import Hub
-from agent_evals.portal.snapshot import parse_hub
+from agent_evals.packs.spoke.portal.datadir import seed_files
+from agent_evals.packs.spoke.portal.rules import Hub
+from agent_evals.packs.spoke.portal.snapshot import parse_hub
 
 # A raw MCP initialize request, for tests of the HTTP layer (auth, Host checks).
 INIT = {

@@ -7,7 +7,7 @@ from pathlib import Path
 import httpx
 import pytest
 
-from agent_evals.portal.process import PortalProcess
+from agent_evals.packs.spoke.portal.process import PortalProcess
 
 from .helpers import INIT, MCP_HEADERS, Mcp
 

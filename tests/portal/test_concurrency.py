@@ -8,7 +8,7 @@ from typing import Any
 
 from mcp.types import CallToolResult
 
-from agent_evals.portal.process import PortalProcess
+from agent_evals.packs.spoke.portal.process import PortalProcess
 
 from .helpers import Mcp, git, new_spoke
 

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from agent_evals.portal.datadir import (
+from agent_evals.packs.spoke.portal.datadir import (
     DB_FILE,
     MARKER,
     REPO_DIR,
@@ -18,9 +18,9 @@ from agent_evals.portal.datadir import (
     problem,
     reset_data_dir,
 )
-from agent_evals.portal.errors import DataDirError
-from agent_evals.portal.gitrepo import INDEX_PREFIX, GitRepo
-from agent_evals.portal.service import Portal
+from agent_evals.packs.spoke.portal.errors import DataDirError
+from agent_evals.packs.spoke.portal.gitrepo import INDEX_PREFIX, GitRepo
+from agent_evals.packs.spoke.portal.service import Portal
 
 from .helpers import git, new_spoke
 

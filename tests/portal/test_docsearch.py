@@ -6,10 +6,10 @@ import re
 
 import pytest
 
-from agent_evals.portal.docsearch import DocIndex, words
-from agent_evals.portal.errors import InvalidInputError, NotFoundError
-from agent_evals.portal.models import RULE_IDS
-from agent_evals.portal.rules import ALLOWED_LOCATIONS
+from agent_evals.packs.spoke.portal.docsearch import DocIndex, words
+from agent_evals.packs.spoke.portal.errors import InvalidInputError, NotFoundError
+from agent_evals.packs.spoke.portal.models import RULE_IDS
+from agent_evals.packs.spoke.portal.rules import ALLOWED_LOCATIONS
 
 DOCS = DocIndex.load()
 

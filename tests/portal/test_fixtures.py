@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import httpx
 
-from agent_evals.portal.process import PortalProcess
+from agent_evals.packs.spoke.portal.process import PortalProcess
 
 from .helpers import git, new_spoke
 

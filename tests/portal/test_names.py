@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from agent_evals.portal.errors import InvalidInputError
-from agent_evals.portal.names import branch_slug, check_spoke_name, spoke_file
+from agent_evals.packs.spoke.portal.errors import InvalidInputError
+from agent_evals.packs.spoke.portal.names import branch_slug, check_spoke_name, spoke_file
 
 GOOD = ["payments-prod-weu", "a1", "0-app", "x" * 63]
 BAD = [

@@ -11,10 +11,10 @@ from typing import Any
 
 import pytest
 
-from agent_evals.portal.models import RULE_IDS, ValidationResult
-from agent_evals.portal.rules import ALL_RULES, parse_port_range
-from agent_evals.portal.settings import PortalSettings
-from agent_evals.portal.validation import SpokeValidator
+from agent_evals.packs.spoke.portal.models import RULE_IDS, ValidationResult
+from agent_evals.packs.spoke.portal.rules import ALL_RULES, parse_port_range
+from agent_evals.packs.spoke.portal.settings import PortalSettings
+from agent_evals.packs.spoke.portal.validation import SpokeValidator
 
 from .helpers import new_spoke, seed_hub, seed_spokes
 

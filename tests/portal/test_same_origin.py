@@ -9,8 +9,8 @@ from pathlib import Path
 import httpx
 import pytest
 
-from agent_evals.portal.process import PortalProcess
-from agent_evals.portal_api import PortalAPI
+from agent_evals.packs.spoke.portal.process import PortalProcess
+from agent_evals.packs.spoke.portal.api import PortalAPI
 
 from .helpers import INIT, MCP_HEADERS, new_spoke
 
@@ -68,7 +68,7 @@ def test_a_portal_bound_beyond_loopback_still_refuses_foreign_origins(tmp_path: 
     """In process (a test binds no address beyond loopback): any Host, as MCP's, but no foreign Origin."""
     from starlette.testclient import TestClient
 
-    from agent_evals.portal.app import PortalConfig, create_app
+    from agent_evals.packs.spoke.portal.app import PortalConfig, create_app
 
     config = PortalConfig(data_dir=tmp_path / "data", public_url="http://portal.example.com:8400", host="0.0.0.0")
     with TestClient(create_app(config), base_url="http://portal.example.com:8400") as client:

@@ -7,8 +7,8 @@ from typing import Any
 
 from jsonschema import Draft202012Validator
 
-from agent_evals.portal.rules import ALLOWED_LOCATIONS
-from agent_evals.portal.schema import load_spoke_schema, pointer
+from agent_evals.packs.spoke.portal.rules import ALLOWED_LOCATIONS
+from agent_evals.packs.spoke.portal.schema import load_spoke_schema, pointer
 
 
 def properties(schema: dict[str, Any], where: str = "") -> Iterator[tuple[str, dict[str, Any]]]:

@@ -5,8 +5,8 @@ from __future__ import annotations
 import ipaddress
 from typing import Any
 
-from agent_evals.portal.settings import PortalSettings
-from agent_evals.portal.validation import SpokeValidator
+from agent_evals.packs.spoke.portal.settings import PortalSettings
+from agent_evals.packs.spoke.portal.validation import SpokeValidator
 
 from .helpers import seed_hub
 

@@ -11,8 +11,8 @@ from pathlib import Path
 import httpx
 import pytest
 
-from agent_evals.portal.datadir import ensure_data_dir
-from agent_evals.portal.process import PortalProcess, PortalStartError
+from agent_evals.packs.spoke.portal.datadir import ensure_data_dir
+from agent_evals.packs.spoke.portal.process import PortalProcess, PortalStartError
 
 from .helpers import INIT, MCP_HEADERS, Mcp, git, new_spoke
 

@@ -8,9 +8,9 @@ from typing import Any
 
 import pytest
 
-from agent_evals.portal.errors import SettingsError
-from agent_evals.portal.settings import PortalSettings, load_settings, parse_settings
-from agent_evals.portal.validation import SpokeValidator
+from agent_evals.packs.spoke.portal.errors import SettingsError
+from agent_evals.packs.spoke.portal.settings import PortalSettings, load_settings, parse_settings
+from agent_evals.packs.spoke.portal.validation import SpokeValidator
 
 from .helpers import new_spoke, seed_hub, seed_spokes
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import sys
 
-from agent_evals.portal.tool_catalog import WRITE, catalog, listed_by_the_server
+from agent_evals.packs.spoke.portal.tool_catalog import WRITE, catalog, listed_by_the_server
 from agent_evals.preflight.offline_tools import portal_tool_specs
 
 

@@ -9,9 +9,9 @@ from typing import Any
 
 import pytest
 
-from agent_evals.portal.errors import ConflictError
-from agent_evals.portal.gitrepo import GitRepo
-from agent_evals.portal.service import Portal
+from agent_evals.packs.spoke.portal.errors import ConflictError
+from agent_evals.packs.spoke.portal.gitrepo import GitRepo
+from agent_evals.packs.spoke.portal.service import Portal
 
 from .helpers import git, new_spoke
 

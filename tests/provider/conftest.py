@@ -10,8 +10,8 @@ from typing import Any
 import pytest
 
 from agent_evals.record import END_REASONS, ERROR_KINDS, MARKER, TOOL_OUTCOMES, RunRecord
-from agent_evals.portal.process import PortalProcess
-from agent_evals.portal_api import PortalAPI
+from agent_evals.packs.spoke.portal.process import PortalProcess
+from agent_evals.packs.spoke.portal.api import PortalAPI
 from agent_evals.provider.run import call_api
 from agent_evals.testing.conversations import ConversationScript, ScriptedConversations
 from agent_evals.testing.scripted_openai import ScriptedOpenAIServer
@@ -58,7 +58,8 @@ def converse(kit_env: dict[str, str], scripted_llm: ScriptedOpenAIServer, tmp_pa
         asserts: list[Mapping[str, Any]] | None = None,
     ) -> dict[str, Any]:
         scripted_llm.responder = ScriptedConversations(scripts)
-        options = {"id": "file://providers/agent.py", "config": {"basePath": str(tmp_path), **(config or {})}}
+        # the kit's agent works on the portal: the spoke pack's system
+        options = {"id": "file://providers/agent.py", "config": {"basePath": str(tmp_path), "pack": "spoke", **(config or {})}}
         eval_id = eval_id or f"eval-{uuid.uuid4().hex[:8]}"
         return call_api(prompt, options, context(case, vars_, eval_id=eval_id, repeat=repeat, asserts=asserts))
 

@@ -7,7 +7,7 @@ import json
 import pytest
 
 from agent_evals.agent import mcp_session
-from agent_evals.portal_api import PortalAPI
+from agent_evals.packs.spoke.portal.api import PortalAPI
 from agent_evals.testing.conversations import CONFIRM
 from agent_evals.packs.spoke.scripts import SpokeCopy
 from agent_evals.testing.scripted_openai import ScriptedOpenAIServer

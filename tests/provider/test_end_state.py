@@ -9,11 +9,11 @@ from pathlib import Path
 import pytest
 
 from agent_evals.assertions.leaf_diff import diff
-from agent_evals.cleanup import cleanup_test
+from agent_evals.packs.spoke.undo import cleanup_test
 from agent_evals.packs.spoke.golden import seed_spoke
 from agent_evals.golden.selfcheck import grade_row
-from agent_evals.portal.process import PortalProcess
-from agent_evals.portal_api import PortalAPI
+from agent_evals.packs.spoke.portal.process import PortalProcess
+from agent_evals.packs.spoke.portal.api import PortalAPI
 from agent_evals.provider.run import call_api
 from agent_evals.testing.conversations import ScriptedConversations
 from agent_evals.packs.spoke.scripts import SpokeCopy, relocate

@@ -14,8 +14,8 @@ import yaml
 
 from agent_evals.conversation.cassette import load_cassette, save_cassette
 from agent_evals.golden.selfcheck import drop_key_fact
-from agent_evals.portal.process import PortalProcess
-from agent_evals.portal_api import PortalAPI
+from agent_evals.packs.spoke.portal.process import PortalProcess
+from agent_evals.packs.spoke.portal.api import PortalAPI
 from agent_evals.provider.run import call_api
 from agent_evals.runner.suite_files import load_suite
 from agent_evals.runner.suites import select

@@ -73,7 +73,7 @@ def judged(kit_env: dict[str, str], scripted_llm: ScriptedOpenAIServer, tmp_path
         test_vars = vars_ or {"simulated_user": USER}
         ctx = context("J01", test_vars)
         ctx["test"]["assert"] = asserts
-        options = {"id": "file://providers/agent.py", "config": {"basePath": str(suite), **(config or {})}}
+        options = {"id": "file://providers/agent.py", "config": {"basePath": str(suite), "pack": "spoke", **(config or {})}}
         return call_api("", options, ctx)
 
     suite = tmp_path / "evals" / "j"  # where the checks' file://../../assertions/ paths lead to the project's

@@ -13,8 +13,8 @@ from typing import Any
 import pytest
 import yaml
 
-from agent_evals.portal.process import PortalProcess
-from agent_evals.portal_api import PortalAPI
+from agent_evals.packs.spoke.portal.process import PortalProcess
+from agent_evals.packs.spoke.portal.api import PortalAPI
 from agent_evals.runner.run import promptfoo_env
 from agent_evals.testing.conversations import AGENT_MODEL, USER_MODEL, ScriptedConversations
 from agent_evals.packs.spoke.scripts import SpokeCopy
@@ -56,7 +56,7 @@ def _suite(tmp_path: Path, first: SpokeCopy, second: SpokeCopy) -> Path:
     config = {
         "description": "provider e2e",
         "prompts": ["{{request}}"],
-        "providers": [{"id": f"file://{PROVIDER}", "label": "spoke", "config": {"agent": "spoke", "max_turns": 4}}],
+        "providers": [{"id": f"file://{PROVIDER}", "label": "spoke", "config": {"agent": "spoke", "pack": "spoke", "max_turns": 4}}],
         # else Promptfoo makes one test per string of a list in vars (user_messages)
         "defaultTest": {"options": {"disableVarExpansion": True}},
         "tests": [

@@ -8,7 +8,7 @@ from typing import Any
 
 import pytest
 
-from agent_evals.portal_api import PortalAPI
+from agent_evals.packs.spoke.portal.api import PortalAPI
 from agent_evals.testing.conversations import ConversationScript
 from agent_evals.packs.spoke.scripts import SpokeCopy
 from agent_evals.testing.scripted_openai import Reply, ScriptedOpenAIServer

@@ -15,7 +15,7 @@ from typing import Any
 import pytest
 import yaml
 
-from agent_evals.portal.process import PortalProcess
+from agent_evals.packs.spoke.portal.process import PortalProcess
 from agent_evals.provider import tracing
 from agent_evals.provider.run import call_api
 from agent_evals.runner.suite_files import load_suite

@@ -7,7 +7,7 @@ from collections.abc import Mapping
 
 from agent_evals.agent.mcp_session import McpSession
 from agent_evals.packs.spoke.golden import apply_changes, seed_spoke
-from agent_evals.portal.process import PortalProcess
+from agent_evals.packs.spoke.portal.process import PortalProcess
 from tests.mcp_portal import portal_server
 
 # crm-dev-neu moved to another range: a valid copy whatever its name.

@@ -15,8 +15,8 @@ from pathlib import Path
 import pytest
 
 from agent_evals.golden.record import build_scripts
-from agent_evals.portal.process import PortalProcess
-from agent_evals.portal_api import PortalAPI
+from agent_evals.packs.spoke.portal.process import PortalProcess
+from agent_evals.packs.spoke.portal.api import PortalAPI
 from agent_evals.runner.cleanup_command import cleanup_command
 from agent_evals.runner.manifest import RunManifest, runs_dir
 from agent_evals.runner.suites import select

@@ -14,8 +14,8 @@ from pathlib import Path
 
 import pytest
 
-from agent_evals.portal.process import PortalProcess
-from agent_evals.portal_api import PortalAPI
+from agent_evals.packs.spoke.portal.process import PortalProcess
+from agent_evals.packs.spoke.portal.api import PortalAPI
 from agent_evals.report import build_report, check_gate, load_gate, load_results
 from tests.conftest import PROJECT_ROOT
 

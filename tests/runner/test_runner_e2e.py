@@ -16,8 +16,8 @@ from typing import Any
 import pytest
 
 from agent_evals.golden.record import build_scripts
-from agent_evals.portal.process import PortalProcess
-from agent_evals.portal_api import PortalAPI
+from agent_evals.packs.spoke.portal.process import PortalProcess
+from agent_evals.packs.spoke.portal.api import PortalAPI
 from agent_evals.runner.run import run
 from agent_evals.runner.suites import select
 from agent_evals.testing.conversations import ConversationScript, ScriptedConversations

@@ -31,10 +31,10 @@ from typing import Any
 import pytest
 
 from agent_evals.golden.record import build_scripts
-from agent_evals.portal.process import PortalProcess
-from agent_evals.portal.serving import read_serving
+from agent_evals.packs.spoke.portal.process import PortalProcess
+from agent_evals.packs.spoke.portal.serving import read_serving
 from agent_evals.processes import pid_alive
-from agent_evals.portal_api import PortalAPI
+from agent_evals.packs.spoke.portal.api import PortalAPI
 from agent_evals.report.command import gate_command, load_report
 from agent_evals.report.format_json import report_to_json
 from agent_evals.runner.manifest import load_manifests, runs_dir

@@ -96,7 +96,7 @@ def test_a_second_portal_on_a_data_dir_in_use_says_what_to_do(env: dict[str, str
 
 
 def test_reset_lists_active_pull_requests_and_needs_force(env: dict[str, str]) -> None:
-    from agent_evals.portal.process import PortalProcess
+    from agent_evals.packs.spoke.portal.process import PortalProcess
     from tests.runner.portal_calls import create_pr
 
     with PortalProcess(data_dir=Path(env["AGENT_EVALS_DATA_DIR"])) as portal:

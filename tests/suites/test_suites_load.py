@@ -126,7 +126,7 @@ def test_spoke_create_cases_check_what_fits_them() -> None:
 def test_description_cases_name_fields_by_their_schema_descriptions() -> None:
     import json
 
-    from agent_evals.portal.schema import load_spoke_schema
+    from agent_evals.packs.spoke.portal.schema import load_spoke_schema
 
     schema_text = json.dumps(load_spoke_schema())
     for case in _cases("spoke-create"):
@@ -152,7 +152,7 @@ def test_qa_cases_have_judged_statements_and_offline_key_facts() -> None:
 def test_overlay_suite_has_its_portal_settings() -> None:
     settings = SUITES["spoke-create-overlay"].portal_settings
     assert settings is not None
-    from agent_evals.portal.settings import load_settings
+    from agent_evals.packs.spoke.portal.settings import load_settings
 
     loaded = load_settings(settings)
     assert loaded.file_name_rule is not None and loaded.additional_schema is not None

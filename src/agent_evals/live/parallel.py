@@ -31,10 +31,13 @@ def default_jobs() -> int:
 
 
 def make_scorer(policy: Policy, portal: str | None, token: str | None, judge: bool) -> Scorer:
-    from agent_evals.portal_api import PortalAPI
-
-    snapshots = LiveSnapshots(PortalAPI(portal, token=token)) if portal else None
+    snapshots = LiveSnapshots(portal_env(portal, token)) if portal else None
     return Scorer(policy, snapshots=snapshots, judge=judge)
+
+
+def portal_env(portal: str, token: str | None) -> dict[str, str]:
+    """What reaches the portal the conversations are read from (the live store is the portal's)."""
+    return {"PORTAL_URL": portal, **({"PORTAL_TOKEN": token} if token else {})}
 
 
 class Scoring(NamedTuple):

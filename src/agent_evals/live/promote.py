@@ -33,6 +33,7 @@ from typing import Any
 import yaml
 
 from agent_evals.live.brief import draft_brief
+from agent_evals.live.parallel import portal_env
 from agent_evals.live.policy import POLICY_FILE, load_policy
 from agent_evals.live.promote_case import case_entry, plan_entry
 from agent_evals.live.sampling import SampleSpec
@@ -85,7 +86,7 @@ def _promote(args: argparse.Namespace) -> int:
     case_id = args.case_id or _next_id({t.case_id for t in loaded.tests})
     if case_id in {t.case_id for t in loaded.tests}:
         raise PromoteError(f"case id {case_id} is in use in {suite.name}; give another with --id")
-    snapshots = LiveSnapshots(_api(portal)) if portal else None
+    snapshots = LiveSnapshots(portal_env(portal, os.environ.get("PORTAL_TOKEN") or None)) if portal else None
     scored = Scorer(policy, snapshots=snapshots, judge=False).score(conversation)
     if scored.outcome == "error":
         raise PromoteError(f"conversation {conversation.id} cannot be a case: [{scored.error_kind}] {scored.error}")
@@ -122,12 +123,6 @@ def _conversation(conversation_id: str, portal: str | None, files: list[Path] | 
     if not portal:
         raise PromoteError("give --portal URL (or set PORTAL_URL) or --from FILE.jsonl")
     return fetch_conversation(portal, os.environ.get("PORTAL_TOKEN") or None, conversation_id)
-
-
-def _api(portal: str) -> Any:
-    from agent_evals.portal_api import PortalAPI
-
-    return PortalAPI(portal, token=os.environ.get("PORTAL_TOKEN") or None)
 
 
 def _next_id(used: set[str]) -> str:

@@ -20,7 +20,6 @@ NOT GRADED, never passed.
 from __future__ import annotations
 
 import asyncio
-import json
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal
@@ -31,7 +30,7 @@ from agent_evals.live.policy import AgentPolicy, Policy, PolicyCheck
 from agent_evals.live.stored import StoredConversation
 from agent_evals.packs import Pack, load_pack
 from agent_evals.provider.grading import grade_checks
-from agent_evals.record import End, KitError, RunRecord, Snapshot
+from agent_evals.record import End, KitError, RunRecord, Snapshot, Trace
 from agent_evals.record.row_labels import NOT_GRADED
 
 Outcome = Literal["pass", "fail", "error"]
@@ -52,31 +51,15 @@ class Scored:
 
 
 class LiveSnapshots:
-    """The end state of conversations, from the portal: pull requests by id (each read once), the
-    pack's resources once per set of checks."""
+    """The end state of production conversations, read through each agent's pack's system (``env``:
+    what reaches it, e.g. ``PORTAL_URL`` and ``PORTAL_TOKEN``): the side effects the conversation
+    made or linked, and what the checks read; no trace to find more by."""
 
-    def __init__(self, api: Any) -> None:
-        self.api = api
-        self._prs: dict[int, Mapping[str, Any] | None] = {}
-        self._resources: dict[str, dict[str, Any]] = {}
+    def __init__(self, env: Mapping[str, str]) -> None:
+        self.env = dict(env)
 
-    def take(self, record: RunRecord, pack: Pack, refs: Sequence[CheckRef]) -> Snapshot:
-        from agent_evals.portal_api import PortalNotFound, find_pull_request_urls
-
-        ids = [p.id for p in record.pull_requests]
-        for text in record.assistant_texts():
-            ids.extend(find_pull_request_urls(text, self.api.base_url))
-        for pr_id in dict.fromkeys(ids):
-            if pr_id not in self._prs:
-                try:
-                    self._prs[pr_id] = dict(self.api.get_pull_request(pr_id))
-                except PortalNotFound:
-                    self._prs[pr_id] = None
-        key = json.dumps([pack.name, *[[r.name, r.config] for r in refs]], sort_keys=True, default=str)
-        if key not in self._resources:
-            self._resources[key] = pack.snapshot_resources(self.api, refs)
-        prs = tuple(pr for i in dict.fromkeys(ids) if (pr := self._prs.get(i)) is not None)
-        return Snapshot(self.api.base_url, prs, self._resources[key])
+    def take(self, record: RunRecord, pack: Pack, refs: Sequence[CheckRef]) -> Snapshot | None:
+        return pack.system.conversation(Trace("live", ""), self.env).snapshot(record, refs)
 
 
 class Scorer:

@@ -64,7 +64,7 @@ def finish_turn(
     record.pending = None
     record.add_usage("agent", usage)
     for call in placed:
-        if (ref := pack.find_pull_request(call)) is not None:
+        if (ref := pack.system.side_effect(call)) is not None:
             record.add_pull_request(ref)
     record.end = End(stop_reason if stop_reason != "reply" else "done")
     user = {"role": "user", "content": record.turns[-1].user}

@@ -8,10 +8,9 @@ answers the few questions only the domain can:
 ``name``                    how suites name it (``pack: tickets``)
 ``checks``                  its own kit checks: name -> module with ``parse_config`` and ``grade``
 ``user_framing``            who the simulated user is and when its task is done
-``find_pull_request``       the pull request a successful tool call created, if any
-``snapshot_resources``      what the case's checks read from the end state (the snapshot)
+``system``                  the system under test (:mod:`agent_evals.system`): start, tag, find,
+                            snapshot, fixtures, undo, sweep
 ``preflight``               problems in a check's config only the domain can see
-``create_fixtures``         what a case relies on (``vars.fixtures``), made before its conversation
 ``plan_values``             the golden plans' domain placeholders (``$name``, ``{"$copy": …}``)
 ``mutations``               the self-check's domain mutations of a golden conversation
 ``harmless_call``           a read-only tool call the self-check may add (``("list_items", {})``)
@@ -26,28 +25,21 @@ does nothing (the :class:`GenericPack`). Name your pack in a suite by its dotted
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping
 from typing import TYPE_CHECKING, Any
 
 from agent_evals.conversation.framing import UserFraming
-from agent_evals.record import KitError, PullRequestRef, RunRecord, ToolCall
+from agent_evals.record import RunRecord
+from agent_evals.system import FixtureError, System
 
 #: A pack's case derivation: a row of a suite's case table -> values computed from it (raises
 #: ValueError, one line, for a row that makes no valid case). See :mod:`agent_evals.cases`.
 CaseDerivation = Callable[[Mapping[str, Any]], Mapping[str, Any]]
 
 if TYPE_CHECKING:
-    from agent_evals.assertions.registry import CheckRef
     from agent_evals.conversation.cassette import Cassette
     from agent_evals.golden.plan import Case, PlanValues
     from agent_evals.golden.selfcheck import Mutation
-    from agent_evals.portal_api import PortalAPI
-
-
-class FixtureError(KitError, ValueError):
-    """A case's fixtures are malformed or the portal rejected one (kind ``config``: the case, not the agent)."""
-
-    kind = "config"
 
 
 class Pack:
@@ -57,29 +49,17 @@ class Pack:
     checks: Mapping[str, str] = {}
     user_framing = UserFraming()
     harmless_call: tuple[str, dict[str, Any]] | None = None  # a read-only call the self-check may repeat
-
-    def find_pull_request(self, call: ToolCall) -> PullRequestRef | None:
-        """The pull request a successful tool call created, or None."""
-        return None
-
-    def snapshot_resources(self, api: PortalAPI, checks: Sequence[CheckRef]) -> dict[str, Any]:
-        """What the case's checks will read from the end state, keyed by name (the snapshot's ``resources``)."""
-        return {}
+    system: System = System()  # nothing to start, no side effects
 
     def preflight(self, check: str, config: Any) -> list[str]:
         """Problems with a check's parsed config that only the domain can see (e.g. an unknown source)."""
         return []
 
     def fixture_problems(self, fixtures: Any) -> list[str]:
-        """Problems in a case's ``vars.fixtures`` found without a portal (the preflight and the provider)."""
-        return [] if not fixtures else [f"pack {self.name!r} has no fixtures; remove vars.fixtures"]
-
-    def create_fixtures(self, api: PortalAPI, fixtures: Any, trace: Mapping[str, str]) -> list[dict[str, Any]]:
-        """Make the case's fixtures through the portal (``trace``: the X-Eval-Id / X-Test-Id headers) and
-        answer what was made, for the run record; raise :class:`FixtureError` when one is rejected."""
-        if fixtures:
-            raise FixtureError("; ".join(self.fixture_problems(fixtures)))
-        return []
+        """Problems in a case's ``vars.fixtures`` found offline (the preflight and the provider): the system's."""
+        if fixtures and type(self.system) is System:
+            return [f"pack {self.name!r} has no fixtures; remove vars.fixtures"]
+        return self.system.fixture_problems(fixtures)
 
     def plan_values(self, case: Case, entry: Mapping[str, Any]) -> PlanValues:
         """The domain placeholders of one case's golden plan."""

@@ -81,19 +81,12 @@ def check_prices(roles: Iterable[tuple[Role, str | None, str | None]]) -> list[P
 
 
 def check_external_portal() -> list[Problem]:
-    """With ``PORTAL_URL`` set, that portal must answer and accept ``PORTAL_TOKEN``."""
-    url = os.environ.get("PORTAL_URL", "").strip()
-    if not url:
-        return []
-    from agent_evals.portal_api import PortalAPI, PortalError
+    """An external system the environment names (``PORTAL_URL``: that portal must answer and accept
+    ``PORTAL_TOKEN``), asked through each built-in pack's system."""
+    from agent_evals.packs import built_in
 
-    try:
-        api = PortalAPI.from_env(timeout=5.0)
-        api.health()
-        api.get_schema()  # an authenticated call: a wrong token is found here
-    except PortalError as exc:
-        return [Problem(None, f"PORTAL_URL: {_one_line(exc)} (unset PORTAL_URL to let the runner start a portal)")]
-    return []
+    systems = {type(pack.system): pack.system for pack in built_in().values()}
+    return [Problem(None, line) for system in systems.values() for line in system.preflight()]
 
 
 def _one_line(exc: BaseException) -> str:

@@ -1,15 +1,18 @@
-"""The portal's tools, listed without a running portal (from its generated catalog, without the MCP SDK)."""
+"""The tools the kit's agent is offered, listed without a running system: what each built-in pack's
+system offers offline (the portal's, from its generated catalog, without the MCP SDK)."""
 
 from __future__ import annotations
 
 from functools import cache
 
-from agent_evals.agent.mcp_sdk import mcp_tool_to_spec
 from agent_evals.llm.types import ToolSpec
-from agent_evals.portal.tool_catalog import catalog
+from agent_evals.packs import built_in
 
 
 @cache
 def portal_tool_specs() -> dict[str, ToolSpec]:
-    """Every portal tool as the agent's model sees it, by name (as ``McpSession`` converts them)."""
-    return {t["name"]: mcp_tool_to_spec(t["name"], t["description"], t["input_schema"]) for t in catalog()}
+    """Every tool the built-in systems offer, as the agent's model sees it, by name."""
+    specs: dict[str, ToolSpec] = {}
+    for pack in built_in().values():
+        specs.update(pack.system.offered_tools() or {})
+    return specs

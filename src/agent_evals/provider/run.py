@@ -6,16 +6,19 @@ stays flat over many conversations. ``run_case`` reads as build, converse, judge
 the run mode (live, recording, replaying: :mod:`agent_evals.conversation.modes`) is chosen
 once and hands the agent, the user and the judge their models.
 
+The suite's pack brings the system under test (:mod:`agent_evals.system`): the conversation's
+view of it makes the case's fixtures, names the side effects tool calls made, reads the end
+state and undoes what the conversation made.
+
 When the run cannot happen or breaks off, the answer is a Promptfoo ``error`` that starts
-with its kind (``[portal] …``), with the run record so far in ``metadata`` (the pull
-requests created so far included), so the cleanup hook still finds them.
+with its kind (``[portal] …``), with the run record so far in ``metadata`` (the side
+effects made so far included), so the cleanup hook still finds them.
 """
 
 from __future__ import annotations
 
 import asyncio
 import logging
-import os
 import time
 import uuid
 from collections.abc import Mapping, Sequence
@@ -43,17 +46,17 @@ from agent_evals.llm.source import ModelSource
 from agent_evals.packs import GenericPack, Pack, load_pack
 from agent_evals.provider.config import ProviderConfig, ProviderConfigError, parse_config
 from agent_evals.provider.deadline import ConversationTimeout, deadline_s
-from agent_evals.provider.fixtures import fill_references, make_fixtures, remove_fixtures
+from agent_evals.provider.fixtures import fill_references
 from agent_evals.provider.grading import grade_checks
 from agent_evals.provider.promptfoo_assertions import assertion_problems
 from agent_evals.provider.judged import informative_checks, judge_row
-from agent_evals.provider.snapshot import take_snapshot, taken_away
 from agent_evals.provider.tracing import Tracer
 from agent_evals.provider.user_review import invalid_error, review_user
-from agent_evals.record import AgentInfo, End, ErrorKind, PullRequestRef, RunRecord, Trace, Usage, UserInfo, UserKind
+from agent_evals.record import AgentInfo, End, ErrorKind, RunRecord, Trace, Usage, UserInfo, UserKind
 from agent_evals.record.caps import cap_text, cap_value
 from agent_evals.record.row_labels import leading_case_id
 from agent_evals.secrets import redact
+from agent_evals.system import Conversation, SystemFailure
 
 log = logging.getLogger(__name__)
 
@@ -82,10 +85,6 @@ class CaseIdentity:
     def trace(self) -> Trace:
         return Trace(self.eval_id, self.test_id)
 
-    @property
-    def headers(self) -> dict[str, str]:
-        """The trace headers the portal records on what this conversation (or its fixtures) made."""
-        return {"X-Eval-Id": self.eval_id, "X-Test-Id": self.test_id}
 
 
 def call_api(prompt: str, options: Mapping[str, Any] | None, context: Mapping[str, Any] | None) -> dict[str, Any]:
@@ -124,10 +123,12 @@ async def run_case(
     mode: RunMode | None = None
     models: MeteredModels | None = None
     pack: Pack | None = None
+    system: Conversation | None = None  # the conversation's view of the system under test
     user: BaseUserSimulator | None = None
     checks: list[CheckRef] = []
     try:
         pack = load_pack(config.pack)
+        system = pack.system.conversation(identity.trace)
         checks = validated_checks(asserts, pack, base=config.base_dir)
         if problems := pack.fixture_problems(config.fixtures):
             raise ProviderConfigError("; ".join(problems))
@@ -137,26 +138,26 @@ async def run_case(
         models = MeteredModels(mode.models, record, tracer.model_call if tracer is not None else None)
         mode.start(fingerprints(config, identity.case_id, prompt))
         if config.fixtures:
-            record.fixtures = make_fixtures(pack, config.fixtures, identity.headers)
+            record.fixtures = system.create_fixtures(config.fixtures)
             mode.fixtures_made(record.fixtures)
             config, prompt = _with_fixture_values(config, prompt, record.fixtures)
         user = build_user(
             config, prompt, models, models_available=mode.kind == "replay" or _llm_configured(), pack=pack
         )
-        agent = build_agent(config, identity, models, mode.wrap_tools)
+        agent = build_agent(config, identity, models, mode.wrap_tools, system)
         record.agent = agent.info
         record.user = UserInfo(record.user.kind, user.llm.model if user.llm is not None else None)
         await converse(agent, user, config, record, mode, pack, tracer)
     except Exception as exc:  # reported as a Promptfoo error, with everything done so far
-        _end_with_error(record, exc, identity)
+        _end_with_error(record, exc, identity, system)
     try:
-        if pack is not None and mode is not None:
-            _snapshot(record, pack, checks, identity)
+        if system is not None and mode is not None:
+            _snapshot(record, system, checks)
         if mode is not None and models is not None and pack is not None:
             await review_user(config, record, user, pack, mode, models, started=started, limit_s=limit)
             await judge_row(config, checks, record, mode, models, started=started, limit_s=limit)
     except Exception as exc:  # the judge's failure is the row's error (kind model, timeout, replay, config)
-        _end_with_error(record, exc, identity)
+        _end_with_error(record, exc, identity, system)
     finally:
         if models is not None:
             await models.aclose()
@@ -164,10 +165,9 @@ async def run_case(
         try:
             mode.finish(record)
         except Exception as exc:
-            _end_with_error(record, exc, identity)
-    cleanup = _abandon_own_pull_requests(record)
-    if config.fixtures:  # also when making them failed half-way: nothing is left behind
-        cleanup = {**(cleanup or {"by": "provider"}), "fixtures": remove_fixtures(identity.test_id)}
+            _end_with_error(record, exc, identity, system)
+    # the end state is read: undo what the conversation made (its fixtures too, even half-made)
+    cleanup = system.undo(record, fixtures=bool(config.fixtures)) if system is not None else None
     response = promptfoo_response(record, single_turn=config.mode == "single_turn", mode=mode, cleanup=cleanup)
     graded = [*checks, *informative_checks(record, checks, asserts)]
     if graded and not _errored(record):  # an error row is not graded (an invalid one is, for the record)
@@ -204,26 +204,6 @@ def _errored(record: RunRecord) -> bool:
     return record.end is None or record.end.reason == "error"
 
 
-def _abandon_own_pull_requests(record: RunRecord) -> dict[str, Any] | None:
-    """Abandon the PRs the conversation created, in the worker, once the end state is read (the
-    snapshot, or after an error the portal's list by test id, added them all to the record): no
-    process per row for cleanup. A row that ended cleanly with none says so, so the cleanup hook
-    (which checks ``metadata.cleanup``) starts no process for it either; an errored row without
-    PRs is left to the hook's own look at the portal."""
-    from agent_evals.cleanup import abandon
-    from agent_evals.portal_api import PortalAPI, PortalError
-
-    if not record.pull_requests:
-        errored = record.end is None or record.end.reason == "error"
-        return None if errored or not os.environ.get("PORTAL_URL") else {"abandoned": [], "already_closed": [],
-                                                                          "by": "provider"}
-    try:
-        report = abandon(PortalAPI.from_env(), [p.id for p in record.pull_requests])
-    except PortalError as exc:
-        return {"abandoned": [], "already_closed": [], "error": str(exc), "by": "provider"}
-    return {**report.as_dict(), "by": "provider"}
-
-
 def validated_checks(asserts: Sequence[Any], pack: Pack | None = None, *, base: Path | None = None) -> list[CheckRef]:
     """The test's kit checks, each config checked by its own parser, each of the core or of the suite's
     pack, and every assertion of a type Promptfoo knows whose ``file://`` (relative to ``base``, the
@@ -251,23 +231,23 @@ def validated_checks(asserts: Sequence[Any], pack: Pack | None = None, *, base: 
     return checks
 
 
-def _snapshot(record: RunRecord, pack: Pack, checks: Sequence[CheckRef], identity: CaseIdentity) -> None:
-    """Read the end state for grading; a portal that cannot be read makes the row an error (kind ``portal``).
+def _snapshot(record: RunRecord, system: Conversation, checks: Sequence[CheckRef]) -> None:
+    """Read the end state for grading; a system that cannot be read makes the row an error (kind ``portal``).
 
-    The pull requests the conversation created are also those the portal recorded with its trace id,
-    so they are known whichever pack (or none) recognised the tool that made them.
+    The side effects the conversation made are also those the system finds by its trace, so they are
+    known whichever tool made them.
     """
-    from agent_evals.portal_api import PortalAPI, PortalError
-
     if record.end is not None and record.end.reason == "error" and record.end.error_kind in ("portal", "config"):
         return
     try:
-        record.snapshot = take_snapshot(record, pack, checks, PortalAPI.from_env(), test_id=identity.test_id)
-    except PortalError as exc:
+        record.snapshot = system.snapshot(record, checks)
+    except SystemFailure as exc:
         if record.end is None or record.end.reason != "error":
             record.end = End.failed("portal", f"could not read the end state from the portal for grading: {exc}")
         return
-    if (why := taken_away(record, record.snapshot)) is not None and (record.end is None or record.end.reason != "error"):
+    if record.snapshot is None:
+        return
+    if (why := system.spoiled(record, record.snapshot)) is not None and (record.end is None or record.end.reason != "error"):
         record.end = End.failed("portal", why)
 
 
@@ -289,7 +269,7 @@ async def converse(
                 user,
                 record=record,
                 max_turns=1 if config.mode == "single_turn" else config.max_turns,
-                find_pull_request=pack.find_pull_request,
+                find_pull_request=pack.system.side_effect,
                 on_turn=on_turn,
                 on_user_message=on_message,
                 on_tool_call=on_tool,
@@ -322,12 +302,15 @@ def error_kind(exc: BaseException) -> ErrorKind:
     return kind if isinstance(kind, str) else "internal"  # type: ignore[return-value]
 
 
-def _end_with_error(record: RunRecord, exc: BaseException, identity: CaseIdentity) -> None:
+def _end_with_error(
+    record: RunRecord, exc: BaseException, identity: CaseIdentity, system: Conversation | None = None
+) -> None:
     kind = error_kind(exc)
     record.finish(End.failed(kind, describe_error(exc)))
     log.warning("case %s: [%s] %s", identity.case_id, kind, describe_error(exc))
     log.log(logging.WARNING if kind == "internal" else logging.DEBUG, "case %s failed", identity.case_id, exc_info=exc)
-    _add_traced_pull_requests(record, identity)
+    if system is not None:  # the side effects made before the error that the record missed
+        system.found_again(record)
 
 
 def _unbuilt_agent(config: Mapping[str, Any] | None) -> AgentInfo:
@@ -468,13 +451,19 @@ def _llm_configured() -> bool:
 
 
 def build_agent(
-    config: ProviderConfig, identity: CaseIdentity, models: ModelSource, wrap_tools: ToolWrapper | None
+    config: ProviderConfig, identity: CaseIdentity, models: ModelSource, wrap_tools: ToolWrapper | None,
+    system: Conversation | None = None,
 ) -> ConversationalAgent:
+    """The agent, its requests tagged with the conversation's trace (``X-Created-By`` names the agent);
+    the system's ``variables`` (a per-conversation workspace) go to a factory that takes them."""
     factory = load_factory(config.factory) if config.factory else create_agent
     instructions = str(config.resolve(config.instructions_file)) if config.instructions_file else None
     name = config.agent or (DEFAULT_AGENT if not config.factory else "agent")
-    headers = {**identity.headers, "X-Created-By": f"agent-evals:{name}"}
+    system = system or Conversation(identity.trace)
+    headers = {**system.headers, "X-Created-By": f"agent-evals:{name}"}
     extra: dict[str, Any] = {"max_tokens": config.max_tokens} if config.max_tokens is not None else {}  # custom factories may lack it
+    if system.variables:  # none from the portal: the factory's signature is unchanged for it
+        extra["variables"] = dict(system.variables)
     return factory(
         config.agent,
         instructions_file=instructions,
@@ -496,17 +485,3 @@ def _load_simulator(dotted: str) -> type[BaseUserSimulator]:
     if not (isinstance(target, type) and issubclass(target, BaseUserSimulator)):
         raise ProviderConfigError(f"simulator class {dotted!r} is not a subclass of BaseUserSimulator")
     return target
-
-
-def _add_traced_pull_requests(record: RunRecord, identity: CaseIdentity) -> None:
-    """After an error, ask the portal for PRs this conversation created that the record missed."""
-    from agent_evals.portal_api import FIXTURE_CREATED_BY, PortalAPI, PortalError
-
-    try:
-        found = PortalAPI.from_env().list_pull_requests(test_id=identity.test_id)
-    except PortalError as exc:  # the portal may be the thing that failed
-        log.info("could not list this conversation's PRs from the portal: %s", exc)
-        return
-    for pr in found:
-        if pr.get("created_by") != FIXTURE_CREATED_BY:
-            record.add_pull_request(PullRequestRef(pr["id"], pr.get("url", "")))

@@ -2,11 +2,11 @@
 
 First the preflight check (``agent-evals check``). Then, with one run id for the whole run,
 for each suite, in order and up to ``--suites-at-once`` side by side (see :class:`Lanes`):
-the suite's portal (an external one, the one already serving its data dir, or one started
-with a fresh random token on the data dir's stable port), a sweep of the pull requests of
-runs that died, ``promptfoo eval`` on the suite's config with URL, token and the suite's
-eval id passed through the environment only, a cleanup of whatever the suite left active
-(also after Ctrl-C or SIGTERM), and the portals stopped at the end. The run's manifest and
+the system under test of the suite's pack (:mod:`agent_evals.system`; the portal: an external one, the one already serving its data dir, or one started with a fresh random
+token on the data dir's stable port), a sweep of what runs that died left, ``promptfoo eval``
+on the suite's config with what the system gives the workers and the suite's eval id passed
+through the environment only, an undo of whatever the suite left (also after Ctrl-C or
+SIGTERM), and the systems stopped at the end. The run's manifest and
 logs live in its folder (``data/runs/<run id>/``); the logs are removed after a clean run.
 The exit status is Promptfoo's (100 when a case failed or errored), 130 after Ctrl-C, 143
 after SIGTERM, 2 when the run could not start.
@@ -29,11 +29,9 @@ from contextlib import nullcontext
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from agent_evals.cleanup import RUN_ID_ENV, CleanupReport, cleanup_run
+from agent_evals.cleanup import RUN_ID_ENV, CleanupReport
 from agent_evals.llm.budget import LEDGER_ENV
 from agent_evals.paths import project_root
-from agent_evals.portal_api import PortalAPI, PortalError
-from agent_evals.processes import pid_alive
 from agent_evals.provider.config import ALLOW_STALE_ENV, GOLDEN, RECORD_ENV, REPLAY_ENV
 from agent_evals.provider.deadline import configured_deadline_s, runner_request_timeout_ms
 from agent_evals.record import KitError
@@ -43,7 +41,6 @@ from agent_evals.runner.describe import eval_description
 from agent_evals.runner.eval_marks import database_ready, mark_interrupted, results_db
 from agent_evals.runner.interrupts import ForcedExit, Interrupts
 from agent_evals.runner.manifest import RunManifest, SuiteRun, now, runs_dir, suite_eval_id, temp_dir
-from agent_evals.runner.portals import Portal, PortalPool, portal_for
 from agent_evals.runner.promptfoo_args import DEFAULT_CONCURRENCY, FlagError, Flags, read_flags, shared_output
 from agent_evals.runner.promptfoo_process import PromptfooResult, run_promptfoo
 from agent_evals.runner.progress import Progress, Ticker
@@ -51,6 +48,7 @@ from agent_evals.runner.rerun_invalid import rerun_problem, rerun_suite
 from agent_evals.runner.sharding import SuiteShard, merge_hint, plan_suite_shard
 from agent_evals.runner.suite_output import ordered_output
 from agent_evals.runner.suites import Suite, select
+from agent_evals.runner.systems import Systems
 from agent_evals.runner.sweep import place as sweep_place
 from agent_evals.runner.sweep import sweep_leftovers, sweep_stale
 from agent_evals.runner.trace_port import own_receiver
@@ -58,6 +56,7 @@ from agent_evals.runner.until_decided import suite_until_decided, until_decided_
 from agent_evals.runner.warm_workers import WarmWorkers
 from agent_evals.shards.durations import read_durations
 from agent_evals.shards.spec import Shard, ShardError, parse_shard
+from agent_evals.system import PACK_ENV, Running
 from agent_evals.testing.pause_points import pause_point
 
 if TYPE_CHECKING:
@@ -274,7 +273,7 @@ def _run_suites(suites: list[Suite], manifest: RunManifest, folder: Path, select
         progress = _progress(suites, selected, repeat) if sys.stdout.isatty() else None  # a status line on a terminal
         lanes = Lanes(at_once)
         try:
-            with (PortalPool(manifest.run_id, folder, suites) as portals,
+            with (Systems(manifest.run_id, folder, suites) as portals,
                   WarmWorkers(folder / "warm-workers.log", folder / "warm-workers.json", folder=temp_dir(folder)) as warm,
                   ordered_output([item.name for item in suites], progress.line if progress else None) as output,
                   Ticker(output.redraw) if progress else nullcontext()):
@@ -404,7 +403,7 @@ def run_suite(
     manifest: RunManifest | None = None,
     entry: SuiteRun | None = None,
     interrupts: Interrupts | None = None,
-    portals: PortalPool | None = None,
+    portals: Systems | None = None,
     shard: SuiteShard | None = None,
     budgets: RunBudgets | None = None,
     warm: WarmWorkers | None = None,
@@ -412,31 +411,30 @@ def run_suite(
     promptfoo_dir: str | None = None,
     progress: Progress | None = None,
 ) -> int:
-    """One suite through Promptfoo with its portal (see the module docstring); ``portals`` shares a
-    portal between the suites of one run, ``warm`` starts Promptfoo's Python processes warm;
+    """One suite through Promptfoo with its system (see the module docstring); ``portals`` shares a
+    system between the suites of one run, ``warm`` starts Promptfoo's Python processes warm;
     ``promptfoo_dir`` keeps the eval out of the viewer's database (a round of --repeat-until-decided)."""
     run_id = run_id or f"run-{uuid.uuid4().hex[:12]}"
     eval_id = suite_eval_id(run_id, suite.name)  # what this suite's pull requests and fixtures carry
     folder = folder or runs_dir() / run_id
     interrupts = interrupts or Interrupts()
     print(f"\n=== suite {suite.name} ({run_id}{f', shard {shard.shard}' if shard else ''}) ===", flush=True)
-    data_dir, port = (shard.data_dir, shard.port) if shard is not None else (None, None)
-    own = (portal_for(suite, run_id=run_id, log_folder=folder, data_dir=data_dir, port=port) if portals is None
-           else nullcontext(portals.get(suite, data_dir=data_dir, port=port)))
-    with own as portal:
-        api = PortalAPI(portal.url, token=portal.token)
+    own = Systems(run_id, folder, [suite]) if portals is None else nullcontext(portals)
+    with own as systems:
+        portal = systems.get(suite, shard=shard.shard if shard is not None else None)
         promptfoo_dir = str(shard.promptfoo_dir(folder)) if shard is not None else promptfoo_dir
         if entry is not None and manifest is not None:
             entry.data_dir = str(portal.data_dir.resolve()) if portal.data_dir else None
             entry.portal_url = portal.url if portal.data_dir is None else None
             entry.promptfoo_dir = promptfoo_dir
             manifest.save(folder)
-        _sweep_stale(portal, api)
+        _sweep_stale(portal)
         pause_point("portal-ready")
         workers = python_workers(workers, _case_count(suite, entry), replay=bool(replay))
         if progress is not None:
             progress.started(suite.name, workers)
-        env = _suite_env(suite, portal, eval_id, workers, replay=replay, record=record, allow_stale=allow_stale)
+        env = _suite_env(suite, portal, eval_id, workers, replay=replay, record=record, allow_stale=allow_stale,
+                         pack=systems.pack_name(suite))
         if promptfoo_dir is not None:  # the shard's eval stays in the run's folder until `agent-evals merge`
             env["PROMPTFOO_CONFIG_DIR"] = promptfoo_dir
         if budgets is not None:
@@ -481,8 +479,8 @@ def run_suite(
                     print(f"shard {shard.shard} of {suite.name}: {path}", flush=True)
         pause_point("cleanup")
         killed = result.code < 0 and not interrupts.requested  # its workers may have been mid-call
-        report = _cleanup(eval_id, api, settle=interrupts.requested or killed)
-        if report.error and portal.started and portal.pid is not None and not pid_alive(portal.pid):
+        report = _cleanup(eval_id, portal, settle=interrupts.requested or killed)
+        if report.error and portal.started and portal.pid is not None and not portal.alive():
             if entry is not None:
                 entry.portal_died = True
             report = _cleanup_after_portal_died(suite, portal, eval_id)
@@ -529,17 +527,20 @@ def _promptfoo_code(suite: Suite, result: PromptfooResult, rows: int) -> int:
     return 2
 
 
-def _suite_env(suite: Suite, portal: Portal, run_id: str, workers: int, *, replay: str | None, record: str | None,
-               allow_stale: bool) -> dict[str, str]:
+def _suite_env(suite: Suite, portal: Running, run_id: str, workers: int, *, replay: str | None, record: str | None,
+               allow_stale: bool, pack: str | None = None) -> dict[str, str]:
+    """The suite's Promptfoo environment: what its system gives the workers (the portal's URL and token),
+    its pack's name for the hooks (``AGENT_EVALS_PACK``), the suite's eval id, the run mode."""
     from agent_evals.judge import judge_configured
 
     env = promptfoo_env()
-    env.update({"PORTAL_URL": portal.url, RUN_ID_ENV: run_id, "PROMPTFOO_PYTHON_WORKERS": str(workers),
-                "AGENT_EVALS_JUDGE": "1" if judge_configured() else "0", "AGENT_EVALS_CASE_LINES": "json"})
-    for key in ("PORTAL_TOKEN", REPLAY_ENV, RECORD_ENV, ALLOW_STALE_ENV, LEDGER_ENV):
+    for key in (*portal.env_keys(), PACK_ENV, REPLAY_ENV, RECORD_ENV, ALLOW_STALE_ENV, LEDGER_ENV):
         env.pop(key, None)
-    if portal.token:
-        env["PORTAL_TOKEN"] = portal.token
+    env.update({RUN_ID_ENV: run_id, "PROMPTFOO_PYTHON_WORKERS": str(workers),
+                "AGENT_EVALS_JUDGE": "1" if judge_configured() else "0", "AGENT_EVALS_CASE_LINES": "json"})
+    env.update(portal.env())
+    if pack:
+        env[PACK_ENV] = pack
     if replay:
         env[REPLAY_ENV] = GOLDEN if replay == GOLDEN else str(Path(replay).resolve() / suite.name)
     if record:
@@ -603,52 +604,43 @@ def _remember(entry: SuiteRun | None, manifest: RunManifest | None, folder: Path
     return remember
 
 
-def _cleanup_after_portal_died(suite: Suite, portal: Portal, eval_id: str) -> CleanupReport:
-    """The portal this runner started is gone (killed, crashed): say so, then clean up through a
-    new one on the same data dir (the PRs are on disk, not in the dead process)."""
-    from agent_evals.runner.cleanup_command import portal_on
-
+def _cleanup_after_portal_died(suite: Suite, portal: Running, eval_id: str) -> CleanupReport:
+    """The system this runner started is gone (killed, crashed): say so, then undo through a new one
+    on the same state (the side effects are on disk, not in the dead process)."""
     print(f"suite {suite.name}: its portal (pid {portal.pid}) died during the run; its log: {portal.log_file}",
           flush=True)
-    assert portal.data_dir is not None
     try:
-        with portal_on(portal.data_dir, suite) as api:
-            return _cleanup(eval_id, api, settle=False)
+        with portal.reopen() as again:
+            return _cleanup(eval_id, again, settle=False)
     except KitError as exc:
         return CleanupReport(error=f"no portal could be started to clean up: {exc}")
 
 
-def _sweep_stale(portal: Portal, api: PortalAPI) -> None:
-    runs, prs = sweep_stale(runs_dir(), portal.data_dir, api, url=portal.url)
+def _sweep_stale(portal: Running) -> None:
+    runs, prs = sweep_stale(runs_dir(), portal)
     if runs:
         print(f"swept {prs} pull request(s) left active by {runs} run(s) that died", flush=True)
 
 
-def _cleanup(run_id: str, api: PortalAPI, *, settle: bool) -> CleanupReport:
-    report = cleanup_run(run_id, api)
+def _cleanup(run_id: str, portal: Running, *, settle: bool) -> CleanupReport:
+    report = portal.undo_eval(run_id)
     if settle:  # a create call already on its way when Promptfoo stopped may land after the first sweep
         time.sleep(CLEANUP_SETTLE_S)
-        late = cleanup_run(run_id, api)
+        late = portal.undo_eval(run_id)
         report.abandoned += late.abandoned
         report.failed.update(late.failed)
         report.error = report.error or late.error
     return report
 
 
-def _forced(run_id: str, suite: str, portals: PortalPool) -> None:
+def _forced(run_id: str, suite: str, portals: Systems) -> None:
     """A second Ctrl-C: say what a suite still running left active and how to clean it, quickly."""
     eval_id = suite_eval_id(run_id, suite)
     portal = portals.opened(suite)
-    active: list[int] = []
-    if portal is not None:
-        try:
-            active = [pr["id"] for pr in PortalAPI(portal.url, token=portal.token, timeout=2.0).list_pull_requests(
-                status="active", eval_id=eval_id)]
-        except PortalError:
-            pass
+    active = portal.active(eval_id) if portal is not None else []
     how = ("the portal abandons them as it stops" if portal is not None and portal.started
            else "clean them with: npm run cleanup")
-    shown = ", ".join(f"#{i}" for i in active) or "none found"
+    shown = ", ".join(active) or "none found"
     print(f"\nforced exit: pull requests of {eval_id} still active: {shown}; {how} "
           "(or later: npm run cleanup)", file=sys.stderr, flush=True)
 

@@ -1,11 +1,12 @@
 """``agent-evals run <suite|all> --shard I/N``: the part of each suite this machine runs, with
-its own portal, data dir and results database, and a results file named for the shard.
+its own system (the portal: a data dir of its own), results database, and a results file named for the shard.
 
 For each suite the runner computes the selection (the user's filters, as Promptfoo applies
 them), plans the shards (:mod:`agent_evals.shards.plan`), and runs this shard's tests through
 Promptfoo (``--filter-pattern`` of their exact descriptions: :mod:`agent_evals.shards.selection`).
-So that shards can run at once on one machine, a shard's portal serves its own data dir
-(``data/portal.shard-2-of-4``, on the suite's stable port + 100 × I when free), and its eval is
+So that shards can run at once on one machine, a shard gets a system of its own (the suite's
+system decides how: the portal serves ``data/portal.shard-2-of-4`` on the suite's stable port +
+100 × I when free), and its eval is
 stored in the run's folder (``data/runs/<run id>/promptfoo/``) rather than the viewer's
 database: ``agent-evals merge`` imports the merged eval there. Once Promptfoo has written the
 results file, the runner adds the shard's stamp to it (:mod:`agent_evals.shards.stamp`).
@@ -18,7 +19,6 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from agent_evals.runner.portals import DEFAULT_PORT, data_dir_of, stable_port
 from agent_evals.runner.promptfoo_args import Flags, select
 from agent_evals.runner.suite_files import LoadedSuite, TestEntry, load_suite
 from agent_evals.runner.suites import Suite
@@ -26,9 +26,6 @@ from agent_evals.shards.plan import PlannedCase, plan_shards
 from agent_evals.shards.selection import description_pattern, json_outputs, shard_args
 from agent_evals.shards.spec import Shard, ShardError
 from agent_evals.shards.stamp import ShardStamp, fingerprint, stamp_results_file
-
-PORT_STEP = 100
-MAX_PORT = 65000
 
 
 @dataclass(frozen=True)
@@ -45,16 +42,6 @@ class SuiteShard:
     @property
     def empty(self) -> bool:
         return not self.stamp.cases
-
-    @property
-    def data_dir(self) -> Path:
-        base = data_dir_of(self.suite)
-        return base.with_name(f"{base.name}.{self.shard.name}")
-
-    @property
-    def port(self) -> int:
-        port = stable_port(self.suite) + PORT_STEP * self.shard.index
-        return port if DEFAULT_PORT < port <= MAX_PORT else 0
 
     def promptfoo_dir(self, run_folder: Path) -> Path:
         return run_folder / "promptfoo"

@@ -1,9 +1,9 @@
-"""Runs that died (their process is gone, their manifest never finished) and their pull requests.
+"""Runs that died (their process is gone, their manifest never finished) and their side effects.
 
 Every run keeps a manifest under ``data/runs/<run id>/run.json`` (``agent_evals.runner.manifest``).
-A run's PRs live where its suites ran: a portal data dir, or an external portal (``PORTAL_URL``)
-the runner knows only by its URL. The next run, and ``agent-evals cleanup``, abandon the active
-PRs of stale runs in each place they reach (a data dir, or the external portal they use), and
+A run's side effects live where its suites ran: the system's data dir, or an external system the
+runner knows only by its URL (:class:`agent_evals.system.Running`). The next run, and ``agent-evals
+cleanup``, undo what stale runs left in each place they reach (through the system's ``undo_eval``), and
 mark the manifest swept there; once every place of a stale run was swept, it is marked finished
 (interrupted). A run that finished but could not clean up after itself (its portal died and no
 other could be started) lists the places in ``unclean``: they are swept the same way.
@@ -16,11 +16,10 @@ from __future__ import annotations
 import shutil
 from pathlib import Path
 
-from agent_evals.cleanup import cleanup_run
 from agent_evals.paths import evals_dir
-from agent_evals.portal_api import PortalAPI
 from agent_evals.runner.manifest import RunManifest, load_manifests, now, suite_eval_id, temp_dir
 from agent_evals.runner.trace_port import stale_copies
+from agent_evals.system import Running
 
 
 def place(data_dir: Path | None, url: str | None = None) -> str:
@@ -69,19 +68,20 @@ def stale_data_dirs(runs_root: Path) -> list[Path]:
     return [Path(folder) for folder in found]
 
 
-def sweep_stale(runs_root: Path, data_dir: Path | None, api: PortalAPI, *, url: str | None = None) -> tuple[int, int]:
-    """Abandon the active PRs of the stale runs of ``data_dir`` (or of the external portal ``url``,
-    reached through ``api``); returns (runs, PRs)."""
+def sweep_stale(runs_root: Path, running: Running) -> tuple[int, int]:
+    """Undo what the stale runs left in the place of ``running`` (its data dir, else its URL);
+    returns (runs, side effects)."""
+    data_dir, url = running.data_dir, running.url
     target = place(data_dir, url)
     runs = prs = 0
     for manifest in stale_runs(runs_root, data_dir=data_dir, url=url):
-        report = cleanup_run(manifest.run_id, api)  # a run from before the suites had ids of their own
+        report = running.undo_eval(manifest.run_id)  # a run from before the suites had ids of their own
         for entry in manifest.suites:
-            more = cleanup_run(suite_eval_id(manifest.run_id, entry.suite), api)
+            more = running.undo_eval(suite_eval_id(manifest.run_id, entry.suite))
             report.abandoned += more.abandoned
             report.error = report.error or more.error
         if report.error:
-            continue  # the portal could not be asked; a later run tries again
+            continue  # the system could not be asked; a later run tries again
         runs += 1
         prs += len(report.abandoned)
         manifest.swept.append(target)

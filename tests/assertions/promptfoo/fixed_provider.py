@@ -10,9 +10,8 @@ import copy
 import json
 
 from agent_evals.assertions.registry import kit_checks
-from agent_evals.packs import load_pack
-from agent_evals.portal_api import PortalAPI, pull_request_url
-from agent_evals.provider.snapshot import take_snapshot
+from agent_evals.packs.spoke.portal.api import PortalAPI, pull_request_url
+from agent_evals.packs.spoke.snapshot import take_snapshot
 from agent_evals.record import AgentInfo, End, PullRequestRef, RunRecord, ToolCall, Turn, UserInfo
 
 SOURCE = {"name": "billing", "settings": {"retries": 3, "timeout": 10}, "tags": ["a"]}
@@ -61,5 +60,5 @@ def call_api(prompt, options, context):
     api = PortalAPI.from_env(timeout=10)
     record = _record(context["vars"]["variant"], api.base_url)
     checks = kit_checks((context.get("test") or {}).get("assert") or [])
-    record.snapshot = take_snapshot(record, load_pack("spoke"), checks, api)
+    record.snapshot = take_snapshot(record, checks, api)
     return {"output": record.final_reply, "metadata": record.to_metadata()}

@@ -7,7 +7,6 @@ tool filters name tools the servers have."""
 from __future__ import annotations
 
 import shutil
-from pathlib import Path
 from typing import Any
 
 import pytest

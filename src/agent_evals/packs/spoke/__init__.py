@@ -3,39 +3,36 @@ integration agent alike (see :mod:`agent_evals.packs.base` for what a pack is).
 
 - checks: ``input_diff``, ``spoke_json_valid``, ``pull_request`` (:mod:`.checks`);
 - the simulated user: a developer in the company's portal, done with a pull-request link;
-- pull requests: those ``create_spoke_pull_request`` made;
-- the end state: the portal's schema and each ``input_diff`` source spoke;
-- fixtures: pull requests in given states and extra spokes (:mod:`.fixtures`);
+- the system under test: the portal (:mod:`.portal`, the backend; :mod:`.system`, the core's view of
+  it): pull requests as side effects (those ``create_spoke_pull_request`` made), the end state (the
+  portal's schema and each ``input_diff`` source spoke), fixtures (pull requests in given states and
+  extra spokes, :mod:`.fixtures`), undo and sweeps;
 - golden plans: ``$source``, ``$name``, ``$submitted``, ``$summary``, ``$pr_url``, ``$copy`` (:mod:`.golden`);
 - self-check mutations: arguments, configurations and pull requests (:mod:`.mutations`).
 """
 
 from __future__ import annotations
 
-import re
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Iterator, Mapping
 from typing import TYPE_CHECKING, Any
 
 from agent_evals.conversation.framing import UserFraming
 from agent_evals.packs.base import Pack
-from agent_evals.record import PullRequestRef, RunRecord, ToolCall
+from agent_evals.packs.spoke.system import PR_CREATING_TOOLS, SYSTEM
+from agent_evals.record import RunRecord
 
 if TYPE_CHECKING:
-    from agent_evals.assertions.registry import CheckRef
     from agent_evals.conversation.cassette import Cassette
     from agent_evals.golden.plan import Case, PlanValues
     from agent_evals.golden.selfcheck import Mutation
     from agent_evals.packs.base import CaseDerivation
-    from agent_evals.portal_api import PortalAPI
 
-PR_CREATING_TOOLS = frozenset({"create_spoke_pull_request"})
 _DIRECTION = r"(?:north|south|east|west|central)"
 _AREA = (r"(?:europe|us|asia|asiapacific|uk|india|japan|korea|australia|canada|brazil|france|germany|norway|"
          r"switzerland|sweden|uae|qatar|poland|italy|spain|israel|mexico|africa|southafrica|newzealand|indonesia|"
          r"malaysia|taiwan|chile|austria|belgium|denmark|finland|greece)")
 # an Azure region a user may name: "West Europe", "westeurope", "East US 2", "Germany West Central"
 REGION = rf"\b(?:(?:{_DIRECTION}\s?)+{_AREA}|{_AREA}\s?(?:{_DIRECTION}\s?)*{_DIRECTION})(?:\s?\d+)?\b"
-_PR_URL = re.compile(r"/pullrequest/(\d+)\b")
 
 
 class SpokePack(Pack):
@@ -63,35 +60,7 @@ class SpokePack(Pack):
         values=(("region", REGION),),
     )
     harmless_call = ("list_spokes", {})
-
-    def find_pull_request(self, call: ToolCall) -> PullRequestRef | None:
-        """The ``{id, url}`` of the PR a successful ``create_spoke_pull_request`` made."""
-        if call.outcome != "ok" or call.name not in PR_CREATING_TOOLS or not isinstance(call.result, dict):
-            return None
-        pr_id, url = call.result.get("id"), call.result.get("url")
-        if not isinstance(url, str):
-            return None
-        if isinstance(pr_id, int) and not isinstance(pr_id, bool):
-            return PullRequestRef(pr_id, url)
-        match = _PR_URL.search(url)
-        return PullRequestRef(int(match.group(1)), url) if match else None
-
-    def snapshot_resources(self, api: PortalAPI, checks: Sequence[CheckRef]) -> dict[str, Any]:
-        """The portal's schema, and each source spoke the ``input_diff`` checks name (None if it does not exist)."""
-        from agent_evals.packs.spoke.checks.input_diff import spoke_resource
-        from agent_evals.packs.spoke.checks.spoke_json_valid import SCHEMA_RESOURCE
-        from agent_evals.portal_api import PortalNotFound
-
-        resources: dict[str, Any] = {SCHEMA_RESOURCE: _schema(api)}
-        for check in checks:
-            config = check.config if isinstance(check.config, dict) else {}
-            source = config.get("source") if check.name == "input_diff" else None
-            if isinstance(source, str) and spoke_resource(source) not in resources:
-                try:
-                    resources[spoke_resource(source)] = api.get_spoke(source)
-                except PortalNotFound:
-                    resources[spoke_resource(source)] = None
-        return resources
+    system = SYSTEM
 
     def preflight(self, check: str, config: Any) -> list[str]:
         """Before a run: every ``input_diff`` source the case names is a spoke of the seed data."""
@@ -102,32 +71,6 @@ class SpokePack(Pack):
             known = sorted(seed_spoke_names())
             return [f"source spoke {source!r} is not in the portal's seed data{did_you_mean(source, known)}"]
         return []
-
-    def fixture_problems(self, fixtures: Any) -> list[str]:
-        """Malformed fixtures, and copies that are not seed spokes (or spokes another fixture adds)."""
-        from agent_evals.packs.base import FixtureError
-        from agent_evals.packs.spoke.fixtures import parse_fixtures
-        from agent_evals.preflight.problems import did_you_mean
-
-        try:
-            parsed = parse_fixtures(fixtures)
-        except FixtureError as exc:
-            return [str(exc)]
-        known = seed_spoke_names()
-        problems = []
-        for number, fixture in enumerate(parsed, start=1):
-            if fixture.copy_ not in known:
-                problems.append(
-                    f"fixture {number}: copy {fixture.copy_!r} is not a seed spoke{did_you_mean(fixture.copy_, sorted(known))}"
-                )
-            if type(fixture).__name__ == "SpokeFixture":
-                known.add(fixture.name or fixture.copy_)
-        return problems
-
-    def create_fixtures(self, api: PortalAPI, fixtures: Any, trace: Mapping[str, str]) -> list[dict[str, Any]]:
-        from agent_evals.packs.spoke.fixtures import create, parse_fixtures
-
-        return create(api, parse_fixtures(fixtures), trace)
 
     def plan_values(self, case: Case, entry: Mapping[str, Any]) -> PlanValues:
         from agent_evals.packs.spoke.golden import plan_values
@@ -156,21 +99,11 @@ class SpokePack(Pack):
 
 PACK = SpokePack()
 
-_SCHEMAS: dict[str, Any] = {}
-
-
-def _schema(api: PortalAPI) -> Any:
-    """The portal's schema, read once per portal per worker: it is fixed while a portal runs
-    (its settings file is read at start)."""
-    if api.base_url not in _SCHEMAS:
-        _SCHEMAS[api.base_url] = api.get_schema()
-    return _SCHEMAS[api.base_url]
-
 
 def seed_spoke_names() -> set[str]:
     from importlib import resources
 
-    folder = resources.files("agent_evals.portal").joinpath("seed", "spokes")
+    folder = resources.files("agent_evals.packs.spoke.portal").joinpath("seed", "spokes")
     return {entry.name.removesuffix(".json") for entry in folder.iterdir() if entry.name.endswith(".json")}
 
 

@@ -130,7 +130,7 @@ def create(api: Any, fixtures: list[Fixture], trace: Mapping[str, str]) -> list[
     """
     from agent_evals.packs.spoke.golden import apply_changes
     from agent_evals.packs.spoke.scripts import relocate
-    from agent_evals.portal_api import PortalError, PortalNotFound, PortalUnavailable
+    from agent_evals.packs.spoke.portal.api import PortalError, PortalNotFound, PortalUnavailable
 
     made: list[dict[str, Any]] = []
     for number, fixture in enumerate(fixtures, start=1):

@@ -29,7 +29,7 @@ PR_TOOL = "create_spoke_pull_request"
 def _seed_text(name: str) -> str | None:
     from importlib import resources
 
-    path = resources.files("agent_evals.portal").joinpath("seed", "spokes", f"{name}.json")
+    path = resources.files("agent_evals.packs.spoke.portal").joinpath("seed", "spokes", f"{name}.json")
     return path.read_text(encoding="utf-8") if path.is_file() else None
 
 

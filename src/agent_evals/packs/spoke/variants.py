@@ -22,7 +22,7 @@ the range, an unknown source or region, a name taken or not following
 ``<application>-<environment>-<region code>``, tags the schema rejects, a prod copy without
 private link, or — for a valid copy — a range that overlaps a spoke or the hub (such a case is
 blocked; for an overlapping copy, one that overlaps nothing). The checks follow the portal's
-business rules (``agent_evals.portal.rules``); a test validates every generated copy with the
+business rules (``agent_evals.packs.spoke.portal.rules``); a test validates every generated copy with the
 portal's own validator.
 """
 
@@ -73,7 +73,7 @@ def seed_configs() -> Mapping[str, Mapping[str, Any]]:
 def hub_ranges() -> tuple[tuple[str, Network], ...]:
     from importlib import resources
 
-    hub = json.loads(resources.files("agent_evals.portal").joinpath("seed", "hub.json").read_text(encoding="utf-8"))
+    hub = json.loads(resources.files("agent_evals.packs.spoke.portal").joinpath("seed", "hub.json").read_text(encoding="utf-8"))
     return tuple((f"the hub {hub['name']}", ipaddress.IPv4Network(c)) for c in hub["addressSpace"])
 
 

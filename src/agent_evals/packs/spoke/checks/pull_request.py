@@ -62,7 +62,7 @@ def grade(config: Any, metadata: Any) -> GradingResult:
 
 
 def _links(run: RunRecord) -> list[tuple[str, int]]:
-    from agent_evals.portal_api import find_pull_request_links
+    from agent_evals.packs.spoke.portal.api import find_pull_request_links
 
     seen: dict[str, int] = {}
     for text in run.assistant_texts():
@@ -89,7 +89,7 @@ def _expect_none(run: RunRecord, cfg: PullRequestConfig) -> GradingResult:
 
 
 def _expect_created(run: RunRecord, cfg: PullRequestConfig, snapshot: Snapshot) -> GradingResult:
-    from agent_evals.portal_api import is_portal_pull_request_url, pull_request_url
+    from agent_evals.packs.spoke.portal.api import is_portal_pull_request_url, pull_request_url
 
     base_url = snapshot.portal_url
     links = _links(run)

@@ -1,0 +1,357 @@
+"""The system under test: what the core starts, tags, finds, snapshots and undoes, owned by the pack.
+
+A pack (:mod:`agent_evals.packs.base`) says what its domain's checks, user and plans are; its
+:class:`System` says what the agent works *on*, and is the only way the core reaches it. Two
+systems frame every docstring here:
+
+- the **portal** (the system of the kit's first built-in pack, in its folder): an HTTP backend started
+  per run (or already serving, or external), whose side effects are pull requests tagged with the
+  ``X-Eval-Id`` / ``X-Test-Id`` headers it records, found again by those ids, abandoned to undo;
+- a **git repository** (the next pack's): a per-run copy of a test repository, worked on by
+  stdio MCP servers (``mcp-server-git``, ``@modelcontextprotocol/server-filesystem``), one
+  workspace per conversation handed to the agent as a ``variables`` entry
+  (``{"REPO": <clone>}``); its side effects are branches, commits and changed files found from
+  the repository's state, undone by removing them; its snapshot is the repository's state.
+
+Two scopes, each a small object the core holds while it lasts:
+
+==========================  ======================================================================
+**run scope**               in ``agent-evals run``, the plain-Promptfoo hooks' beforeAll/afterAll,
+                            ``agent-evals cleanup`` and the sweep of runs that died
+``System.pool``             the systems of one run's suites, each started once (or attached to one
+                            already running) and shared by the suites that can share it
+``System.attach``           the system the environment names (a worker's, a hook's), or None
+``System.start_plain``      beforeAll of a plain ``promptfoo eval``: start or attach, for the hook
+``System.clean``            ``agent-evals cleanup``: undo what every run that is over left
+``System.sweep_dead_runs``  undo what runs that died left, wherever they ran (``agent-evals merge``)
+``System.preflight``        problems with an external system the environment names, before a run
+``System.offered_tools``    the tools it offers the agent, known offline (the preflight's names)
+``System.add_commands``     its own subcommands of ``agent-evals`` (the portal's ``portal serve``)
+``Running``                 one started or attached system: the environment the workers get
+                            (``env``), where its side effects live (``data_dir``, ``url``), undo by
+                            eval id (``undo_eval``), a row's undo (``undo_row``), what an eval
+                            still has (``active``), whether it is still up (``alive``)
+**conversation scope**      in the provider, in Promptfoo's Python worker
+``System.side_effect``      the side effect a successful tool call made (a pull request…), or None
+``System.fixture_problems`` a case's ``vars.fixtures`` checked offline
+``System.conversation``     a :class:`Conversation`: its trace (``headers``), ``variables``, fixtures,
+                            side effects found again by test id, the end-state snapshot (and
+                            whether someone else spoiled it), undo
+==========================  ======================================================================
+
+Every method has a default that does nothing: :class:`System` itself is the system of an agent
+with nothing the kit must start or undo (the generic pack's). Errors are one family,
+:class:`SystemFailure` (kind ``portal`` in the run record until the record's next version).
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterator, Mapping, Sequence
+from contextlib import AbstractContextManager, contextmanager
+from dataclasses import dataclass, field
+from pathlib import Path
+from types import TracebackType
+from typing import TYPE_CHECKING, Any
+
+from agent_evals.record import KitError, PullRequestRef, RunRecord, Snapshot, ToolCall, Trace
+
+if TYPE_CHECKING:
+    from agent_evals.assertions.registry import CheckRef
+    from agent_evals.llm.types import ToolSpec
+    from agent_evals.runner.suites import Suite
+    from agent_evals.shards.spec import Shard
+
+#: the environment variable that names the pack (hence the system) of a suite's run, for the hooks
+PACK_ENV = "AGENT_EVALS_PACK"
+
+
+# -- errors ---------------------------------------------------------------------------------------
+
+
+class SystemFailure(KitError):
+    """The system under test failed the kit: it cannot be started, reached or read (kind ``portal`` in
+    the run record until its next version names it ``system``). The family::
+
+        SystemFailure             any failure of the system under test
+        ├── SystemNotConfigured   the environment names no system where one is needed
+        ├── SystemUnavailable     it did not answer (refused, unreachable, timed out, died)
+        └── SystemSetupError      none can be had for a suite: the message says what to do
+
+    A system adds its own below these (the portal's ``PortalError``, with the HTTP status)."""
+
+    kind = "portal"
+
+
+class SystemNotConfigured(SystemFailure):
+    """The environment names no system where one is needed (e.g. ``PORTAL_URL`` unset)."""
+
+
+class SystemUnavailable(SystemFailure):
+    """The system did not answer: connection refused, unknown host, timeout, a process that died."""
+
+
+class SystemSetupError(SystemFailure):
+    """No system can be had for a suite (it did not start, its data is in use…); says what to do."""
+
+
+class FixtureError(KitError, ValueError):
+    """A case's fixtures are malformed or the system rejected one (kind ``config``: the case, not the agent)."""
+
+    kind = "config"
+
+
+# -- undo -----------------------------------------------------------------------------------------
+
+
+@dataclass
+class CleanupReport:
+    """What an undo did. The field names are the record's (``metadata.cleanup``) until its next version:
+    ``abandoned`` / ``already_closed`` / ``failed`` / ``kept`` are side effects by id."""
+
+    abandoned: list[int] = field(default_factory=list)
+    already_closed: list[int] = field(default_factory=list)
+    failed: dict[int, str] = field(default_factory=dict)
+    error: str | None = None  # the system could not be asked at all
+    removed_fixtures: list[str] = field(default_factory=list)  # what the cases' fixtures had made
+    kept: list[int] = field(default_factory=list)  # side effects of runs still going, left to them
+
+    def as_dict(self) -> dict[str, Any]:
+        out: dict[str, Any] = {"abandoned": self.abandoned, "already_closed": self.already_closed}
+        if self.removed_fixtures:
+            out["removed_fixtures"] = self.removed_fixtures
+        if self.failed:
+            out["failed"] = {str(k): v for k, v in self.failed.items()}
+        if self.error:
+            out["error"] = self.error
+        return out
+
+    def summary(self) -> str:
+        parts = [f"abandoned {len(self.abandoned)} PR(s)"]
+        if self.removed_fixtures:
+            parts.append(f"removed {len(self.removed_fixtures)} fixture(s)")
+        if self.kept:
+            parts.append(f"left {len(self.kept)} PR(s) of runs still going ({', '.join(f'#{i}' for i in self.kept)})")
+        if self.failed:
+            parts.append(f"{len(self.failed)} failed: " + "; ".join(f"#{k}: {v}" for k, v in self.failed.items()))
+        if self.error:
+            parts.append(f"error: {self.error}")
+        return ", ".join(parts)
+
+    def add(self, other: CleanupReport) -> CleanupReport:
+        """This report with ``other``'s findings added (a second sweep after an interrupt)."""
+        self.abandoned += [i for i in other.abandoned if i not in self.abandoned]
+        self.failed.update(other.failed)
+        self.removed_fixtures += other.removed_fixtures
+        self.error = self.error or other.error
+        return self
+
+
+# -- run scope ------------------------------------------------------------------------------------
+
+
+@dataclass
+class Running:
+    """One system started or attached to for a suite's run (or reached from the environment).
+
+    ``data_dir``: the folder its state lives in when the kit keeps it (the portal's data dir, the
+    repository copy), else None; ``url``: an external system's address, else None (a run's manifest
+    records either, and the sweep of a run that died finds its side effects there). ``started``: this
+    process started it and stops it. The default undoes nothing and has nothing to give the workers.
+    """
+
+    data_dir: Path | None = None
+    url: str | None = None
+    started: bool = False
+    pid: int | None = None
+    log_file: Path | None = None
+
+    def env(self) -> dict[str, str]:
+        """What the workers (and hooks) need in their environment to reach it."""
+        return {}
+
+    def env_keys(self) -> tuple[str, ...]:
+        """The variables :meth:`env` may set: the runner removes inherited ones first."""
+        return ()
+
+    def undo_eval(self, eval_id: str) -> CleanupReport:
+        """Undo every side effect and fixture tagged with ``eval_id`` (a run's, a suite's)."""
+        return CleanupReport()
+
+    def undo_row(self, result: Mapping[str, Any]) -> CleanupReport:
+        """Undo what one Promptfoo result row made: the side effects its run record names, those found
+        by its test id (a provider that errored after making one), and its fixtures."""
+        return CleanupReport()
+
+    def active(self, eval_id: str) -> list[str]:
+        """What ``eval_id`` still has in place, shown (``#12``), asked quickly (a forced exit)."""
+        return []
+
+    def alive(self) -> bool:
+        """False when a system this runner started is gone (killed, crashed)."""
+        return True
+
+    def reopen(self) -> AbstractContextManager[Running]:
+        """The same system's state reached again after :meth:`alive` turned false (its side effects
+        outlive its process); raises :class:`SystemSetupError`."""
+        return _same(self)
+
+    def where(self) -> str:
+        """Where its side effects live, for a person: the data dir, else its URL."""
+        return str(self.data_dir) if self.data_dir is not None else (self.url or "nowhere")
+
+
+@contextmanager
+def _same(running: Running) -> Iterator[Running]:
+    yield running
+
+
+class SystemPool:
+    """The systems of one run: each started once and shared by the suites that can share it, all
+    stopped when the pool closes. The default gives every suite a :class:`Running` with nothing."""
+
+    def __enter__(self) -> SystemPool:
+        return self
+
+    def __exit__(
+        self, exc_type: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None
+    ) -> bool | None:
+        return None
+
+    def get(self, suite: Suite, *, shard: Shard | None = None) -> Running:
+        """The system the suite runs against (``shard``: a shard's own, when the system keeps one per
+        shard); raises :class:`SystemSetupError`."""
+        return Running()
+
+    def opened(self, suite: str) -> Running | None:
+        """The system a suite (by name) got, or None: nothing is started."""
+        return None
+
+    def begin_stop(self) -> None:
+        """Ask every system this pool started to stop (the suites are done), side by side."""
+
+
+class System:
+    """A system under test with nothing to start and no side effects (see the module docstring)."""
+
+    name = "none"
+
+    # -- run scope
+
+    def pool(self, run_id: str, log_folder: Path, suites: Sequence[Suite]) -> SystemPool:
+        """The run's systems for ``suites`` (``run_id`` tags what a system started sweeps if the run dies)."""
+        return SystemPool()
+
+    def attach(self, env: Mapping[str, str] | None = None) -> Running | None:
+        """The system the environment names (``os.environ`` by default), or None when it names none."""
+        return None
+
+    def start_plain(self, suite: Suite, *, owner_pid: int, run_id: str) -> dict[str, Any]:
+        """A plain ``promptfoo eval``'s beforeAll: start the suite's system (owned by ``owner_pid``, stopped
+        when it dies) or attach to one running; answers ``{"env": {…}, "started": <pid or None>, "url"}``."""
+        return {"env": {}, "started": None, "url": None}
+
+    def stop_plain(self, pid: int, run_id: str) -> CleanupReport:
+        """A plain ``promptfoo eval``'s afterAll: undo ``run_id`` and stop what :meth:`start_plain` started."""
+        running = self.attach()
+        return running.undo_eval(run_id) if running is not None else CleanupReport()
+
+    def clean(self, *, url: str | None, data_dir: Path | None, eval_id: str | None, alive: set[str]) -> int | None:
+        """``agent-evals cleanup``: undo what runs that are over left (``eval_id``: that one only; runs in
+        ``alive`` are left to themselves), print one line per place; the exit status, None when this
+        system has nothing anywhere."""
+        return None
+
+    def sweep_dead_runs(self, runs_root: Path) -> list[tuple[Path, int, int]]:
+        """Undo what runs that died left where they ran: ``[(place, runs, side effects)]``."""
+        return []
+
+    def preflight(self, env: Mapping[str, str] | None = None) -> list[str]:
+        """Before a run: an external system the environment names that does not answer, one line each."""
+        return []
+
+    def add_commands(self, sub: Any) -> None:
+        """Its own subcommands of ``agent-evals`` (``sub``: argparse's subparsers), e.g. ``portal serve``."""
+
+    def offered_tools(self) -> Mapping[str, ToolSpec] | None:
+        """The tools it offers the agent, known offline (names and schemas), or None when unknown."""
+        return None
+
+    # -- conversation scope
+
+    def side_effect(self, call: ToolCall) -> PullRequestRef | None:
+        """The side effect a successful tool call made (undone after the case), or None."""
+        return None
+
+    def fixture_problems(self, fixtures: Any) -> list[str]:
+        """Problems in a case's ``vars.fixtures`` found offline (the preflight and the provider)."""
+        return [] if not fixtures else [f"system {self.name!r} has no fixtures; remove vars.fixtures"]
+
+    def conversation(self, trace: Trace, env: Mapping[str, str] | None = None) -> Conversation:
+        """One conversation on this system (in the worker; ``env``: ``os.environ`` by default). A trace
+        with no test id is a production conversation read back for scoring (``agent-evals live``): its
+        end state is what the record names, nothing is found by a trace, nothing is undone."""
+        return Conversation(trace)
+
+
+class Conversation:
+    """One conversation's view of the system: created before it starts, undone after its end state
+    was read. The default makes nothing, finds nothing and reads an empty end state."""
+
+    def __init__(self, trace: Trace) -> None:
+        self.trace = trace
+
+    @property
+    def headers(self) -> dict[str, str]:
+        """How what the conversation makes is tagged: the trace headers the agent's requests carry."""
+        return {"X-Eval-Id": self.trace.eval_id, "X-Test-Id": self.trace.test_id}
+
+    @property
+    def variables(self) -> Mapping[str, str]:
+        """Values an agent's MCP server configuration may name as ``${NAME}`` (a per-conversation
+        workspace: ``{"REPO": "/tmp/…/clone"}``); none beyond the environment by default."""
+        return {}
+
+    def create_fixtures(self, fixtures: Any) -> list[dict[str, Any]]:
+        """Make the case's fixtures, tagged like its side effects; answer what was made (the run record's
+        ``fixtures``). Raises a ``config`` error (``FixtureError``) when one is rejected."""
+        if fixtures:
+            raise FixtureError(f"the system has no fixtures; remove vars.fixtures (got {fixtures!r:.80})")
+        return []
+
+    def found_again(self, record: RunRecord) -> None:
+        """After an error: add to the record the side effects made under this trace that it missed."""
+
+    def snapshot(self, record: RunRecord, checks: Sequence[CheckRef]) -> Snapshot | None:
+        """The end state the checks grade (the side effects made under this trace are added to the record
+        first), or None when there is none; raises :class:`SystemFailure` when it cannot be read."""
+        return None
+
+    def spoiled(self, record: RunRecord, snapshot: Snapshot) -> str | None:
+        """Why the row cannot be graded when something other than the agent undid one of its side effects
+        before the end state was read (a cleanup while the run was going), else None."""
+        return None
+
+    def undo(self, record: RunRecord, *, fixtures: bool) -> dict[str, Any] | None:
+        """Undo the conversation's side effects (and its fixtures, when it made some) once its end state
+        was read; answers the row's ``metadata.cleanup`` (None: nothing was undone here)."""
+        return None
+
+
+def env_or(env: Mapping[str, str] | None) -> Mapping[str, str]:
+    return os.environ if env is None else env
+
+
+__all__ = [
+    "PACK_ENV",
+    "CleanupReport",
+    "Conversation",
+    "FixtureError",
+    "Running",
+    "System",
+    "SystemFailure",
+    "SystemNotConfigured",
+    "SystemPool",
+    "SystemSetupError",
+    "SystemUnavailable",
+]
