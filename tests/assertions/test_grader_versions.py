@@ -35,7 +35,7 @@ RECORDED = {
     "repeated_calls": (1, "7edbfc0adb63"),
     "input_diff": (1, "42d38dca665f"),
     "spoke_json_valid": (1, "50d8f69f4f64"),
-    "pull_request": (1, "f9cc0550f852"),
+    "pull_request": (1, "094fa589d77f"),
     "protected_branches": (1, "d097ed689004"),
     "changelog_entry": (1, "bd2af16f0333"),
 }
