@@ -14,9 +14,17 @@ for what a pack is).
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+from typing import TYPE_CHECKING
+
 from agent_evals.conversation.framing import UserFraming
 from agent_evals.packs.base import Pack
 from agent_evals.packs.release.system import ReleaseSystem
+
+if TYPE_CHECKING:
+    from agent_evals.conversation.cassette import Cassette
+    from agent_evals.golden.plan import Case
+    from agent_evals.golden.selfcheck import Mutation
 
 BRANCH_PATTERN = r"release-notes/\d+\.\d+\.\d+"
 VERSION_PATTERN = r"\b\d+\.\d+\.\d+\b"
@@ -48,6 +56,12 @@ class ReleasePack(Pack):
     # the working copy is the servers' working directory, so "." is the repository in every conversation
     harmless_call = ("git_status", {"repo_path": "."})
     system = ReleaseSystem()
+
+    def mutations(self, case: Case, cassette: Cassette) -> Iterator[Mutation]:
+        """The notes committed on main, a section left out of the entry (:mod:`.mutations`)."""
+        from agent_evals.packs.release.mutations import mutations
+
+        return mutations(case, cassette)
 
 
 PACK = ReleasePack()
