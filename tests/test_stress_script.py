@@ -3,6 +3,7 @@ hog, says how each run went, fails when a run fails, and takes its hog with it."
 
 from __future__ import annotations
 
+import re
 import subprocess
 import uuid
 from pathlib import Path
@@ -28,7 +29,7 @@ def test_a_passing_selection_passes_every_run_under_load(tmp_path: Path) -> None
     lines = done.stdout.splitlines()
     assert lines[0] == "stress: 2 run(s) of ./test.sh tests/test_processes.py beside 1 busy loop(s)"
     assert [line.split(":")[0] for line in lines[1:3]] == ["run 1/2", "run 2/2"]
-    assert all(" passed (9 passed in " in line for line in lines[1:3]), lines
+    assert all(re.search(r" passed \(\d+ passed in ", line) for line in lines[1:3]), lines
     assert lines[-1] == "stress: 2 of 2 run(s) passed under load"
     assert sorted(p.name for p in (tmp_path / "logs").iterdir()) == ["run-1.log", "run-2.log"]
     assert processes_with("AGENT_EVALS_STRESS_MARK", mark) == []  # the busy loops went with it

@@ -172,7 +172,7 @@ def test_messages_to_one_conversation_do_not_interleave(
 def test_unknown_agent(client: httpx.Client) -> None:
     answer = chat(client, "hi", agent="nope")
     assert answer.status_code == 404
-    assert answer.json() == {"error": "unknown agent 'nope'; agents: integration, spoke"}
+    assert answer.json() == {"error": "unknown agent 'nope'; agents: integration, release-notes, spoke"}
 
 
 def test_unknown_conversation(client: httpx.Client, script: Script) -> None:

@@ -142,7 +142,7 @@ def test_a_bad_policy_stops_before_anything_is_read(tmp_path: Path) -> None:
     assert lines[0].startswith("  policy.yaml:5: agent spoke: check tool_not_executed: tool 'merge_everything' matches no portal tool")
     assert lines[1].startswith("  policy.yaml:7: agent spoke: unknown check 'tool_erors'; checks: ")
     assert lines[1].endswith("did you mean tool_errors?")
-    assert lines[2].startswith("  policy.yaml:9: unknown agent 'nobody'; agents: integration, spoke")
+    assert lines[2].startswith("  policy.yaml:9: unknown agent 'nobody'; agents: integration, release-notes, spoke")
     assert lines[3] == "live: 3 problem(s) in the policy or thresholds; nothing was read or scored"
 
 

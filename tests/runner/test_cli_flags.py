@@ -59,7 +59,7 @@ def nothing_starts(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
          "agent-evals run: unexpected argument 'spoke-qa': give one suite (or all), then flags"),
         (["run", "--description", "spoke-create"],
          "agent-evals run: which suite? give one of spoke-create, spoke-qa, spoke-create-overlay, integration-qa, "
-         "spoke-create-variants, or all"),
+         "release-notes, spoke-create-variants, or all"),
     ],
 )
 def test_an_unknown_flag_is_one_line_before_anything_starts(

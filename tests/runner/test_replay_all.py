@@ -31,7 +31,7 @@ def test_all_suites_replay_offline_and_pass(isolated: Path, monkeypatch: pytest.
     assert "NOT GRADED" in printed  # no grader model here: said plainly, never passed
     counts = {}
     _every_line_is_the_kits(printed)
-    for suite in ("spoke-create", "spoke-qa", "spoke-create-overlay", "integration-qa", "spoke-create-variants"):
+    for suite in SUITES:
         data = json.loads((isolated / f"{suite}.json").read_text())
         rows = data["results"]["results"]
         # the viewer's list tells runs apart; rows keep the order of the case files
@@ -70,7 +70,7 @@ def test_all_suites_replay_offline_and_pass(isolated: Path, monkeypatch: pytest.
     assert _side_by_side(isolated / "promptfoo" / "promptfoo.db"), "the suites ran one after the other"
     # Promptfoo's response cache (which never hits for these rows) wrote nothing
     assert not (isolated / "promptfoo" / "cache").exists()
-    assert counts == {"spoke-create": 22, "spoke-qa": 4, "spoke-create-overlay": 3, "integration-qa": 13,
+    assert counts == {"spoke-create": 22, "spoke-qa": 4, "spoke-create-overlay": 3, "integration-qa": 13, "release-notes": 12,
                       "spoke-create-variants": 48}
 
     _the_gate_holds(isolated)
@@ -85,15 +85,15 @@ def test_all_suites_replay_offline_and_pass(isolated: Path, monkeypatch: pytest.
 
 def _the_gate_holds(isolated: Path) -> None:
     """The report of the run, from its -o files and from its manifest (``latest``), holds evals/gate.yaml."""
-    suites = ["spoke-create", "spoke-qa", "spoke-create-overlay", "integration-qa", "spoke-create-variants"]
+    suites = SUITES
     from_files = load_results([str(isolated / f"{suite}.json") for suite in suites])
-    from_run = load_results(["latest"])  # the run's manifest names its five evals
+    from_run = load_results(["latest"])  # the run's manifest names its six evals
     assert [e.suite for e in from_run.evals] == suites
     assert {e.mode for e in from_run.evals} == {"replay"} and len(from_run.runs) == 1
     for loaded in (from_files, from_run):
         report = build_report(loaded.evals, loaded.runs, loaded.rows)
         assert report.complete, report.incomplete
-        assert report.totals.cases == 42 + 48 and report.totals.failed == 0
+        assert report.totals.cases == 54 + 48 and report.totals.failed == 0
         # without judge replies in the golden cassettes: the QA statements and each variant's judged check
         assert report.totals.not_graded == 4 + 48
         # a replay (the models as recorded, judged checks not graded) cannot hold the release gate ...
@@ -112,7 +112,7 @@ LINES = [re.compile(p) for p in (
     r"portal: http://127\.0\.0\.1:\d+ \(data: \S+\)",
     r"  [A-Z]\d\d +PASS +\d+\.\ds( +\(\d+ not graded\))?",
     r"[\w-]+: \d+ passed, 0 failed, 0 error\(s\)(, \d+ check\(s\) not graded)? in \d+ s; eval eval-\S+",
-    r"report: 90 case\(s\), 90 run\(s\): 90 passed, 0 failed, 0 error\(s\); pass\^k \(k=runs\) 1\.00",
+    r"report: 102 case\(s\), 102 run\(s\): 102 passed, 0 failed, 0 error\(s\); pass\^k \(k=runs\) 1\.00",
     r"not graded: 52 check\(s\) \(left out of the scores\)",
     r"complete",
     r"whole report: npm run report -- run-[0-9a-f]{12}",
@@ -127,8 +127,8 @@ def _every_line_is_the_kits(printed: str) -> None:
     strays = [line for line in lines if not any(p.fullmatch(line) for p in LINES)]
     assert strays == [], strays
     cases = [line.split()[0] for line in lines if LINES[3].fullmatch(line)]
-    assert len(cases) == len(set(cases)) == 42 + 48
-    assert sum(1 for line in lines if LINES[4].fullmatch(line)) == 5
+    assert len(cases) == len(set(cases)) == 54 + 48
+    assert sum(1 for line in lines if LINES[4].fullmatch(line)) == 6
     assert lines[-1] == "Results are in the Promptfoo viewer: npm run eval:view"
     # suites ran side by side, yet each one's lines come together, in the suites' order
     headers = [line.split()[2] for line in lines if LINES[1].fullmatch(line)]
@@ -138,7 +138,7 @@ def _every_line_is_the_kits(printed: str) -> None:
         assert all(LINES[2].fullmatch(line) or LINES[3].fullmatch(line) for line in lines[header + 1:end])
 
 
-SUITES = ["spoke-create", "spoke-qa", "spoke-create-overlay", "integration-qa", "spoke-create-variants"]
+SUITES = ["spoke-create", "spoke-qa", "spoke-create-overlay", "integration-qa", "release-notes", "spoke-create-variants"]
 
 
 def _side_by_side(db: Path) -> list[tuple[str, str]]:

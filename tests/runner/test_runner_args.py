@@ -23,7 +23,7 @@ def test_unknown_suites_are_named_with_the_choices() -> None:
     with pytest.raises(ValueError, match="unknown suite 'spoke-crate'.*spoke-create, spoke-qa, spoke-create-overlay, integration-qa"):
         select("spoke-crate")
     assert [s.name for s in select("all")] == [
-        "spoke-create", "spoke-qa", "spoke-create-overlay", "integration-qa", "spoke-create-variants",
+        "spoke-create", "spoke-qa", "spoke-create-overlay", "integration-qa", "release-notes", "spoke-create-variants",
     ]
 
 

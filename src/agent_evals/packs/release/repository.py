@@ -29,7 +29,6 @@ from agent_evals.packs.release.snapshot import RefState, RepositorySnapshot
 from agent_evals.processes import ProcessRef
 
 OWNER_FILE = "OWNER"
-_OWNER = re.compile(r"^owner pid (\d+) started (\S+)$")
 _UNSAFE = re.compile(r"[^A-Za-z0-9._-]+")
 # the date of every commit the agent makes (GitPython, which mcp-server-git commits with, reads these)
 COMMIT_DATE = "1744372800 +0000"  # 2025-04-11 12:00 UTC, after the seed's last commit
@@ -95,7 +94,7 @@ def start_run(base: Path, eval_id: str, owner: ProcessRef | None = None) -> RunR
     root = base / folder_name(eval_id)
     root.mkdir(parents=True, exist_ok=True)
     owner = owner or ProcessRef.current()
-    (root / OWNER_FILE).write_text(f"owner pid {owner.pid} started {owner.started or '-'}\n", encoding="utf-8")
+    (root / OWNER_FILE).write_text(owner.owner_words + "\n", encoding="utf-8")
     seed = build_seed_repository(root / "seed")
     return RunRepositories(root, read_refs(seed))
 
@@ -141,13 +140,9 @@ def sweep(base: Path) -> list[Path]:
 
 def _owner_alive(folder: Path) -> bool:
     try:
-        match = _OWNER.match((folder / OWNER_FILE).read_text(encoding="utf-8").strip())
+        return ProcessRef.owner_alive((folder / OWNER_FILE).read_text(encoding="utf-8"))
     except (OSError, UnicodeDecodeError):
         return False
-    if match is None:
-        return False
-    started = match.group(2)
-    return ProcessRef(int(match.group(1)), None if started == "-" else started).alive()
 
 
 def folder_name(name: str) -> str:
