@@ -107,7 +107,7 @@ def _positive(text: str) -> int:
 
 
 def _merge(args: argparse.Namespace) -> int:
-    from agent_evals.shards.merge_command import merge_command
+    from agent_evals.runner.merge_command import merge_command
 
     return merge_command(args.files, output=args.output, import_eval=not args.no_import)
 
@@ -322,7 +322,7 @@ def _suite_and_flags(parser: argparse.ArgumentParser, args: argparse.Namespace, 
     """For ``run`` and ``check``: a suite was given, and every other flag is one ``promptfoo eval`` knows;
     else one line saying what is wrong."""
     from agent_evals.runner.cli_flags import unknown_flag
-    from agent_evals.runner.suites import ALL, discover
+    from agent_evals.suites.discovery import ALL, discover
 
     names = [suite.name for suite in discover()]
     args.suite = args.suite or None  # suite_first puts "" where no suite was given
@@ -337,7 +337,7 @@ def _suite_first(parser: argparse.ArgumentParser, argv: list[str]) -> list[str]:
     """``run``/``check``: the suite moved before the flags (``cli_flags.suite_first``), so a Promptfoo flag's
     value is never taken for it."""
     from agent_evals.runner.cli_flags import Takes, suite_first
-    from agent_evals.runner.suites import ALL, discover
+    from agent_evals.suites.discovery import ALL, discover
 
     commands = _subparsers(parser).choices
     at = next((i for i, word in enumerate(argv) if word in commands), None)

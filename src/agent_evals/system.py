@@ -57,10 +57,10 @@ from typing import TYPE_CHECKING, Any
 from agent_evals.record import KitError, PullRequestRef, RunRecord, Snapshot, ToolCall, Trace
 
 if TYPE_CHECKING:
-    from agent_evals.assertions.registry import CheckRef
+    from agent_evals.suites.check_ref import CheckRef
     from agent_evals.llm.types import ToolSpec
-    from agent_evals.runner.suites import Suite
-    from agent_evals.shards.spec import Shard
+    from agent_evals.suites.discovery import Suite
+    from agent_evals.suites.shard_spec import Shard
 
 #: the environment variable that names the pack (hence the system) of a suite's run, for the hooks
 PACK_ENV = "AGENT_EVALS_PACK"

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from agent_evals.shards.plan import PlannedCase, plan_shards
-from agent_evals.shards.spec import Shard, ShardError, parse_shard, shard_of_path, shard_path
+from agent_evals.suites.shard_spec import Shard, ShardError, parse_shard, shard_of_path, shard_path
 
 
 def test_a_shard_is_i_of_n() -> None:

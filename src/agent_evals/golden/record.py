@@ -31,8 +31,8 @@ from agent_evals.golden.plan import Case, PlanError, load_plan, scripts_for
 from agent_evals.packs import Pack, load_pack
 from agent_evals.record import KitError
 from agent_evals.runner.run import run_suite
-from agent_evals.runner.suite_files import load_suite, render_prompt
-from agent_evals.runner.suites import Suite, discover
+from agent_evals.suites.files import load_suite, render_prompt
+from agent_evals.suites.discovery import Suite, discover
 from agent_evals.testing.conversations import ConversationScript, ScriptedConversations
 from agent_evals.testing.scripted_openai import ScriptedOpenAIServer
 

@@ -29,7 +29,7 @@ from agent_evals.user_checks.ended_early import ASKING, COURTESY, REFUSAL, WORKI
 from agent_evals.user_checks.text import any_match, sentences, words
 
 if TYPE_CHECKING:
-    from agent_evals.runner.suites import Suite
+    from agent_evals.suites.discovery import Suite
 
 INVENTED_NAME = "zephyr-qa-zz9"  # a name no brief and no reply of the golden conversations holds
 ROLE_SWAP = "Sure! I'd be happy to help. How can I assist you today?"
@@ -57,8 +57,8 @@ def golden_users() -> list[tuple[Suite, Cassette, CaseUser | None]]:
     """Every golden conversation of every suite, with its user (None: fixed messages)."""
     from agent_evals.conversation.cassette import load_cassette
     from agent_evals.golden.record import suite_pack
-    from agent_evals.runner.suite_files import load_suite
-    from agent_evals.runner.suites import discover
+    from agent_evals.suites.files import load_suite
+    from agent_evals.suites.discovery import discover
 
     out = []
     for suite in discover():

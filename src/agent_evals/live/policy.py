@@ -29,10 +29,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from agent_evals.assertions.registry import JUDGED_CHECKS, CheckRef, kit_check_names, pack_of
-from agent_evals.preflight.problems import Problem, did_you_mean
+from agent_evals.assertions.registry import JUDGED_CHECKS, kit_check_names, pack_of
+
+from agent_evals.suites.check_ref import CheckRef
+from agent_evals.suites.problems import Problem, did_you_mean
 from agent_evals.record import AgentInfo
-from agent_evals.runner.suite_files import Located, SuiteFileError, read_yaml
+from agent_evals.suites.files import Located, SuiteFileError, read_yaml
 
 POLICY_FILE = "live-policy.yaml"
 _TOP = ("agents",)
@@ -228,7 +230,7 @@ def _assertion_problems(
     from agent_evals.packs import load_pack
     from agent_evals.paths import evals_dir
     from agent_evals.preflight.suite_checks import ProviderPlan, suite_assertion_problems, tool_name_problems
-    from agent_evals.runner.suite_files import ProviderEntry
+    from agent_evals.suites.files import ProviderEntry
 
     entry = ProviderEntry(id="live", label=agent, config={}, where=Located(Path(".")))
     plan = ProviderPlan(entry, {}, load_agent_config(agent, config_dir=config_dir), load_pack(pack))

@@ -66,8 +66,8 @@ def promote_command(args: argparse.Namespace) -> int:
 def _promote(args: argparse.Namespace) -> int:
     from agent_evals.golden.record import suite_pack
     from agent_evals.judge import judge_configured
-    from agent_evals.runner.suite_files import load_suite
-    from agent_evals.runner.suites import select
+    from agent_evals.suites.files import load_suite
+    from agent_evals.suites.discovery import select
 
     try:
         (suite,) = select(args.suite)

@@ -25,7 +25,8 @@ from dataclasses import dataclass, field
 from typing import Any, Literal
 
 from agent_evals.assertions.names import first_match
-from agent_evals.assertions.registry import CheckRef, pack_of
+from agent_evals.assertions.registry import pack_of
+from agent_evals.suites.check_ref import CheckRef
 from agent_evals.live.policy import AgentPolicy, Policy, PolicyCheck
 from agent_evals.live.stored import StoredConversation
 from agent_evals.packs import Pack, load_pack

@@ -8,7 +8,7 @@ import os
 from collections.abc import Iterable
 
 from agent_evals.llm.types import ChatModel, LLMConfigError, LLMError, Message, Role
-from agent_evals.preflight.problems import Problem
+from agent_evals.suites.problems import Problem
 
 PING: list[Message] = [{"role": "user", "content": "Reply with the word OK."}]
 PING_TIMEOUT_S = 30.0

@@ -20,10 +20,10 @@ from agent_evals.assertions.registry import JUDGED_CHECKS, check_name, pack_of, 
 from agent_evals.judge import MODEL_GRADED_TYPES
 from agent_evals.packs import Pack, PackError, load_pack
 from agent_evals.preflight.offline_tools import portal_tool_specs
-from agent_evals.preflight.problems import Problem, did_you_mean
+from agent_evals.suites.problems import Problem, did_you_mean
 from agent_evals.provider.config import ProviderConfig, ProviderConfigError, parse_config
 from agent_evals.provider.promptfoo_assertions import assertion_problems
-from agent_evals.runner.suite_files import LoadedSuite, ProviderEntry, TestEntry
+from agent_evals.suites.files import LoadedSuite, ProviderEntry, TestEntry
 
 KIT_PROVIDER = "providers/agent.py"
 PORTAL_URL = "${PORTAL_URL}"

@@ -29,7 +29,8 @@ from typing import Any
 from agent_evals.agent.config import DEFAULT_AGENT
 from agent_evals.agent.factory import create_agent, load_factory
 from agent_evals.assertions._config import ConfigError
-from agent_evals.assertions.registry import CheckRef, kit_checks, pack_of, parse_check_config
+from agent_evals.assertions.registry import kit_checks, pack_of, parse_check_config
+from agent_evals.suites.check_ref import CheckRef
 from agent_evals.agent.types import ConversationalAgent
 from agent_evals.cleanup import run_id
 from agent_evals.conversation.cassette import cassette_filename, load_cassette

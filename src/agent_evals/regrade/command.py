@@ -28,7 +28,7 @@ from agent_evals.regrade.rows import Regraded, regrade_row
 from agent_evals.regrade.source import load_eval
 from agent_evals.report.errors import ReportInputError
 from agent_evals.shards.merge import promptfoo_eval_id
-from agent_evals.shards.spec import ShardError
+from agent_evals.suites.shard_spec import ShardError
 
 JUDGES_AT_ONCE = 4
 MAX_LISTED = 8
@@ -45,7 +45,7 @@ def regrade_command(spec: str, *, output: Path | None = None, judge: bool = Fals
         path = output or Path("results") / f"{data.get('evalId') or Path(spec).stem}.regraded.json"
         _write(document, path)
         if import_eval:
-            from agent_evals.shards.merge_command import import_results_file
+            from agent_evals.runner.merge_command import import_results_file
 
             import_results_file(path)
     except (ReportInputError, ShardError) as exc:

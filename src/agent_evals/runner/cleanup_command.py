@@ -16,8 +16,8 @@ from pathlib import Path
 
 from agent_evals.packs import built_in, load_pack
 from agent_evals.record import KitError
-from agent_evals.runner.manifest import runs_dir
-from agent_evals.runner.suites import discover
+from agent_evals.suites.manifest import runs_dir
+from agent_evals.suites.discovery import discover
 from agent_evals.runner.sweep import live_runs, run_of
 from agent_evals.system import System
 

@@ -12,7 +12,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from agent_evals.record import KitError
-from agent_evals.runner.suites import Suite
+from agent_evals.suites.discovery import Suite
 
 if TYPE_CHECKING:
     from agent_evals.agent.config import AgentConfig
@@ -35,7 +35,7 @@ def _ungraded(suite: Suite) -> bool:
     (the informative goal_reached of a conversation decides nothing: it is not named here)."""
     from agent_evals.judge import judge_configured
     from agent_evals.preflight.suite_checks import has_judged_checks
-    from agent_evals.runner.suite_files import load_suite
+    from agent_evals.suites.files import load_suite
 
     try:
         return not judge_configured() and has_judged_checks(load_suite(suite).tests)
@@ -47,7 +47,7 @@ def _agents(suite: Suite) -> list[tuple[dict[str, Any], AgentConfig | None]]:
     from agent_evals.agent.config import load_agent_config
     from agent_evals.preflight.suite_checks import is_kit_provider
     from agent_evals.provider.config import ProviderConfig
-    from agent_evals.runner.suite_files import load_suite
+    from agent_evals.suites.files import load_suite
 
     out: list[tuple[dict[str, Any], AgentConfig | None]] = []
     try:

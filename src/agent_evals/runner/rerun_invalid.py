@@ -22,10 +22,11 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from agent_evals.runner.manifest import RunManifest, SuiteRun
-from agent_evals.runner.suites import Suite
+from agent_evals.paths import promptfoo_config_dir
 from agent_evals.shards.selection import REPLACED, description_pattern, rewrite_flags
-from agent_evals.shards.spec import tagged_path
+from agent_evals.suites.discovery import Suite
+from agent_evals.suites.manifest import RunManifest, SuiteRun
+from agent_evals.suites.shard_spec import tagged_path
 
 if TYPE_CHECKING:
     from agent_evals.report.model import EvalInfo, RunInfo
@@ -91,7 +92,6 @@ def attempt_path(path: str, attempt: int) -> str:
 def _invalid_rows(eval_ids: Sequence[str], config_dir: Path | None) -> list[tuple[str, str]]:
     """``(description, case id)`` of each invalid row of these evals (a case with two: twice)."""
     from agent_evals.report.promptfoo_db import DB_NAME, connect, list_evals, read_eval
-    from agent_evals.runner.run import promptfoo_config_dir
 
     with connect((config_dir or promptfoo_config_dir()) / DB_NAME) as con:
         stored = {item.eval_id: item for item in list_evals(con)}
@@ -141,7 +141,7 @@ def rerun_suite(
     """The runner's call (``runner/run.py``): the suite's own description and promptfoo flags, stopped
     by an interrupt."""
     from agent_evals.runner.describe import eval_description
-    from agent_evals.runner.promptfoo_args import read_flags
+    from agent_evals.suites.promptfoo_args import read_flags
 
     args = list(options.get("promptfoo_args") or [])  # type: ignore[call-overload]  # a list[str] in run()'s untyped **options
     description = read_flags(args).description or eval_description(suite, manifest.mode, manifest.git_revision)

@@ -19,12 +19,12 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from agent_evals.runner.promptfoo_args import Flags, select
-from agent_evals.runner.suite_files import LoadedSuite, TestEntry, load_suite
-from agent_evals.runner.suites import Suite
+from agent_evals.suites.promptfoo_args import Flags, select
+from agent_evals.suites.files import LoadedSuite, TestEntry, load_suite
+from agent_evals.suites.discovery import Suite
 from agent_evals.shards.plan import PlannedCase, plan_shards
 from agent_evals.shards.selection import description_pattern, json_outputs, shard_args
-from agent_evals.shards.spec import Shard, ShardError
+from agent_evals.suites.shard_spec import Shard, ShardError
 from agent_evals.shards.stamp import ShardStamp, fingerprint, stamp_results_file
 
 

@@ -25,7 +25,7 @@ from typing import Any
 from agent_evals.report.rows import Row
 from agent_evals.report.sequential import FIRST_ROUND, decide
 from agent_evals.runner.rounds_merge import merge_rounds
-from agent_evals.runner.suites import Suite
+from agent_evals.suites.discovery import Suite
 from agent_evals.shards.selection import OUTPUT_FLAGS, REPLACED, description_pattern, rewrite_flags
 
 MAX_LISTED = 8
@@ -80,7 +80,7 @@ class Rounds:
 
 def check_flags(args: Sequence[str], max_runs: int) -> None:
     """Refuse what rounds cannot honour, before anything runs."""
-    from agent_evals.runner.promptfoo_args import read_flags
+    from agent_evals.suites.promptfoo_args import read_flags
 
     flags = read_flags(args)
     if any(token == "--repeat" or token.startswith("--repeat=") for token in args):
@@ -153,7 +153,7 @@ def run_rounds(suite: Suite, *, max_runs: int, args: Sequence[str], folder: Path
 def merged_output(suite: Suite, args: Sequence[str], folder: Path, rounds: Rounds) -> tuple[Path, str]:
     """The rounds' rows as one eval: written to the first ``-o`` JSON asked for (copied to the others),
     else ``<run folder>/rounds/<suite>/<suite>.json``."""
-    from agent_evals.runner.promptfoo_args import read_flags
+    from agent_evals.suites.promptfoo_args import read_flags
 
     targets = [Path(o.replace("{suite}", suite.name)) for o in read_flags(args).outputs]
     path = targets[0] if targets else folder / "rounds" / suite.name / f"{suite.name}.json"
@@ -170,8 +170,8 @@ def suite_until_decided(suite: Suite, *, max_runs: int, args: Sequence[str], fol
                         on_merged: Callable[[str, dict[str, Any]], None]) -> int:
     """One suite in rounds, merged into one eval imported into the viewer's database; Promptfoo's
     exit status of the whole (100 when a case failed or errored), or the interrupt's."""
-    from agent_evals.shards.merge_command import import_results_file
-    from agent_evals.shards.spec import ShardError
+    from agent_evals.runner.merge_command import import_results_file
+    from agent_evals.suites.shard_spec import ShardError
 
     code, rounds = run_rounds(suite, max_runs=max_runs, args=args, folder=folder, run_round=run_round,
                               stopped=stopped, baseline=baseline)

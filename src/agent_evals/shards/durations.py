@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from agent_evals.shards.spec import ShardError
+from agent_evals.suites.shard_spec import ShardError
 
 
 def read_durations(path: Path) -> dict[str, float]:

@@ -33,7 +33,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from agent_evals.shards.spec import ShardError
+from agent_evals.suites.shard_spec import ShardError
 from agent_evals.shards.stamp import ShardStamp, shard_stamp
 
 MERGED_FORMAT = "agent-evals/merged@1"

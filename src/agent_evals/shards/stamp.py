@@ -26,7 +26,7 @@ from pathlib import Path
 from typing import Any
 
 from agent_evals.shards.plan import PlannedCase
-from agent_evals.shards.spec import Shard, ShardError
+from agent_evals.suites.shard_spec import Shard, ShardError
 
 FORMAT = "agent-evals/shard@1"
 KEY = "agentEvals"

@@ -28,9 +28,9 @@ from typing import Any
 from agent_evals.paths import default_data_dir
 from agent_evals.processes import pid_alive
 from agent_evals.runner.interrupts import ForcedExit
-from agent_evals.runner.manifest import suite_eval_id
-from agent_evals.runner.suites import Suite, discover, select
-from agent_evals.shards.spec import Shard
+from agent_evals.suites.manifest import suite_eval_id
+from agent_evals.suites.discovery import Suite, discover, select
+from agent_evals.suites.shard_spec import Shard
 from agent_evals.system import CleanupReport, Running, SystemPool, SystemSetupError
 
 log = logging.getLogger(__name__)

@@ -13,7 +13,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from agent_evals.assertions.registry import CheckRef
+from agent_evals.suites.check_ref import CheckRef
 from agent_evals.packs.spoke.portal.api import (
     FIXTURE_CREATED_BY,
     PortalAPI,

@@ -23,10 +23,10 @@ from agent_evals.record import PullRequestRef, RunRecord, Snapshot, ToolCall, Tr
 from agent_evals.system import Conversation, Running, System, SystemPool
 
 if TYPE_CHECKING:
-    from agent_evals.assertions.registry import CheckRef
+    from agent_evals.suites.check_ref import CheckRef
     from agent_evals.llm.types import ToolSpec
     from agent_evals.packs.spoke.portal.api import PortalAPI
-    from agent_evals.runner.suites import Suite
+    from agent_evals.suites.discovery import Suite
 
 log = logging.getLogger(__name__)
 
@@ -58,7 +58,7 @@ class PortalSystem(System):
 
     def clean(self, *, url: str | None, data_dir: Path | None, eval_id: str | None, alive: set[str]) -> int | None:
         from agent_evals.packs.spoke.sweeps import clean
-        from agent_evals.runner.manifest import runs_dir
+        from agent_evals.suites.manifest import runs_dir
 
         return clean(runs_dir(), url=url, data_dir=data_dir, eval_id=eval_id, alive=alive)
 
@@ -111,9 +111,9 @@ class PortalSystem(System):
     def fixture_problems(self, fixtures: Any) -> list[str]:
         """Malformed fixtures, and copies that are not seed spokes (or spokes another fixture adds)."""
         from agent_evals.packs.base import FixtureError
-        from agent_evals.packs.spoke import seed_spoke_names
+        from agent_evals.packs.spoke.seeds import seed_spoke_names
         from agent_evals.packs.spoke.fixtures import parse_fixtures
-        from agent_evals.preflight.problems import did_you_mean
+        from agent_evals.suites.problems import did_you_mean
 
         try:
             parsed = parse_fixtures(fixtures)

@@ -63,7 +63,7 @@ _NAME = re.compile(r"^[a-z0-9][a-z0-9-]{1,62}$")
 @cache
 def seed_configs() -> Mapping[str, Mapping[str, Any]]:
     """Every seed spoke's configuration, by name (the portal's main at start)."""
-    from agent_evals.packs.spoke import seed_spoke_names
+    from agent_evals.packs.spoke.seeds import seed_spoke_names
     from agent_evals.packs.spoke.golden import seed_spoke
 
     return {name: seed_spoke(name) for name in sorted(seed_spoke_names())}
@@ -136,7 +136,7 @@ def _copy(row: Row) -> dict[str, Any]:
     source_name = _required(row, "source")
     source = seed_configs().get(source_name)
     if source is None:
-        from agent_evals.preflight.problems import did_you_mean
+        from agent_evals.suites.problems import did_you_mean
 
         raise ValueError(f"source spoke {source_name!r} is not in the seed data{did_you_mean(source_name, list(seed_configs()))}")
     location, (region_name, code) = _region(_required(row, "region"))

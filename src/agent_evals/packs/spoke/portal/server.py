@@ -5,7 +5,7 @@ creates or repairs the data dir, binds the socket itself (so ``--port 0`` knows 
 port before building PR links) and runs uvicorn, which shuts down gracefully on
 SIGINT/SIGTERM. The token comes only from ``PORTAL_TOKEN`` and is never logged.
 It also mounts the agent chat endpoint (``POST /api/agents/{name}/chat``, see
-``agent_evals.agent.chat_api``) unless given other routers.
+``agent_evals.live.chat_api``) unless given other routers.
 """
 
 from __future__ import annotations
@@ -89,7 +89,7 @@ def default_routers() -> list[APIRouter]:
     Imported here, not at module level: the portal imports the agent only when it serves,
     and the agent imports the ``openai`` SDK only on its first model call.
     """
-    from agent_evals.agent.chat_api import build_chat_router
+    from agent_evals.live.chat_api import build_chat_router
     from agent_evals.live.routes import build_conversations_router
     from agent_evals.live.store_holder import StoreHolder
     from agent_evals.packs import load_pack

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from agent_evals.runner.suite_files import Located
+from agent_evals.suites.files import Located
 
 
 @dataclass(frozen=True)
