@@ -181,3 +181,39 @@ def test_a_row_reads_its_modules() -> None:
     assert module_of("record/") == "agent_evals.record"
     assert module_of("packs/spoke/portal/api.py") == "agent_evals.packs.spoke.portal.api"
     assert module_of("cli.py") == "agent_evals.cli"
+
+
+# -- imports inside functions -------------------------------------------------------------------------
+
+
+def lazy_imports_without_a_reason(src: Path) -> list[str]:
+    """``path:line`` of each import inside a function that does not say why on its line (``# lazy: …``).
+    An import belongs at the top of its module; one inside a function is there for start-up time only
+    (a heavy SDK, or a tree an entry point's process does not need), and says so. A cycle is never the
+    reason: the contracts count these imports too."""
+    found = []
+    for path in sorted(src.rglob("*.py")):
+        lines = path.read_text(encoding="utf-8").splitlines()
+
+        def visit(node: ast.AST, in_function: bool) -> None:
+            for child in ast.iter_child_nodes(node):
+                inside = in_function or isinstance(child, ast.FunctionDef | ast.AsyncFunctionDef | ast.Lambda)
+                if isinstance(child, ast.Import | ast.ImportFrom) and in_function \
+                        and "# lazy: " not in lines[child.lineno - 1]:
+                    found.append(f"{path.relative_to(src)}:{child.lineno}: {lines[child.lineno - 1].strip()}")
+                visit(child, inside)
+
+        visit(ast.parse("\n".join(lines)), False)
+    return found
+
+
+def test_an_import_inside_a_function_says_why() -> None:
+    missing = lazy_imports_without_a_reason(ROOT / "src")
+    assert not missing, ("move these imports to the top of their module, or say on the line why they wait "
+                         "(# lazy: <what it would load at whose start-up>):\n" + "\n".join(missing))
+
+
+def test_an_unexplained_import_inside_a_function_is_named(tmp_path: Path) -> None:
+    (tmp_path / "m.py").write_text("def f() -> None:\n    import json\n\n\ndef g() -> None:\n"
+                                   "    import openai  # lazy: the SDK loads when a model is made\n")
+    assert lazy_imports_without_a_reason(tmp_path) == ["m.py:2: import json"]

@@ -30,7 +30,7 @@ CORE_CHECKS = (
 @cache
 def pack_checks() -> dict[str, dict[str, str]]:
     """``{pack: {check: module}}`` of the kit's built-in packs."""
-    from agent_evals.packs import built_in
+    from agent_evals.packs import built_in  # lazy: keeps agent_evals.assertions.grader_version's start-up as small as it is
 
     return {name: dict(pack.checks) for name, pack in built_in().items() if pack.checks}
 

@@ -74,6 +74,7 @@ from agent_evals.llm.types import ChatModel, LLMConfigError, LLMError
 from agent_evals.packs import GenericPack, Pack
 from agent_evals.record import AgentInfo, ErrorKind, KitError, ToolCall
 from agent_evals.validation_errors import describe
+from agent_evals.llm.settings import chat_model
 
 log = logging.getLogger(__name__)
 
@@ -279,8 +280,6 @@ class ChatService:
         """The agent's chat model, built once per agent (its HTTP client is reused)."""
         model = self._models.get(config.name)
         if model is None:
-            from agent_evals.llm.settings import chat_model
-
             try:
                 model = chat_model("agent", default_model=config.model, default_max_tokens=config.max_tokens)
             except LLMConfigError as exc:

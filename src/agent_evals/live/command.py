@@ -137,7 +137,7 @@ def _select(options: LiveOptions, window: Window, agents: Sequence[str], spec: S
 
 def _score(options: LiveOptions, policy: Any, thresholds: Thresholds | None, selection: Selection, window: Window,
            agents: Sequence[str], spec: SampleSpec, what: str) -> int:
-    from agent_evals.judge import judge_configured
+    from agent_evals.judge import judge_configured  # lazy: keeps agent_evals.live.command's start-up as small as it is
 
     judge = options.judge and judge_configured()
     description = (f"LIVE · {what} · {selection.selected} of {selection.available} conversation(s) "

@@ -122,10 +122,10 @@ class Scorer:
 
 
 async def _judge(checks: Sequence[PolicyCheck], record: RunRecord) -> list[Any]:
-    from agent_evals.conversation.metering import MeteredModels
-    from agent_evals.conversation.modes import LiveMode
-    from agent_evals.judging import JudgedCheck, judge_conversation
-    from agent_evals.llm.source import LiveModels
+    from agent_evals.conversation.metering import MeteredModels  # lazy: keeps agent_evals.live.command's start-up as small as it is
+    from agent_evals.conversation.modes import LiveMode  # lazy: loads pydantic only when used (start-up time)
+    from agent_evals.judging import JudgedCheck, judge_conversation  # lazy: loads pydantic only when used (start-up time)
+    from agent_evals.llm.source import LiveModels  # lazy: keeps agent_evals.live.command's start-up as small as it is
 
     models = MeteredModels(LiveModels(), record)
     try:

@@ -27,6 +27,8 @@ from agent_evals.preflight.suite_checks import ProviderPlan, check_tests, needs_
 from agent_evals.suites.promptfoo_args import Flags, select, shared_output
 from agent_evals.suites.files import SuiteFileError, TestEntry, load_suite
 from agent_evals.suites.discovery import Suite
+from agent_evals.judge import judge_configured
+from agent_evals.provider.deadline import DeadlineError, configured_deadline_s
 
 __all__ = ["Preflight", "Problem", "preflight"]
 
@@ -95,8 +97,6 @@ def preflight(
 
 
 def _deadline_problems() -> list[Problem]:
-    from agent_evals.provider.deadline import DeadlineError, configured_deadline_s
-
     try:
         configured_deadline_s()
     except DeadlineError as exc:
@@ -105,8 +105,6 @@ def _deadline_problems() -> list[Problem]:
 
 
 def _roles(plans: list, tests: list[TestEntry]) -> list[tuple[Role, str | None, str | None]]:
-    from agent_evals.judge import judge_configured
-
     roles: list[tuple[Role, str | None, str | None]] = []
     for plan in plans:
         default = plan.agent.model if plan.agent is not None else None

@@ -58,6 +58,7 @@ from agent_evals.record.caps import cap_text, cap_value
 from agent_evals.record.row_labels import leading_case_id
 from agent_evals.secrets import redact
 from agent_evals.system import Conversation, SystemFailure
+from agent_evals.llm.settings import llm_configured
 
 log = logging.getLogger(__name__)
 
@@ -446,8 +447,6 @@ def build_user(
 
 
 def _llm_configured() -> bool:
-    from agent_evals.llm.settings import llm_configured
-
     return llm_configured()
 
 

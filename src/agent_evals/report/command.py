@@ -89,14 +89,14 @@ def render(report: Report, comparison: Comparison | None, output_format: Format)
     if output_format == "json":
         return json.dumps(report_to_json(report, comparison), indent=2, ensure_ascii=False) + "\n"
     if output_format == "markdown":
-        from agent_evals.report.format_markdown import render_markdown
+        from agent_evals.report.format_markdown import render_markdown  # lazy: keeps agent_evals.report.command's start-up as small as it is
 
         return render_markdown(report, comparison)
     if output_format == "junit":
-        from agent_evals.report.format_junit import render_junit
+        from agent_evals.report.format_junit import render_junit  # lazy: keeps agent_evals.report.command's start-up as small as it is
 
         return render_junit(report)
-    from agent_evals.report.format_terminal import render_terminal
+    from agent_evals.report.format_terminal import render_terminal  # lazy: keeps agent_evals.report.command's start-up as small as it is
 
     return render_terminal(report, comparison)
 

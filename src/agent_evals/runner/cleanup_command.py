@@ -47,7 +47,7 @@ def sweep_dead_runs() -> list[tuple[Path, int, int]]:
 
 def systems_in_reach() -> list[System]:
     """One of each kind of system: the built-in packs', then those the suites' packs bring."""
-    from agent_evals.runner.systems import suite_pack
+    from agent_evals.runner.systems import suite_pack  # lazy: keeps agent_evals.runner.cleanup_command's start-up as small as it is
 
     found: dict[type[System], System] = {type(p.system): p.system for p in built_in().values()}
     for suite in discover():

@@ -58,6 +58,9 @@ from agent_evals.shards.durations import read_durations
 from agent_evals.suites.shard_spec import Shard, ShardError, parse_shard
 from agent_evals.system import PACK_ENV, Running
 from agent_evals.testing.pause_points import pause_point
+from agent_evals.llm.settings import llm_configured
+from agent_evals.report import summary_lines
+from agent_evals.suites.files import load_suite
 
 if TYPE_CHECKING:
     from agent_evals.preflight import Preflight
@@ -132,8 +135,8 @@ def run(
         return 2
     selected: dict[str, list[str] | None] = {}
     if check:
-        from agent_evals.preflight import preflight
-        from agent_evals.preflight.command import report
+        from agent_evals.preflight import preflight  # lazy: keeps agent_evals.golden.record's start-up as small as it is
+        from agent_evals.preflight.command import report  # lazy: keeps agent_evals.golden.record's start-up as small as it is
 
         pause_point("preflight")
         result = preflight(suites, flags, replay=replay, allow_stale=allow_stale, budget=budgets.any)
@@ -215,7 +218,6 @@ def _print_summary(manifest: RunManifest) -> None:
     """One summary across every suite of the run (the verdict report's short form)."""
     if not any(entry.eval_id for entry in manifest.suites):
         return  # nothing ran
-    from agent_evals.report import summary_lines
 
     print("", *summary_lines(manifest), sep="\n", flush=True)
 
@@ -496,7 +498,7 @@ def _suite_env(suite: Suite, portal: Running, run_id: str, workers: int, *, repl
                allow_stale: bool, pack: str | None = None) -> dict[str, str]:
     """The suite's Promptfoo environment: what its system gives the workers (the portal's URL and token),
     its pack's name for the hooks (``AGENT_EVALS_PACK``), the suite's eval id, the run mode."""
-    from agent_evals.judge import judge_configured
+    from agent_evals.judge import judge_configured  # lazy: keeps agent_evals.golden.record's start-up as small as it is
 
     env = promptfoo_env()
     for key in (*portal.env_keys(), PACK_ENV, REPLAY_ENV, RECORD_ENV, ALLOW_STALE_ENV, LEDGER_ENV):
@@ -528,8 +530,6 @@ def python_workers(concurrency: int, rows: int | None, *, replay: bool) -> int:
 
 def _case_count(suite: Suite, entry: SuiteRun | None) -> int | None:
     """The rows the suite will run: its selected cases times the repeats (None when unknown)."""
-    from agent_evals.suites.files import load_suite
-
     repeat = entry.repeat if entry is not None and entry.repeat else 1
     if entry is not None and entry.selected is not None:
         return len(entry.selected) * _providers(suite) * repeat
@@ -541,8 +541,6 @@ def _case_count(suite: Suite, entry: SuiteRun | None) -> int | None:
 
 def _suite_deadline(suite: Suite) -> float:
     """The longest deadline of the suite's providers (their ``deadline_s``, else the configured one)."""
-    from agent_evals.suites.files import load_suite
-
     default = configured_deadline_s()
     try:
         values = [p.config.get("deadline_s") for p in load_suite(suite).providers]
@@ -553,8 +551,6 @@ def _suite_deadline(suite: Suite) -> float:
 
 def _providers(suite: Suite) -> int:
     try:
-        from agent_evals.suites.files import load_suite
-
         return len(load_suite(suite).providers)
     except KitError:
         return 1
@@ -654,8 +650,6 @@ def git_revision() -> str | None:
 
 
 def _endpoint_notice() -> None:
-    from agent_evals.llm.settings import llm_configured
-
     if not llm_configured():
         print(
             "NOTE: no LLM endpoint is configured (AZURE_OPENAI_ENDPOINT, OPENAI_API_KEY or OPENAI_BASE_URL, "
@@ -666,7 +660,7 @@ def _endpoint_notice() -> None:
 
 
 def _grader_notice(*, replay: bool = False) -> None:
-    from agent_evals.judge import judge_configured
+    from agent_evals.judge import judge_configured  # lazy: keeps agent_evals.golden.record's start-up as small as it is
 
     if judge_configured():
         return

@@ -151,7 +151,7 @@ def merge_shards(plan: MergePlan, output: Path) -> Merged:
 
 
 def _read(path: Path) -> tuple[dict[str, Any], list[bytes]]:
-    from agent_evals.report.json_rows import split_raw_rows
+    from agent_evals.report.json_rows import split_raw_rows  # lazy: keeps agent_evals.runner.merge_command's start-up as small as it is
 
     split = split_raw_rows(path)
     if split is not None:

@@ -66,19 +66,19 @@ class SpokePack(Pack):
         """Before a run: every ``input_diff`` source the case names is a spoke of the seed data."""
         source = getattr(config, "source", None) if check == "input_diff" else None
         if isinstance(source, str) and source not in seed_spoke_names():
-            from agent_evals.suites.problems import did_you_mean
+            from agent_evals.suites.problems import did_you_mean  # lazy: keeps agent_evals.packs.spoke.checks.input_diff's start-up as small as it is
 
             known = sorted(seed_spoke_names())
             return [f"source spoke {source!r} is not in the portal's seed data{did_you_mean(source, known)}"]
         return []
 
     def plan_values(self, case: Case, entry: Mapping[str, Any]) -> PlanValues:
-        from agent_evals.packs.spoke.golden import plan_values
+        from agent_evals.packs.spoke.golden import plan_values  # lazy: keeps agent_evals.packs.spoke.checks.pull_request's start-up as small as it is
 
         return plan_values(case, entry)
 
     def mutations(self, case: Case, cassette: Cassette) -> Iterator[Mutation]:
-        from agent_evals.packs.spoke.mutations import mutations
+        from agent_evals.packs.spoke.mutations import mutations  # lazy: keeps agent_evals.packs.spoke.checks.pull_request's start-up as small as it is
 
         return mutations(case, cassette)
 
@@ -86,13 +86,13 @@ class SpokePack(Pack):
         """Each spoke the conversation read that the seed lacks (and it did not create) becomes a ``spoke``
         fixture with the configuration the tool returned; a pull request it read but did not create is a
         note (its state cannot be made from what the conversation saw)."""
-        from agent_evals.packs.spoke.promoted import promoted_fixtures
+        from agent_evals.packs.spoke.promoted import promoted_fixtures  # lazy: keeps agent_evals.packs.spoke.checks.input_diff's start-up as small as it is
 
         return promoted_fixtures(record, seed_spoke_names())
 
     def case_derivation(self, name: str) -> CaseDerivation | None:
         """``spoke_copy`` and ``spoke_copy_overlapping`` (:mod:`agent_evals.packs.spoke.variants`)."""
-        from agent_evals.packs.spoke.variants import DERIVATIONS
+        from agent_evals.packs.spoke.variants import DERIVATIONS  # lazy: keeps agent_evals.packs.spoke.checks.input_diff's start-up as small as it is
 
         return DERIVATIONS.get(name)
 
