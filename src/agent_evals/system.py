@@ -46,7 +46,6 @@ with nothing the kit must start or undo (the generic pack's). Errors are one fam
 
 from __future__ import annotations
 
-import os
 from collections.abc import Iterator, Mapping, Sequence
 from contextlib import AbstractContextManager, contextmanager
 from dataclasses import dataclass, field
@@ -336,10 +335,6 @@ class Conversation:
         """Undo the conversation's side effects (and its fixtures, when it made some) once its end state
         was read; answers the row's ``metadata.cleanup`` (None: nothing was undone here)."""
         return None
-
-
-def env_or(env: Mapping[str, str] | None) -> Mapping[str, str]:
-    return os.environ if env is None else env
 
 
 __all__ = [

@@ -334,7 +334,7 @@ def build_chat_router(
     *, config_dir: Path | None = None, store: StoreHolder | None = None, pack: Pack | None = None,
     telemetry: Telemetry | None = None,
 ) -> APIRouter:
-    """The router with ``POST /api/agents/{name}/chat``; its service is ``router.chat_service``.
+    """The router with ``POST /api/agents/{name}/chat``.
     ``telemetry`` None reads the environment (:meth:`Telemetry.from_env`)."""
     service = ChatService(
         config_dir=config_dir, store=store, pack=pack, telemetry=telemetry or Telemetry.from_env()
@@ -346,7 +346,6 @@ def build_chat_router(
         await service.aclose()
 
     router = APIRouter(lifespan=lifespan)
-    router.chat_service = service  # type: ignore[attr-defined]  # our own attribute on FastAPI's router
 
     @router.post(CHAT_PATH)
     async def chat(name: str, request: Request) -> JSONResponse:

@@ -12,7 +12,7 @@ import json
 import sys
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Literal, get_args
+from typing import Literal
 
 from agent_evals.paths import evals_dir
 from agent_evals.report.build import build_report
@@ -26,7 +26,6 @@ from agent_evals.report.promptfoo_json import read_json, read_results_file, repo
 from agent_evals.report.sources import load_results
 
 Format = Literal["terminal", "markdown", "json", "junit"]
-FORMATS: tuple[Format, ...] = get_args(Format)
 GATE_FILE = "gate.yaml"
 
 

@@ -3,17 +3,15 @@
 ``parse_shard("2/4")`` gives shard 2 of 4; a bad value raises :class:`ShardError` with one line
 saying what is wrong and what is allowed. :func:`shard_path` names a results file for its shard
 (``results/tickets-create.json`` → ``results/tickets-create.shard-2-of-4.json``), so shards of one
-run never overwrite each other and :func:`shard_of_path` reads the shard back from the name.
+run never overwrite each other.
 """
 
 from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from pathlib import Path
 
 _SPEC = re.compile(r"^\s*(\d+)\s*/\s*(\d+)\s*$")
-_IN_NAME = re.compile(r"\.shard-(\d+)-of-(\d+)$")
 MAX_SHARDS = 1000
 
 
@@ -67,9 +65,3 @@ def tagged_path(path: str, tag: str) -> str:
         stem, suffix = name, ""
     renamed = f"{stem}.{tag}" + (f".{suffix}" if suffix else "")
     return f"{folder}/{renamed}" if folder else renamed
-
-
-def shard_of_path(path: Path) -> Shard | None:
-    """The shard a results file is named for, or None."""
-    match = _IN_NAME.search(Path(path).name.removesuffix(Path(path).suffix))
-    return Shard(int(match.group(1)), int(match.group(2))) if match else None
