@@ -142,3 +142,16 @@ def test_a_running_process_is_alive_and_a_dead_unreaped_one_is_not() -> None:
         child.kill()
         child.wait()
     assert not pid_alive(child.pid)
+
+
+def test_a_file_names_its_owner_and_a_sweep_reads_it_back() -> None:
+    me = ProcessRef.current()
+    line = f"# suite.yaml (agent-evals run, {me.owner_words}); removed after the suite"
+    assert ProcessRef.from_owner_words(line) == me and ProcessRef.owner_alive(line)
+    assert ProcessRef.owner_alive(me.owner_words + "\n")  # alone on its line, as a folder's OWNER file has it
+    child = subprocess.run([sys.executable, "-c", "import os; print(os.getpid())"], capture_output=True, text=True)
+    gone = f"owner pid {child.stdout.strip()} started -"
+    assert ProcessRef.from_owner_words(gone) == ProcessRef(int(child.stdout.strip())) and not ProcessRef.owner_alive(gone)
+    reused = f"owner pid {me.pid} started {int(me.started or 0) + 1}"  # my pid, another start: not me
+    assert me.started is None or not ProcessRef.owner_alive(reused)
+    assert ProcessRef.from_owner_words("no owner here") is None and not ProcessRef.owner_alive("")

@@ -11,8 +11,11 @@ from collections.abc import Mapping
 from pathlib import Path
 
 
+HOME_VARIABLE = "AGENT_EVALS_HOME"
+
+
 def project_root() -> Path:
-    override = os.environ.get("AGENT_EVALS_HOME")
+    override = os.environ.get(HOME_VARIABLE)
     if override:
         return Path(override).resolve()
     return Path(__file__).resolve().parents[2]

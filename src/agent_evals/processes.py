@@ -34,6 +34,7 @@ from __future__ import annotations
 import ctypes
 import ctypes.util
 import os
+import re
 import signal
 import subprocess
 import sys
@@ -142,3 +143,27 @@ class ProcessRef:
         if not pid_alive(self.pid):
             return False
         return self.started is None or start_time(self.pid) in (None, self.started)
+
+    @property
+    def owner_words(self) -> str:
+        """How a file names the process that owns it: ``owner pid 123 started 4567`` (read back by
+        :meth:`from_owner_words`; a sweep removes what a dead owner left)."""
+        return f"owner pid {self.pid} started {self.started or '-'}"
+
+    @classmethod
+    def from_owner_words(cls, text: str) -> Self | None:
+        """The owner :attr:`owner_words` wrote somewhere in ``text``, or None when it names none."""
+        match = _OWNER_WORDS.search(text)
+        if match is None:
+            return None
+        started = match.group(2)
+        return cls(int(match.group(1)), None if started == "-" else started)
+
+    @classmethod
+    def owner_alive(cls, text: str) -> bool:
+        """The owner ``text`` names still runs; False when it names none (nothing vouches for it)."""
+        owner = cls.from_owner_words(text)
+        return owner is not None and owner.alive()
+
+
+_OWNER_WORDS = re.compile(r"\bowner pid (\d+) started (\S+?)(?=[)\s]|$)")

@@ -1,5 +1,7 @@
-"""The agents' instructions agree with the portal: every tool, argument, field and value they
-name in backticks exists, and every tool they tell the model to use is one it is offered."""
+"""The portal agents' instructions agree with the portal: every tool, argument, field and value they
+name in backticks exists, and every tool they tell the model to use is one it is offered. (An agent
+of other servers is checked by its pack's tests: the release-notes agent's by
+``tests/packs/release/test_suite.py``.)"""
 
 from __future__ import annotations
 
@@ -12,6 +14,7 @@ import pytest
 from pydantic import BaseModel
 
 from agent_evals.agent.config import available_agents, load_agent_config
+from agent_evals.agent.mcp_servers import HttpServer
 from agent_evals.agent.mcp_session import McpSession
 from agent_evals.packs.spoke.portal import models
 from agent_evals.packs.spoke.portal.process import PortalProcess
@@ -60,11 +63,16 @@ def known_words(portal_tools: dict[str, dict[str, Any]]) -> set[str]:
     return words
 
 
+def portal_agents() -> list[str]:
+    """The agents whose servers are the portal's (streamable HTTP), not other MCP servers."""
+    return [a for a in available_agents() if all(isinstance(s, HttpServer) for s in load_agent_config(a).servers)]
+
+
 def backticked(text: str) -> list[str]:
     return re.findall(r"`([^`\n]+)`", text)
 
 
-@pytest.mark.parametrize("agent", available_agents())
+@pytest.mark.parametrize("agent", portal_agents())
 def test_instructions_name_only_what_exists(agent: str, portal_tools: dict[str, dict[str, Any]]) -> None:
     config = load_agent_config(agent)
     words = known_words(portal_tools)
@@ -76,7 +84,7 @@ def test_instructions_name_only_what_exists(agent: str, portal_tools: dict[str, 
     assert unknown == [], f"{agent}'s instructions name things the portal does not have: {unknown}"
 
 
-@pytest.mark.parametrize("agent", available_agents())
+@pytest.mark.parametrize("agent", portal_agents())
 def test_instructions_use_only_the_agents_tools(agent: str, portal_tools: dict[str, dict[str, Any]]) -> None:
     config = load_agent_config(agent)
     named = {token for token in backticked(config.instructions) if token in portal_tools}

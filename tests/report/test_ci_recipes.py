@@ -242,11 +242,11 @@ def test_the_workflow_on_main_then_on_a_pull_request(
     assert all(r.returncode == 0 for r in on_main.values()), on_main["gate"].stdout + on_main["gate"].stderr
     assert on_main["gate"].stdout.splitlines()[-1].startswith("gate holds")
     report = _report_json(main)
-    smoke = 15 + 3  # the smoke cases of the hand-written suites, and of spoke-create-variants
+    smoke = 15 + 2 + 3  # the smoke cases of the hand-written spoke suites, of release-notes (R01, R07), of spoke-create-variants
     assert report["complete"] and report["totals"]["cases"] == smoke and report["totals"]["runs"] == 3 * smoke
     assert {c["priority"] for c in report["cases"]} == {"smoke"} and all(c["k"] == 3 for c in report["cases"])
     blessed = json.loads((tmp_path / "baseline" / "baseline.json").read_text())  # agent-evals baseline bless
-    assert blessed["blessed"]["runs_per_case"] == 3 and blessed["blessed"]["agents"] == ["integration", "spoke"]
+    assert blessed["blessed"]["runs_per_case"] == 3 and blessed["blessed"]["agents"] == ["integration", "release-notes", "spoke"]
     assert blessed["cases"] == report["cases"]
     assert "no baseline stored from main yet" in on_main["report"].stdout
 
@@ -272,6 +272,7 @@ def test_the_workflow_on_main_then_on_a_pull_request(
     assert junit.get("tests") == str(smoke) and junit.get("failures") == "1"
     assert sorted(p.name for p in (pull / "merge" / "report" / "results").iterdir()) == [
         "integration-qa.json",
+        "release-notes.json",
         "spoke-create-overlay.json",
         "spoke-create-variants.json",
         "spoke-create.json",

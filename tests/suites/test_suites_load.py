@@ -46,7 +46,8 @@ def _file_refs(node: Any) -> list[str]:
 
 def test_the_suites_exist() -> None:
     assert list(SUITES) == [  # evals/order.txt, then the others by name
-        "spoke-create", "spoke-qa", "spoke-create-overlay", "integration-qa", "spoke-create-variants",
+        "spoke-create", "spoke-qa", "spoke-create-overlay", "integration-qa", "release-notes",
+        "spoke-create-variants",
     ]
 
 

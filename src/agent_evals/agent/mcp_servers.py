@@ -19,9 +19,11 @@ A server is stdio when it has ``command``, streamable HTTP when it has ``url`` (
 ``type: stdio|http`` must agree). Values (``command``, ``args``, ``env`` values, ``cwd``, ``url``,
 header values) may name variables: ``${NAME}``, or ``${NAME:-default}`` (the default also when
 the value is empty); ``$$`` is a literal ``$``. A variable comes from the ``variables`` given to
-:func:`resolve_servers` first, then the process environment; one that is unset and has no
-default is an :class:`AgentConfigError` naming the agent, the server, the field and the
-variable. A **header** is not sent when its value is empty after expansion, or when a variable
+:func:`resolve_servers` first, then the process environment; ``${AGENT_EVALS_HOME}`` is the
+project's folder when the environment does not set it (a server the project installs:
+``command: ${AGENT_EVALS_HOME}/.venv/bin/mcp-server-git``, whatever launched the agent). One that
+is unset and has no default is an :class:`AgentConfigError` naming the agent, the server, the
+field and the variable. A **header** is not sent when its value is empty after expansion, or when a variable
 it names is empty: ``Authorization: Bearer ${PORTAL_TOKEN:-}`` sends no ``Authorization``
 without a token.
 
@@ -43,6 +45,7 @@ from urllib.parse import urlsplit, urlunsplit
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from agent_evals.agent.errors import AgentConfigError
+from agent_evals.paths import HOME_VARIABLE, project_root
 from agent_evals.validation_errors import describe
 
 __all__ = [
@@ -228,7 +231,9 @@ def resolve_servers(
     given = dict(variables or {})
 
     def lookup(name: str) -> str | None:
-        return given[name] if name in given else environ.get(name)
+        if name in given:
+            return given[name]
+        return environ[name] if name in environ else (str(project_root()) if name == HOME_VARIABLE else None)
 
     return tuple(_resolve_one(agent, server, lookup, base_dir, dict(headers or {})) for server in servers)
 

@@ -192,7 +192,9 @@ def _tool_name_problems(name: str, config: Any, plan: ProviderPlan) -> list[str]
     """Tools the case expects the agent to call must be offered to it; tools it names otherwise
     (forbidden, ignored, the submitting tool) must exist on the portal."""
     offered = plan.offered
-    portal = sorted({*portal_tool_specs(), *(offered or ())})  # what exists: the portal's and the agent's tools
+    # what exists: the tools of the suite's system (every built-in system's when it names none) and the agent's
+    system_tools = (plan.pack.system.offered_tools() if plan.pack is not None else None) or portal_tool_specs()
+    portal = sorted({*system_tools, *(offered or ())})
     expected, existing = _names(name, config)
     out = []
     for tool in expected:

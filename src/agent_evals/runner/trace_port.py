@@ -15,7 +15,6 @@ share the suite folder, so a copy's owner, not a run list, says whether it is st
 
 from __future__ import annotations
 
-import re
 import socket
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -30,7 +29,6 @@ from agent_evals.provider.tracing import ENDPOINT_ENV  # where the provider send
 
 DEFAULT_PORT = 4318
 COPY_GLOB = ".run-*.promptfooconfig.yaml"
-_OWNER = re.compile(r"^# .*\(agent-evals run, owner pid (\d+) started (\S+)\)")
 
 
 @dataclass(frozen=True)
@@ -66,7 +64,7 @@ def own_receiver(config: Path, eval_id: str) -> Iterator[tuple[Path, dict[str, s
     copy = config.with_name(f".run-{eval_id}.promptfooconfig.yaml")
     owner = ProcessRef.current()
     copy.write_text(f"# {config.name} with a trace receiver port of this run's own "
-                    f"(agent-evals run, owner pid {owner.pid} started {owner.started or '-'}); removed after the suite\n"
+                    f"(agent-evals run, {owner.owner_words}); removed after the suite\n"
                     + yaml.safe_dump(data, sort_keys=False, allow_unicode=True), encoding="utf-8")
     try:
         yield copy, {ENDPOINT_ENV: f"http://{host}:{port}/v1/traces"}
@@ -83,13 +81,10 @@ def stale_copies(evals: Path) -> list[Path]:
 def _owner_alive(copy: Path) -> bool:
     try:
         with copy.open(encoding="utf-8") as handle:
-            match = _OWNER.match(handle.readline())
+            first = handle.readline()
     except (OSError, UnicodeDecodeError):
         return False
-    if match is None:
-        return False
-    started = match.group(2)
-    return ProcessRef(int(match.group(1)), None if started == "-" else started).alive()
+    return first.startswith("# ") and "(agent-evals run, " in first and ProcessRef.owner_alive(first)
 
 
 def _load(config: Path) -> Any:

@@ -4,7 +4,7 @@ servers nobody here wrote, ``mcp-server-git`` (PyPI) and ``@modelcontextprotocol
 for what a pack is).
 
 - the test repository: "tally", built from ``seed/history.yaml`` (:mod:`.seed_repo`);
-- the system's parts, to be wrapped by the core's System protocol: per-run seed and per-conversation
+- the system under test (:mod:`.system`, the core's System protocol): per-run seed and per-conversation
   working copies, their owner and sweep, undo and side effects (:mod:`.repository`), the end-state
   snapshot (:mod:`.snapshot`, read by :mod:`.git_state`);
 - checks: ``protected_branches``, ``changelog_entry`` (:mod:`.checks`);
@@ -14,8 +14,17 @@ for what a pack is).
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+from typing import TYPE_CHECKING
+
 from agent_evals.conversation.framing import UserFraming
 from agent_evals.packs.base import Pack
+from agent_evals.packs.release.system import ReleaseSystem
+
+if TYPE_CHECKING:
+    from agent_evals.conversation.cassette import Cassette
+    from agent_evals.golden.plan import Case
+    from agent_evals.golden.selfcheck import Mutation
 
 BRANCH_PATTERN = r"release-notes/\d+\.\d+\.\d+"
 VERSION_PATTERN = r"\b\d+\.\d+\.\d+\b"
@@ -46,6 +55,13 @@ class ReleasePack(Pack):
     )
     # the working copy is the servers' working directory, so "." is the repository in every conversation
     harmless_call = ("git_status", {"repo_path": "."})
+    system = ReleaseSystem()
+
+    def mutations(self, case: Case, cassette: Cassette) -> Iterator[Mutation]:
+        """The notes committed on main, a section left out of the entry (:mod:`.mutations`)."""
+        from agent_evals.packs.release.mutations import mutations
+
+        return mutations(case, cassette)
 
 
 PACK = ReleasePack()

@@ -74,21 +74,27 @@ class RunRepositories:
 
     def working_copy(self, test_id: str) -> WorkingCopy:
         """A fresh copy of the seed for one conversation (an old one of the same test is replaced)."""
-        path = self.root / "work" / _folder_name(test_id)
+        path = self.root / "work" / folder_name(test_id)
         undo(path)
         shutil.copytree(self.seed, path, symlinks=True)
         return WorkingCopy(path, self.start)
 
     def close(self) -> None:
         """Remove the run's folder: the seed and every working copy left."""
-        shutil.rmtree(self.root, ignore_errors=True)
+        remove_run(self.root)
 
 
-def start_run(base: Path, eval_id: str) -> RunRepositories:
-    """The run's folder under ``base``, owned by this process, with the seed built in it."""
-    root = base / _folder_name(eval_id)
+def remove_run(root: Path) -> None:
+    """Remove a run's folder: the seed and every working copy left."""
+    shutil.rmtree(root, ignore_errors=True)
+
+
+def start_run(base: Path, eval_id: str, owner: ProcessRef | None = None) -> RunRepositories:
+    """The run's folder under ``base``, owned by ``owner`` (this process by default: a plain Promptfoo
+    run's is the Promptfoo process), with the seed built in it."""
+    root = base / folder_name(eval_id)
     root.mkdir(parents=True, exist_ok=True)
-    owner = ProcessRef.current()
+    owner = owner or ProcessRef.current()
     (root / OWNER_FILE).write_text(f"owner pid {owner.pid} started {owner.started or '-'}\n", encoding="utf-8")
     seed = build_seed_repository(root / "seed")
     return RunRepositories(root, read_refs(seed))
@@ -104,6 +110,13 @@ def side_effects(snapshot: RepositorySnapshot) -> list[SideEffect]:
     found += [SideEffect("commit", c.sha, c.subject) for c in snapshot.commits]
     found += [SideEffect("file", line[3:], line[:2].strip()) for line in snapshot.uncommitted]
     return found
+
+
+def open_run(root: Path) -> RunRepositories:
+    """A run folder :func:`start_run` made, reached again (by a worker, a hook): its seed's refs read."""
+    if not (root / "seed" / ".git").is_dir():
+        raise FileNotFoundError(f"{root} holds no seed repository (its run is over, or it is not a run folder)")
+    return RunRepositories(root, read_refs(root / "seed"))
 
 
 def undo(working_copy: Path) -> None:
@@ -137,7 +150,8 @@ def _owner_alive(folder: Path) -> bool:
     return ProcessRef(int(match.group(1)), None if started == "-" else started).alive()
 
 
-def _folder_name(name: str) -> str:
+def folder_name(name: str) -> str:
+    """``name`` (an eval or test id) as a folder name: unsafe characters become ``_``."""
     cleaned = _UNSAFE.sub("_", name).strip("._")
     if not cleaned:
         raise ValueError(f"{name!r} makes no folder name")
@@ -145,4 +159,4 @@ def _folder_name(name: str) -> str:
 
 
 __all__ = ["COMMIT_DATE", "OWNER_FILE", "SERVER_ENVIRONMENT", "RunRepositories", "SideEffect", "WorkingCopy",
-           "side_effects", "stale_runs", "start_run", "sweep", "undo"]
+           "folder_name", "open_run", "remove_run", "side_effects", "stale_runs", "start_run", "sweep", "undo"]

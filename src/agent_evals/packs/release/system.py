@@ -1,0 +1,266 @@
+"""The release pack's system under test: a git repository per run, a working copy per conversation
+(:mod:`agent_evals.system` for the protocol, :mod:`.repository` for the parts).
+
+- run scope: the run's folder (``<data>/release/<run id>/``: its owner, the seed repository) made once
+  by the pool, named to the workers by :data:`RUN_ENV`; undo by eval id removes that eval's working
+  copies; the pool's end removes the folder; the sweep (at every pool's start, ``agent-evals merge``
+  and ``cleanup``) removes the folders of runs whose owner is gone (a ``kill -9``). A plain
+  ``promptfoo eval`` makes the folder in its ``beforeAll``, owned by the Promptfoo process.
+- conversation scope: a working copy of the seed, made when the agent is built
+  (``variables``: ``REPO``, its path, and the commit dates of :data:`.repository.SERVER_ENVIRONMENT`,
+  so a replay makes the recording's commit ids); the end-state snapshot is the repository's state against the
+  seed's (:mod:`.snapshot`, in the snapshot's resource ``repository``); undo removes the copy. No
+  fixtures, and no trace headers to send: the copy is the conversation's.
+
+Side effects are branches, commits and changed files, found from the repository's state
+(:func:`.repository.side_effects`). The run record's side effects are pull requests until its next
+version, so these live in the snapshot only (resource ``side_effects``), never in
+``record.pull_requests``: :meth:`ReleaseSystem.side_effect` answers None for every call.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import uuid
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from agent_evals.packs.release.repository import (
+    SERVER_ENVIRONMENT,
+    RunRepositories,
+    WorkingCopy,
+    folder_name,
+    open_run,
+    remove_run,
+    side_effects,
+    start_run,
+    sweep,
+    undo,
+)
+from agent_evals.packs.release.snapshot import RESOURCE
+from agent_evals.processes import ProcessRef
+from agent_evals.record import RunRecord, Snapshot, Trace
+from agent_evals.system import CleanupReport, Conversation, Running, System, SystemPool, SystemSetupError
+
+if TYPE_CHECKING:
+    from agent_evals.assertions.registry import CheckRef
+    from agent_evals.llm.types import ToolSpec
+    from agent_evals.runner.suites import Suite
+    from agent_evals.shards.spec import Shard
+
+log = logging.getLogger(__name__)
+
+RUN_ENV = "AGENT_EVALS_RELEASE_RUN"  # the run folder, in the workers' (and hooks') environment
+SIDE_EFFECTS = "side_effects"  # the snapshot's resource listing the branches, commits and files changed
+_SEPARATOR = "--"  # a working copy's folder: <eval id>--<test id>
+
+
+def runs_base() -> Path:
+    """Where run folders live: ``release/`` beside the portal's data dir (``data/release``)."""
+    from agent_evals.paths import default_data_dir
+
+    return default_data_dir().parent / "release"
+
+
+def copy_key(trace: Trace) -> str:
+    return f"{trace.eval_id}{_SEPARATOR}{trace.test_id}"
+
+
+def copies_of(root: Path, eval_id: str) -> list[Path]:
+    """The working copies under the run folder ``root`` of ``eval_id`` and of the suites' evals under it
+    (``run-1a2b`` covers ``run-1a2b.release-notes``)."""
+    work = root / "work"
+    if not work.is_dir():
+        return []
+    prefix = folder_name(eval_id)
+    return sorted(p for p in work.iterdir() if p.name.startswith((prefix + _SEPARATOR, prefix + ".")))
+
+
+# -- run scope ------------------------------------------------------------------------------------
+
+
+class RunningRepository(Running):
+    """A run folder: the seed the conversations copy, and their working copies."""
+
+    def env(self) -> dict[str, str]:
+        return {RUN_ENV: str(self.data_dir)}
+
+    def env_keys(self) -> tuple[str, ...]:
+        return (RUN_ENV,)
+
+    def undo_eval(self, eval_id: str) -> CleanupReport:
+        report = CleanupReport()
+        for copy in copies_of(self._root, eval_id):
+            undo(copy)
+            report.removed_fixtures.append(f"working copy {copy.name}")
+        return report
+
+    def undo_row(self, result: Mapping[str, Any]) -> CleanupReport:
+        from agent_evals.cleanup import trace_of_row
+
+        trace = trace_of_row(result)
+        report = CleanupReport()
+        copy = self._root / "work" / folder_name(copy_key(trace)) if trace is not None else None
+        if copy is not None and copy.exists():
+            undo(copy)
+            report.removed_fixtures.append(f"working copy {copy.name}")
+        return report
+
+    def active(self, eval_id: str) -> list[str]:
+        return [copy.name for copy in copies_of(self._root, eval_id)]
+
+    def alive(self) -> bool:
+        return self._root.is_dir()
+
+    @property
+    def _root(self) -> Path:
+        assert self.data_dir is not None
+        return self.data_dir
+
+
+class RepositoryPool(SystemPool):
+    """The run's folder, made once (after sweeping the folders of runs that died) and removed when the
+    pool closes; every suite of the run (and every shard) shares it."""
+
+    def __init__(self, run_id: str, base: Path) -> None:
+        self.run_id, self.base = run_id, base
+        self._run: RunRepositories | None = None
+        self._running: RunningRepository | None = None
+        self._suites: set[str] = set()
+
+    def __enter__(self) -> RepositoryPool:
+        for folder in sweep(self.base):
+            log.info("removed the repositories of a run that died: %s", folder)
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        if self._run is not None:
+            self._run.close()
+        self._run = self._running = None
+
+    def get(self, suite: Suite, *, shard: Shard | None = None) -> Running:
+        if self._running is None:
+            try:
+                self._run = start_run(self.base, self.run_id)
+            except (OSError, RuntimeError) as exc:
+                raise SystemSetupError(f"could not make the run's test repository under {self.base}: {exc}") from exc
+            self._running = RunningRepository(data_dir=self._run.root, started=True, pid=os.getpid())
+        self._suites.add(suite.name)
+        return self._running
+
+    def opened(self, suite: str) -> Running | None:
+        return self._running if suite in self._suites else None
+
+
+class ReleaseSystem(System):
+    """A test repository per run, a working copy per conversation, worked on by the agent's stdio servers."""
+
+    name = "repository"
+
+    def pool(self, run_id: str, log_folder: Path, suites: Sequence[Suite]) -> SystemPool:
+        return RepositoryPool(run_id, runs_base())
+
+    def attach(self, env: Mapping[str, str] | None = None) -> Running | None:
+        root = (os.environ if env is None else env).get(RUN_ENV, "").strip()
+        return RunningRepository(data_dir=Path(root)) if root else None
+
+    def start_plain(self, suite: Suite, *, owner_pid: int, run_id: str) -> dict[str, Any]:
+        """The run folder, owned by the Promptfoo process (swept by the next run when it dies unfinished)."""
+        sweep(runs_base())
+        run = start_run(runs_base(), run_id, owner=ProcessRef.of(owner_pid))
+        return {"env": {RUN_ENV: str(run.root)}, "started": None, "url": None}
+
+    def stop_plain(self, pid: int, run_id: str) -> CleanupReport:
+        running = self.attach()
+        report = running.undo_eval(run_id) if running is not None else CleanupReport()
+        if running is not None and running.data_dir is not None:
+            remove_run(running.data_dir)
+        return report
+
+    def clean(self, *, url: str | None, data_dir: Path | None, eval_id: str | None, alive: set[str]) -> int | None:
+        removed = sweep(runs_base())
+        if removed:
+            print(f"{runs_base()}: removed {len(removed)} run folder(s) of runs that died")
+        return 0 if removed else None
+
+    def sweep_dead_runs(self, runs_root: Path) -> list[tuple[Path, int, int]]:
+        removed = sweep(runs_base())
+        return [(runs_base(), len(removed), 0)] if removed else []
+
+    def offered_tools(self) -> Mapping[str, ToolSpec] | None:
+        """Every tool of ``mcp-server-git`` and the filesystem server, from the generated catalog
+        (:mod:`.tool_catalog`): the preflight knows ``git_reset`` exists though the agent is not offered it."""
+        from agent_evals.agent.mcp_sdk import mcp_tool_to_spec
+        from agent_evals.packs.release.tool_catalog import catalog
+
+        return {t["name"]: mcp_tool_to_spec(t["name"], t["description"], t["input_schema"]) for t in catalog()}
+
+    def conversation(self, trace: Trace, env: Mapping[str, str] | None = None) -> Conversation:
+        return RepositoryConversation(trace, os.environ if env is None else env)
+
+
+# -- conversation scope ---------------------------------------------------------------------------
+
+
+class RepositoryConversation(Conversation):
+    """One conversation's working copy, made when first needed (the agent's ``${REPO}``), removed by undo.
+
+    Without a run folder in the environment (a conversation held outside a run: a test, ``agent-evals
+    live``), the conversation makes a run folder of its own and removes it with its copy."""
+
+    def __init__(self, trace: Trace, env: Mapping[str, str]) -> None:
+        super().__init__(trace)
+        self._run_dir = env.get(RUN_ENV, "").strip()
+        self._own_run: RunRepositories | None = None
+        self._copy: WorkingCopy | None = None
+
+    @property
+    def headers(self) -> dict[str, str]:
+        return {}  # stdio servers: nothing is sent anywhere, the working copy is the conversation's own
+
+    @property
+    def variables(self) -> Mapping[str, str]:
+        return {"REPO": str(self.working_copy().path), **SERVER_ENVIRONMENT}
+
+    def working_copy(self) -> WorkingCopy:
+        if self._copy is None:
+            self._copy = self._run().working_copy(copy_key(self.trace))
+        return self._copy
+
+    def _run(self) -> RunRepositories:
+        if self._run_dir:
+            try:
+                return open_run(Path(self._run_dir))
+            except (OSError, RuntimeError) as exc:
+                raise SystemSetupError(f"{RUN_ENV}: {exc}") from exc
+        self._own_run = start_run(runs_base(), f"conversation-{uuid.uuid4().hex[:12]}")
+        return self._own_run
+
+    def snapshot(self, record: RunRecord, checks: Sequence[CheckRef]) -> Snapshot | None:
+        """The repository's state against the seed's, and the side effects found from it (the record's
+        side effects are pull requests until its next version: these are in the snapshot only)."""
+        if self._copy is None:
+            return None  # no conversation reached the repository
+        state = self._copy.snapshot()
+        found = [{"kind": s.kind, "name": s.name, "detail": s.detail} for s in side_effects(state)]
+        return Snapshot(self._copy.path.as_uri(), (), {RESOURCE: state.to_dict(), SIDE_EFFECTS: found})
+
+    def undo(self, record: RunRecord, *, fixtures: bool) -> dict[str, Any] | None:
+        """Remove the working copy (and a run folder of its own): every branch, commit and file goes."""
+        if self._copy is None and self._own_run is None:
+            return None
+        found = record.snapshot.resources.get(SIDE_EFFECTS, []) if record.snapshot is not None else []
+        if self._copy is not None:
+            undo(self._copy.path)
+        if self._own_run is not None:
+            self._own_run.close()
+        return {"abandoned": [], "already_closed": [], "by": "provider", "undone": len(found),
+                "removed": "working copy"}
+
+
+SYSTEM = ReleaseSystem()
+
+__all__ = ["RUN_ENV", "SIDE_EFFECTS", "SYSTEM", "ReleaseSystem", "RepositoryConversation", "RepositoryPool",
+           "RunningRepository", "copies_of", "runs_base"]

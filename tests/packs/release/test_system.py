@@ -1,0 +1,81 @@
+"""The release pack's system through the core's protocol: the pool's run folder, a conversation's
+working copy as ${REPO}, its snapshot and undo, undo by eval id, and the sweep of a run killed with -9."""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from agent_evals.packs.release import PACK
+from agent_evals.packs.release.git_command import git
+from agent_evals.packs.release.snapshot import RESOURCE
+from agent_evals.packs.release.system import RUN_ENV, SIDE_EFFECTS, runs_base
+from agent_evals.record import AgentInfo, RunRecord, Trace, UserInfo
+from agent_evals.runner.suites import Suite
+
+
+@pytest.fixture(autouse=True)
+def data_dir(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    monkeypatch.setenv("AGENT_EVALS_DATA_DIR", str(tmp_path / "data" / "portal"))
+    return tmp_path / "data" / "release"
+
+
+def _record(trace: Trace) -> RunRecord:
+    return RunRecord(case_id="R01", agent=AgentInfo(name="release-notes", model="m"), user=UserInfo("user_messages"),
+                     trace=trace)
+
+
+def test_a_run_a_conversation_its_snapshot_and_undo(data_dir: Path, tmp_path: Path) -> None:
+    suite = Suite("release-notes", tmp_path)
+    with PACK.system.pool("run-1", tmp_path, [suite]) as pool:
+        running = pool.get(suite)
+        assert pool.get(suite) is running and running.env() == {RUN_ENV: str(data_dir / "run-1")}
+        trace = Trace("run-1.release-notes", "R01#ab")
+        conversation = PACK.system.conversation(trace, running.env())
+        repo = Path(conversation.variables["REPO"])
+        assert repo.parent == data_dir / "run-1" / "work" and conversation.headers == {}
+        git(repo, "checkout", "--quiet", "-b", "release-notes/2.0.0")
+        (repo / "CHANGELOG.md").write_text("changed\n", encoding="utf-8")
+        git(repo, "commit", "--quiet", "-am", "docs: notes")
+        record = _record(trace)
+        record.snapshot = conversation.snapshot(record, [])
+        assert record.snapshot is not None and record.pull_requests == []  # no branch in the record's PR list
+        assert record.snapshot.resources[RESOURCE]["end"]["branches"]["release-notes/2.0.0"]
+        assert [e["kind"] for e in record.snapshot.resources[SIDE_EFFECTS]] == ["branch", "commit"]
+        assert conversation.undo(record, fixtures=False) == {"abandoned": [], "already_closed": [], "by": "provider",
+                                                             "undone": 2, "removed": "working copy"}
+        assert not repo.exists()
+        left = PACK.system.conversation(Trace("run-1.release-notes", "R02#cd"), running.env())
+        left_repo = Path(left.variables["REPO"])  # a worker killed before its undo: the eval's undo removes it
+        assert running.active("run-1") == [left_repo.name]
+        assert running.undo_eval("run-1.release-notes").removed_fixtures == [f"working copy {left_repo.name}"]
+        assert not left_repo.exists()
+    assert list(data_dir.iterdir()) == []  # the run's folder went with the pool
+
+
+def test_a_conversation_outside_a_run_removes_its_own_run_folder(data_dir: Path) -> None:
+    trace = Trace("adhoc", "R01#ef")
+    conversation = PACK.system.conversation(trace, {})
+    assert Path(conversation.variables["REPO"]).is_dir()
+    conversation.undo(_record(trace), fixtures=False)
+    assert list(data_dir.iterdir()) == []
+
+
+def test_the_next_pool_sweeps_a_run_killed_with_minus_9(data_dir: Path, tmp_path: Path) -> None:
+    code = ("import sys, time; from pathlib import Path; from agent_evals.packs.release.repository import start_run; "
+            "start_run(Path(sys.argv[1]), 'run-dead'); print('ready', flush=True); time.sleep(60)")
+    child = subprocess.Popen([sys.executable, "-c", code, str(runs_base())], stdout=subprocess.PIPE, text=True)
+    try:
+        assert child.stdout is not None and child.stdout.readline().strip() == "ready"
+        assert (data_dir / "run-dead" / "seed").is_dir()
+    finally:
+        os.kill(child.pid, signal.SIGKILL)
+        child.wait()
+    with PACK.system.pool("run-2", tmp_path, []):
+        assert not (data_dir / "run-dead").exists()
+    assert list(data_dir.iterdir()) == []
