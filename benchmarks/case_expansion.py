@@ -31,7 +31,7 @@ from typing import Any
 ROOT = Path(__file__).resolve().parents[1]
 
 from agent_evals.cases import expand, load_source, out_of_sync, render_cases, render_plan  # noqa: E402
-from agent_evals.runner.suites import select  # noqa: E402
+from agent_evals.suites.discovery import select  # noqa: E402
 
 VARIANTS = select("spoke-create-variants")[0]
 # /22 sources: their copies take a fresh /22 each, from 10.128.0.0 up (nothing there in the seed data)
@@ -102,7 +102,7 @@ def judging() -> dict[str, Any]:
     from agent_evals.llm.pricing import PriceTable
     from agent_evals.packs.spoke.portal.process import PortalProcess
     from agent_evals.provider.run import call_api
-    from agent_evals.runner.suite_files import load_suite
+    from agent_evals.suites.files import load_suite
     from agent_evals.testing.conversations import ScriptedConversations
     from agent_evals.testing.scripted_openai import Reply, ScriptedOpenAIServer
 

@@ -40,7 +40,7 @@ sys.path.insert(0, str(ROOT / "benchmarks"))
 
 from agent_evals.golden.record import build_scripts  # noqa: E402
 from agent_evals.packs.spoke.portal.process import PortalProcess  # noqa: E402
-from agent_evals.runner.suites import select  # noqa: E402
+from agent_evals.suites.discovery import select  # noqa: E402
 from agent_evals.testing.conversations import ScriptedConversations  # noqa: E402
 from agent_evals.testing.scripted_openai import ScriptedOpenAIServer, fixed_latency  # noqa: E402
 

@@ -22,7 +22,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from agent_evals.golden.record import build_scripts  # noqa: E402
-from agent_evals.runner.suites import select  # noqa: E402
+from agent_evals.suites.discovery import select  # noqa: E402
 from agent_evals.testing.conversations import ScriptedConversations  # noqa: E402
 from agent_evals.testing.scripted_openai import ScriptedOpenAIServer, fixed_latency  # noqa: E402
 from tests.runner.terminal import Terminal, pull_requests  # noqa: E402

@@ -153,7 +153,9 @@ def main() -> int:
     args = parser.parse_args()
     import os
 
-    from agent_evals.live.store import StoreSettings, open_store
+    from agent_evals.live.store import StoreSettings
+
+    from agent_evals.live.store_holder import open_store
 
     receiver = ThreadingHTTPServer(("127.0.0.1", 0), _Receiver)
     threading.Thread(target=receiver.serve_forever, daemon=True).start()

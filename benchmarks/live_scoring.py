@@ -162,7 +162,7 @@ def main() -> int:
               f"peak memory {peak_mb:.0f} MB (target < {TARGET_MB:.0f} MB: this process {result['main_mb']:.0f} MB + "
               f"{args.jobs} worker(s) at most {result['worker_mb']:.0f} MB each)")
         if args.import_eval:
-            from agent_evals.runner.run import promptfoo_command, promptfoo_env
+            from agent_evals.runner.promptfoo_process import promptfoo_command, promptfoo_env
 
             started = time.perf_counter()
             env = {**promptfoo_env(), "PROMPTFOO_CONFIG_DIR": str(Path(tmp) / "promptfoo")}

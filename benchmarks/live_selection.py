@@ -129,7 +129,8 @@ def main() -> int:
     parser.add_argument("--repeat", type=int, default=5)
     parser.add_argument("--backend", choices=["sqlite", "postgresql"], action="append")
     args = parser.parse_args()
-    from agent_evals.live.store import StoreSettings, open_store
+    from agent_evals.live.store import StoreSettings
+    from agent_evals.live.store_holder import open_store
 
     ok = True
     with tempfile.TemporaryDirectory(prefix="live-selection-") as tmp:

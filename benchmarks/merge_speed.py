@@ -62,7 +62,7 @@ def main() -> int:
     parser.add_argument("--rows", type=int, default=1000)
     parser.add_argument("--row-kb", type=int, default=140)
     args = parser.parse_args()
-    from agent_evals.runner.run import promptfoo_command, promptfoo_env
+    from agent_evals.runner.promptfoo_process import promptfoo_command, promptfoo_env
     from agent_evals.shards.merge import check_shards, merge_shards, read_shard_files
 
     with tempfile.TemporaryDirectory() as tmp:

@@ -49,7 +49,7 @@ from pathlib import Path
 import yaml
 
 from agent_evals.golden.record import build_scripts, suite_cases
-from agent_evals.runner.suites import select
+from agent_evals.suites.discovery import select
 from agent_evals.testing.scripted_openai import ChatRequest, Reply, ScriptedOpenAIServer, fixed_latency
 
 ROOT = Path(__file__).resolve().parents[1]

@@ -24,7 +24,7 @@ from agent_evals.golden.record import build_scripts
 from agent_evals.report import build_report, load_results
 from agent_evals.report.invalid_lines import invalid_lines, simulator_lines
 from agent_evals.runner.run import run
-from agent_evals.runner.suites import select
+from agent_evals.suites.discovery import select
 from agent_evals.testing.conversations import ConversationScript
 from agent_evals.testing.scripted_openai import ChatRequest, Reply, ScriptedOpenAIServer
 

@@ -24,7 +24,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from agent_evals.runner.run import promptfoo_command, promptfoo_env
+from agent_evals.runner.promptfoo_process import promptfoo_command, promptfoo_env
 from agent_evals.testing.kit_rows import kit_row
 from agent_evals.testing.promptfoo_results import results_file
 

@@ -105,7 +105,7 @@ def _pad(row: dict[str, Any], size: int) -> None:
 
 def make_database(folder: Path, cases: int, repeats: int, row_kb: int) -> Path:
     """A Promptfoo database with its real schema (``promptfoo import``) and the rows inserted."""
-    from agent_evals.runner.run import promptfoo_command, promptfoo_env
+    from agent_evals.runner.promptfoo_process import promptfoo_command, promptfoo_env
     from agent_evals.testing.promptfoo_results import result_row, results_file
 
     folder.mkdir(parents=True, exist_ok=True)

@@ -11,7 +11,7 @@ import pytest
 
 from agent_evals import hook_policy
 from agent_evals.cli import build_parser
-from agent_evals.runner.suites import ALL, discover
+from agent_evals.suites.discovery import ALL, discover
 
 ROOT = Path(__file__).resolve().parents[1]
 README = (ROOT / "README.md").read_text()

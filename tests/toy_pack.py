@@ -13,8 +13,9 @@ from pathlib import Path
 from typing import Any
 
 from agent_evals.conversation.users import UserFraming
-from agent_evals.golden.plan import Live, PlanValues
-from agent_evals.golden.selfcheck import Mutation, _Tape
+from agent_evals.golden.plan import Live
+from agent_evals.golden.selfcheck import _Tape
+from agent_evals.packs.plans import Mutation, PlanValues
 from agent_evals.packs import FixtureError, Pack
 from agent_evals.record import PullRequestRef, RunRecord, Snapshot, ToolCall, Trace
 from agent_evals.system import CleanupReport, Conversation, Running, System, SystemPool

@@ -34,7 +34,7 @@ def run_id(promptfoo_eval_id: str | None = None) -> str | None:
 
 def system_from_env(env: Mapping[str, str] | None = None) -> tuple[System, Running | None]:
     """The system the environment names and the running one it reaches (None: it reaches none)."""
-    from agent_evals.packs import built_in, load_pack
+    from agent_evals.packs import built_in, load_pack  # lazy: keeps agent_evals.hooks's start-up as small as it is
 
     env = os.environ if env is None else env
     if env.get(PACK_ENV):

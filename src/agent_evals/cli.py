@@ -16,7 +16,7 @@ from agent_evals.command_signals import Terminated, stopping
 
 
 def _run(args: argparse.Namespace, extra: list[str]) -> int:
-    from agent_evals.runner.run import run
+    from agent_evals.runner.run import run  # lazy: a subcommand's code loads when it runs (a fast --help)
 
     return run(
         suite=args.suite, replay=args.replay, record=args.record, promptfoo_args=extra,
@@ -27,7 +27,7 @@ def _run(args: argparse.Namespace, extra: list[str]) -> int:
 
 
 def _check(args: argparse.Namespace, extra: list[str]) -> int:
-    from agent_evals.preflight.command import check_command
+    from agent_evals.preflight.command import check_command  # lazy: a subcommand's code loads when it runs (a fast --help)
 
     return check_command(
         args.suite, replay=args.replay, offline=args.offline, allow_stale=args.allow_stale, promptfoo_args=extra
@@ -35,13 +35,13 @@ def _check(args: argparse.Namespace, extra: list[str]) -> int:
 
 
 def _cases_expand(args: argparse.Namespace) -> int:
-    from agent_evals.cases import expand_command
+    from agent_evals.cases import expand_command  # lazy: a subcommand's code loads when it runs (a fast --help)
 
     return expand_command(args.suite, check=args.check)
 
 
 def _cassettes_upgrade(args: argparse.Namespace) -> int:
-    from agent_evals.conversation.cassette import upgrade_folder
+    from agent_evals.conversation.cassette import upgrade_folder  # lazy: a subcommand's code loads when it runs (a fast --help)
 
     if not args.folder.is_dir():
         print(f"cassettes upgrade: {args.folder} is not a folder")
@@ -52,13 +52,13 @@ def _cassettes_upgrade(args: argparse.Namespace) -> int:
 
 
 def _golden(args: argparse.Namespace) -> int:
-    from agent_evals.golden.record import record_command
+    from agent_evals.golden.record import record_command  # lazy: a subcommand's code loads when it runs (a fast --help)
 
     return record_command(args.suites, stale_only=args.stale)
 
 
 def _view(args: argparse.Namespace) -> int:
-    from agent_evals.runner.viewer import view
+    from agent_evals.runner.viewer import view  # lazy: a subcommand's code loads when it runs (a fast --help)
 
     passed = [*(["-p", str(args.port)] if args.port is not None else []), *(["-y"] if args.yes else []),
               *(["-n"] if args.no else []),
@@ -69,7 +69,7 @@ def _view(args: argparse.Namespace) -> int:
 
 
 def _report(args: argparse.Namespace) -> int:
-    from agent_evals.report.command import report_command
+    from agent_evals.report.command import report_command  # lazy: a subcommand's code loads when it runs (a fast --help)
 
     return report_command(
         args.results, k=args.k, output_format=args.format, output=args.output, baseline=args.baseline,
@@ -78,20 +78,20 @@ def _report(args: argparse.Namespace) -> int:
 
 
 def _gate(args: argparse.Namespace) -> int:
-    from agent_evals.report.command import gate_command
+    from agent_evals.report.command import gate_command  # lazy: a subcommand's code loads when it runs (a fast --help)
 
     return gate_command(args.results, gate_file=args.gate, baseline=args.baseline,
                         across_grader_versions=args.across_grader_versions)
 
 
 def _baseline_bless(args: argparse.Namespace) -> int:
-    from agent_evals.report.bless import bless_command
+    from agent_evals.report.bless import bless_command  # lazy: a subcommand's code loads when it runs (a fast --help)
 
     return bless_command(args.results, output=args.output, across_grader_versions=args.across_grader_versions)
 
 
 def _regrade(args: argparse.Namespace) -> int:
-    from agent_evals.regrade.command import regrade_command
+    from agent_evals.regrade.command import regrade_command  # lazy: a subcommand's code loads when it runs (a fast --help)
 
     return regrade_command(args.eval, output=args.output, judge=args.judge, import_eval=not args.no_import)
 
@@ -107,24 +107,24 @@ def _positive(text: str) -> int:
 
 
 def _merge(args: argparse.Namespace) -> int:
-    from agent_evals.shards.merge_command import merge_command
+    from agent_evals.runner.merge_command import merge_command  # lazy: a subcommand's code loads when it runs (a fast --help)
 
     return merge_command(args.files, output=args.output, import_eval=not args.no_import)
 
 
 def _cleanup(args: argparse.Namespace) -> int:
-    from agent_evals.runner.cleanup_command import cleanup_command
+    from agent_evals.runner.cleanup_command import cleanup_command  # lazy: a subcommand's code loads when it runs (a fast --help)
 
     return cleanup_command(portal_url=args.portal_url, data_dir=args.data_dir, eval_id=args.eval_id)
 
 
 def _live(args: argparse.Namespace) -> int:
-    import os
+    import os  # lazy: a subcommand's code loads when it runs (a fast --help)
 
-    from agent_evals.live.command import LiveOptions, live_command
+    from agent_evals.live.command import LiveOptions, live_command  # lazy: a subcommand's code loads when it runs (a fast --help)
 
     if getattr(args, "live_command", None) == "promote":
-        from agent_evals.live.promote import promote_command
+        from agent_evals.live.promote import promote_command  # lazy: a subcommand's code loads when it runs (a fast --help)
 
         return promote_command(args)
     return live_command(LiveOptions(
@@ -139,7 +139,7 @@ def _live(args: argparse.Namespace) -> int:
 
 def _system_commands(sub: argparse._SubParsersAction) -> None:
     """The subcommands the built-in packs' systems add (``System.add_commands``)."""
-    from agent_evals.packs import built_in
+    from agent_evals.packs import built_in  # lazy: a subcommand's code loads when it runs (a fast --help)
 
     seen: set[type] = set()
     for pack in built_in().values():
@@ -286,7 +286,7 @@ def build_parser() -> argparse.ArgumentParser:
         description="Record each suite's golden cassettes from its golden/plan.yaml: the suite runs for real with a "
                     "scripted model playing the plan; each case that passes is written, each that does not is named.",
     )
-    from agent_evals.golden import add_arguments as golden_arguments
+    from agent_evals.golden import add_arguments as golden_arguments  # lazy: a subcommand's code loads when it runs (a fast --help)
 
     golden_arguments(golden)
     golden.set_defaults(handler=_golden)
@@ -321,8 +321,8 @@ def build_parser() -> argparse.ArgumentParser:
 def _suite_and_flags(parser: argparse.ArgumentParser, args: argparse.Namespace, extra: list[str]) -> str | None:
     """For ``run`` and ``check``: a suite was given, and every other flag is one ``promptfoo eval`` knows;
     else one line saying what is wrong."""
-    from agent_evals.runner.cli_flags import unknown_flag
-    from agent_evals.runner.suites import ALL, discover
+    from agent_evals.runner.cli_flags import unknown_flag  # lazy: a subcommand's code loads when it runs (a fast --help)
+    from agent_evals.suites.discovery import ALL, discover  # lazy: a subcommand's code loads when it runs (a fast --help)
 
     names = [suite.name for suite in discover()]
     args.suite = args.suite or None  # suite_first puts "" where no suite was given
@@ -336,8 +336,8 @@ def _suite_and_flags(parser: argparse.ArgumentParser, args: argparse.Namespace, 
 def _suite_first(parser: argparse.ArgumentParser, argv: list[str]) -> list[str]:
     """``run``/``check``: the suite moved before the flags (``cli_flags.suite_first``), so a Promptfoo flag's
     value is never taken for it."""
-    from agent_evals.runner.cli_flags import Takes, suite_first
-    from agent_evals.runner.suites import ALL, discover
+    from agent_evals.runner.cli_flags import Takes, suite_first  # lazy: a subcommand's code loads when it runs (a fast --help)
+    from agent_evals.suites.discovery import ALL, discover  # lazy: a subcommand's code loads when it runs (a fast --help)
 
     commands = _subparsers(parser).choices
     at = next((i for i, word in enumerate(argv) if word in commands), None)
@@ -354,7 +354,7 @@ def _subparsers(parser: argparse.ArgumentParser) -> argparse._SubParsersAction:
 
 def _unknown(parser: argparse.ArgumentParser, args: argparse.Namespace, extra: list[str]) -> str:
     """One line for arguments a subcommand does not take, with the closest flag it has."""
-    import difflib
+    import difflib  # lazy: a subcommand's code loads when it runs (a fast --help)
 
     sub: argparse.ArgumentParser = _subparsers(parser).choices[args.command]
     for name in ("portal_command", "cases_command", "cassettes_command", "live_command"):  # a subcommand's own (portal: a system's)

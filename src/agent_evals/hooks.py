@@ -8,6 +8,7 @@ import logging
 import sys
 from collections.abc import Mapping
 from typing import Any
+import json
 
 from agent_evals.cleanup import cleanup_run, cleanup_test, run_id
 
@@ -51,8 +52,6 @@ def _after_all(context: Mapping[str, Any]) -> None:
 def after_each_from_stdin() -> int:
     """``python -m agent_evals.hooks after-each``: clean up one row given as JSON on stdin and print
     the cleanup report as JSON (``hooks/kit.js`` calls it for a row the provider did not clean up)."""
-    import json
-
     try:
         row = json.load(sys.stdin)
     except ValueError as exc:

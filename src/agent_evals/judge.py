@@ -27,8 +27,14 @@ import logging
 import re
 from collections.abc import Mapping, Sequence
 from typing import Any
+import asyncio
+import os
 
 from agent_evals.llm.types import ChatResponse, Usage
+from agent_evals.llm.caps import max_tokens_for
+from agent_evals.llm.settings import chat_model
+from agent_evals.llm.settings import llm_configured, resolve_model
+from agent_evals.llm.types import LLMError
 
 log = logging.getLogger(__name__)
 
@@ -62,10 +68,6 @@ def judge_configured(env: Mapping[str, str] | None = None) -> bool:
 
     ``JUDGE_MODEL=none`` switches grading by a model off explicitly.
     """
-    import os
-
-    from agent_evals.llm.settings import llm_configured, resolve_model
-
     env = os.environ if env is None else env
     if env.get("JUDGE_MODEL", "").strip().lower() == JUDGE_OFF:
         return False
@@ -140,9 +142,7 @@ def _preview(text: str) -> str:
 
 async def _grade(prompt: str, config: Mapping[str, Any]) -> dict[str, Any]:
     """Ask the judge; an unusable reply is asked again once, then is an error of kind ``model``."""
-    from agent_evals.agent.factory import close_model
-    from agent_evals.llm.caps import max_tokens_for
-    from agent_evals.llm.settings import chat_model
+    from agent_evals.agent.factory import close_model  # lazy: loads pydantic only when used (start-up time)
 
     cap = max_tokens_for("judge", max_tokens=config.get("max_tokens"), setting="the judge's max_tokens")
     judge = chat_model("judge", model=config.get("model"), max_tokens=cap)
@@ -177,10 +177,6 @@ def _spent(usage: Usage) -> dict[str, Any]:
 def call_api(prompt: str, options: Mapping[str, Any] | None, context: Mapping[str, Any] | None) -> dict[str, Any]:
     """Promptfoo's provider entry point (config keys: ``model`` overrides JUDGE_MODEL,
     ``max_tokens`` overrides LLM_MAX_TOKENS_JUDGE)."""
-    import asyncio  # here, not at the top: the hooks import this module in a fresh process per call
-
-    from agent_evals.llm.types import LLMError
-
     config = (options or {}).get("config") or {}
     try:
         return asyncio.run(_grade(prompt, config))

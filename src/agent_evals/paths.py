@@ -7,6 +7,7 @@ two levels above this package; ``AGENT_EVALS_HOME`` overrides it.
 from __future__ import annotations
 
 import os
+from collections.abc import Mapping
 from pathlib import Path
 
 
@@ -41,9 +42,9 @@ def evals_dir() -> Path:
     return project_root() / "evals"
 
 
-def promptfoo_config_dir() -> Path:
-    """Promptfoo's folder (results database, cache, logs): ``PROMPTFOO_CONFIG_DIR``, else
-    ``~/.promptfoo``, Promptfoo's default, as ``agent-evals run`` leaves it (the runner's
-    ``promptfoo_config_dir``; this one spares the report the runner's imports)."""
-    override = os.environ.get("PROMPTFOO_CONFIG_DIR")
+def promptfoo_config_dir(env: Mapping[str, str] | None = None) -> Path:
+    """Promptfoo's folder (results database, cache, logs): ``PROMPTFOO_CONFIG_DIR`` of ``env`` (else of
+    this process), else ``~/.promptfoo``, Promptfoo's default, as ``agent-evals run`` leaves it (so
+    ``npm run eval`` and plain ``npx promptfoo eval`` share one viewer)."""
+    override = (os.environ if env is None else env).get("PROMPTFOO_CONFIG_DIR")
     return Path(override) if override else Path.home() / ".promptfoo"

@@ -46,7 +46,6 @@ with nothing the kit must start or undo (the generic pack's). Errors are one fam
 
 from __future__ import annotations
 
-import os
 from collections.abc import Iterator, Mapping, Sequence
 from contextlib import AbstractContextManager, contextmanager
 from dataclasses import dataclass, field
@@ -57,10 +56,10 @@ from typing import TYPE_CHECKING, Any
 from agent_evals.record import KitError, PullRequestRef, RunRecord, Snapshot, ToolCall, Trace
 
 if TYPE_CHECKING:
-    from agent_evals.assertions.registry import CheckRef
+    from agent_evals.suites.check_ref import CheckRef
     from agent_evals.llm.types import ToolSpec
-    from agent_evals.runner.suites import Suite
-    from agent_evals.shards.spec import Shard
+    from agent_evals.suites.discovery import Suite
+    from agent_evals.suites.shard_spec import Shard
 
 #: the environment variable that names the pack (hence the system) of a suite's run, for the hooks
 PACK_ENV = "AGENT_EVALS_PACK"
@@ -336,10 +335,6 @@ class Conversation:
         """Undo the conversation's side effects (and its fixtures, when it made some) once its end state
         was read; answers the row's ``metadata.cleanup`` (None: nothing was undone here)."""
         return None
-
-
-def env_or(env: Mapping[str, str] | None) -> Mapping[str, str]:
-    return os.environ if env is None else env
 
 
 __all__ = [

@@ -13,7 +13,7 @@ def test_both_agents_load_with_their_tools() -> None:
         assert (server.name, server.url, dict(server.headers)) == (
             "portal", "${PORTAL_URL}/mcp/", {"Authorization": "Bearer ${PORTAL_TOKEN:-}"}
         )
-        assert agent.tools == server.tools and agent.server_of("get_spoke") == "portal"
+        assert agent.tools == server.tools
     assert "create_spoke_pull_request" in spoke.tools
     assert "complete_pull_request" not in spoke.tools
     integration = load_agent_config("integration")

@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 import yaml
 
-from agent_evals.agent.chat_api import ChatResponse
+from agent_evals.live.chat_api import ChatResponse
 from agent_evals.agent.config import load_agent_config
 from agent_evals.agent.mcp_servers import HttpServer
 from agent_evals.agent.factory import load_factory

@@ -16,7 +16,7 @@ from pathlib import Path
 
 import pytest
 
-from agent_evals.runner.run import promptfoo_env
+from agent_evals.runner.promptfoo_process import promptfoo_env
 
 from ._assertion_support import StubPortal, stub_portal
 

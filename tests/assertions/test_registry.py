@@ -8,7 +8,8 @@ import pytest
 
 from agent_evals.assertions import registry
 from agent_evals.assertions._config import ConfigError
-from agent_evals.assertions.registry import CheckRef, check_module, check_name, kit_checks, parse_check_config
+from agent_evals.assertions.registry import check_module, check_name, kit_checks, parse_check_config
+from agent_evals.suites.check_ref import CheckRef
 from agent_evals.assertions.tool_sequence import ToolSequenceConfig
 
 from ._assertion_support import metadata

@@ -10,8 +10,8 @@ import pytest
 from agent_evals.cases import check_suite
 from agent_evals.cli import main
 from agent_evals.preflight import preflight
-from agent_evals.runner.promptfoo_args import read_flags
-from agent_evals.runner.suites import Suite, select
+from agent_evals.suites.promptfoo_args import read_flags
+from agent_evals.suites.discovery import Suite, select
 
 VARIANTS = select("spoke-create-variants")[0]
 

@@ -256,7 +256,7 @@ def test_the_core_runs_a_case_on_the_toy_system_alone(monkeypatch: pytest.Monkey
 
 
 def _toy_suite(tmp_path: Path, pack: str = "tests.toy_pack:TicketsPack") -> Any:
-    from agent_evals.runner.suites import Suite
+    from agent_evals.suites.discovery import Suite
 
     folder = tmp_path / "desk-suite"
     folder.mkdir()
@@ -270,7 +270,7 @@ def test_the_runner_and_the_hooks_reach_the_toy_system_alone(tmp_path: Path, mon
     """The run scope: the runner's systems, the workers' environment, the hooks' undo by eval id and by
     row, the sweep of a run that died and the forced exit's list all go to the toy's system."""
     from agent_evals.cleanup import cleanup_run, cleanup_test, system_from_env
-    from agent_evals.runner.manifest import RunManifest, SuiteRun
+    from agent_evals.suites.manifest import RunManifest, SuiteRun
     from agent_evals.runner.run import _suite_env
     from agent_evals.runner.sweep import sweep_stale
     from agent_evals.runner.systems import Systems

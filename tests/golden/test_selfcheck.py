@@ -24,8 +24,8 @@ from agent_evals.golden.user_side import case_user, user_mutations
 from agent_evals.packs.spoke.portal.process import PortalProcess
 from agent_evals.packs.spoke.portal.api import PortalAPI
 from agent_evals.provider.run import call_api
-from agent_evals.runner.suite_files import load_suite
-from agent_evals.runner.suites import Suite, discover
+from agent_evals.suites.files import load_suite
+from agent_evals.suites.discovery import Suite, discover
 
 SUITES = discover()
 

@@ -10,7 +10,7 @@ import pytest
 
 from agent_evals.golden.record import stale_cases
 from agent_evals.preflight import offline_tools
-from agent_evals.runner.suites import Suite, select
+from agent_evals.suites.discovery import Suite, select
 
 REAL = select("spoke-create")[0]
 

@@ -12,7 +12,7 @@ import pytest
 from agent_evals.conversation.cassette import Cassette
 from agent_evals.golden.record import suite_pack
 from agent_evals.golden.user_side import CaseUser, case_user, golden_users, user_mutations
-from agent_evals.runner.suites import Suite, discover
+from agent_evals.suites.discovery import Suite, discover
 from agent_evals.user_checks import review
 
 

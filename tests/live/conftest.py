@@ -10,7 +10,9 @@ from pathlib import Path
 import httpx
 import pytest
 
-from agent_evals.live.store import ConversationStore, StoreSettings, open_store
+from agent_evals.live.store import ConversationStore, StoreSettings
+
+from agent_evals.live.store_holder import open_store
 from agent_evals.packs.spoke.portal.process import PortalProcess
 from agent_evals.testing.postgres import PostgresServer, find_bin
 from agent_evals.testing.scripted_openai import ScriptedOpenAIServer

@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import pytest
 
-from agent_evals.live.store import ConversationStore, StoreSettings, StoreUnavailable, masked, open_store
+from agent_evals.live.store import ConversationStore, StoreSettings, StoreUnavailable, masked
+
+from agent_evals.live.store_holder import open_store
 from agent_evals.live.stored import Feedback, StoredConversation
 from agent_evals.record import AgentInfo, End, ToolCall, Turn, Usage
 from agent_evals.testing.postgres import PostgresServer

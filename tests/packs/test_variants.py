@@ -15,8 +15,8 @@ from agent_evals.packs.spoke.portal.rules import Hub
 from agent_evals.packs.spoke.portal.snapshot import parse_hub
 from agent_evals.packs.spoke.portal.settings import PortalSettings
 from agent_evals.packs.spoke.portal.validation import SpokeValidator
-from agent_evals.runner.suite_files import load_suite
-from agent_evals.runner.suites import select
+from agent_evals.suites.files import load_suite
+from agent_evals.suites.discovery import select
 
 ROW = {"source": "crm-dev-neu", "name": "crm-dev-weu", "region": "West Europe", "range": "10.20.32.0/22"}
 

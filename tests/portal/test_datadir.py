@@ -118,7 +118,8 @@ def test_a_killed_portals_temporary_index_stays_in_the_repository_and_goes_at_th
 
 
 def test_reset_keeps_the_production_conversations(tmp_path: Path) -> None:
-    from agent_evals.live.store import StoreSettings, open_store
+    from agent_evals.live.store import StoreSettings
+    from agent_evals.live.store_holder import open_store
     from agent_evals.live.stored import StoredConversation
     from agent_evals.record import AgentInfo
 

@@ -13,8 +13,8 @@ import pytest
 
 from agent_evals.preflight import preflight
 from agent_evals.preflight.command import check_command, report
-from agent_evals.runner.promptfoo_args import FlagError, read_flags
-from agent_evals.runner.suites import Suite, discover
+from agent_evals.suites.promptfoo_args import FlagError, read_flags
+from agent_evals.suites.discovery import Suite, discover
 from agent_evals.testing.scripted_openai import Reply, ScriptedOpenAIServer
 from tests.conftest import PROJECT_ROOT, clean_env
 

@@ -17,8 +17,8 @@ from agent_evals.golden.selfcheck import drop_key_fact
 from agent_evals.packs.spoke.portal.process import PortalProcess
 from agent_evals.packs.spoke.portal.api import PortalAPI
 from agent_evals.provider.run import call_api
-from agent_evals.runner.suite_files import load_suite
-from agent_evals.runner.suites import select
+from agent_evals.suites.files import load_suite
+from agent_evals.suites.discovery import select
 
 SUITE = select("integration-qa")[0]
 

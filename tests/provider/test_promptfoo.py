@@ -15,7 +15,7 @@ import yaml
 
 from agent_evals.packs.spoke.portal.process import PortalProcess
 from agent_evals.packs.spoke.portal.api import PortalAPI
-from agent_evals.runner.run import promptfoo_env
+from agent_evals.runner.promptfoo_process import promptfoo_env
 from agent_evals.testing.conversations import AGENT_MODEL, USER_MODEL, ScriptedConversations
 from agent_evals.packs.spoke.scripts import SpokeCopy
 from agent_evals.testing.scripted_openai import ChatRequest, Reply, ScriptedOpenAIServer

@@ -18,8 +18,8 @@ import yaml
 from agent_evals.packs.spoke.portal.process import PortalProcess
 from agent_evals.provider import tracing
 from agent_evals.provider.run import call_api
-from agent_evals.runner.suite_files import load_suite
-from agent_evals.runner.suites import select
+from agent_evals.suites.files import load_suite
+from agent_evals.suites.discovery import select
 
 SUITE = select("integration-qa")[0]
 TRACE_ID = "4bf92f3577b34da6a3ce929d0e0e4736"

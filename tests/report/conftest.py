@@ -11,8 +11,8 @@ from typing import Any
 
 import pytest
 
-from agent_evals.runner.manifest import RunManifest, SuiteRun, runs_dir
-from agent_evals.runner.run import promptfoo_command, promptfoo_env
+from agent_evals.suites.manifest import RunManifest, SuiteRun, runs_dir
+from agent_evals.runner.promptfoo_process import promptfoo_command, promptfoo_env
 from agent_evals.testing.promptfoo_results import results_file
 from tests.conftest import PROJECT_ROOT
 

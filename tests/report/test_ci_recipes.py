@@ -27,7 +27,7 @@ import pytest
 import yaml
 
 from agent_evals.golden.record import build_scripts
-from agent_evals.runner.suites import discover
+from agent_evals.suites.discovery import discover
 from agent_evals.testing.conversations import ScriptedConversations
 from agent_evals.testing.scripted_openai import ScriptedOpenAIServer
 from agent_evals.testing.scripted_replies import ChatRequest, Reply

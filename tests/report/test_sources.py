@@ -12,7 +12,7 @@ import pytest
 
 from agent_evals.report import ReportInputError, build_report, load_results
 from agent_evals.report.format_json import report_to_json
-from agent_evals.runner.manifest import SuiteRun
+from agent_evals.suites.manifest import SuiteRun
 from agent_evals.testing.promptfoo_results import result_row
 from tests.report.conftest import import_results, needs_promptfoo, write_manifest, write_results
 from tests.report.scenario import scenario_rows
@@ -220,10 +220,11 @@ def test_mode_without_a_manifest_comes_from_the_rows(tmp_path: Path) -> None:
 
 
 def test_the_database_is_where_the_runner_puts_it(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
-    from agent_evals.paths import promptfoo_config_dir
-    from agent_evals.runner.run import promptfoo_config_dir as runners
+    from agent_evals.paths import promptfoo_config_dir  # the report's and the runner's one folder
 
-    monkeypatch.delenv("PROMPTFOO_CONFIG_DIR")
-    assert promptfoo_config_dir() == runners()
+    monkeypatch.delenv("PROMPTFOO_CONFIG_DIR", raising=False)
+    assert promptfoo_config_dir() == Path.home() / ".promptfoo"
+    assert promptfoo_config_dir({"PROMPTFOO_CONFIG_DIR": str(tmp_path)}) == tmp_path  # a worker's environment
     monkeypatch.setenv("PROMPTFOO_CONFIG_DIR", str(tmp_path))
-    assert promptfoo_config_dir() == runners() == tmp_path
+    assert promptfoo_config_dir() == tmp_path
+    assert promptfoo_config_dir({}) == Path.home() / ".promptfoo"

@@ -5,7 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from agent_evals.report import summary_lines
-from agent_evals.runner.manifest import RunManifest, SuiteRun
+from agent_evals.suites.manifest import RunManifest, SuiteRun
 from tests.report.conftest import import_results, needs_promptfoo, write_results
 from tests.report.scenario import scenario_rows
 from tests.report.test_compare import _runs

@@ -7,7 +7,7 @@ from collections.abc import Iterator
 import pytest
 
 from agent_evals.golden.record import build_scripts
-from agent_evals.runner.suites import select
+from agent_evals.suites.discovery import select
 from agent_evals.testing.conversations import ScriptedConversations
 from agent_evals.testing.scripted_openai import ScriptedOpenAIServer, fixed_latency
 

@@ -18,8 +18,8 @@ from agent_evals.golden.record import build_scripts
 from agent_evals.packs.spoke.portal.process import PortalProcess
 from agent_evals.packs.spoke.portal.api import PortalAPI
 from agent_evals.runner.cleanup_command import cleanup_command
-from agent_evals.runner.manifest import RunManifest, runs_dir
-from agent_evals.runner.suites import select
+from agent_evals.suites.manifest import RunManifest, runs_dir
+from agent_evals.suites.discovery import select
 from agent_evals.testing.conversations import ScriptedConversations
 from agent_evals.testing.scripted_openai import ScriptedOpenAIServer
 from agent_evals.testing.scripted_replies import ChatRequest, Reply

@@ -8,8 +8,8 @@ from pathlib import Path
 import pytest
 
 from agent_evals.runner.describe import eval_description
-from agent_evals.runner.suite_files import load_suite
-from agent_evals.runner.suites import Suite
+from agent_evals.suites.files import load_suite
+from agent_evals.suites.discovery import Suite
 
 CONFIG = """\
 description: a suite

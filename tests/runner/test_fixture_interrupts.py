@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from agent_evals.golden.record import build_scripts
-from agent_evals.runner.suites import select
+from agent_evals.suites.discovery import select
 from agent_evals.testing.conversations import ScriptedConversations
 from agent_evals.testing.scripted_openai import ScriptedOpenAIServer, fixed_latency
 from tests.conftest import PROJECT_ROOT, clean_env

@@ -12,7 +12,7 @@ import pytest
 
 from agent_evals.golden.record import build_scripts
 from agent_evals.runner.run import run
-from agent_evals.runner.suites import select
+from agent_evals.suites.discovery import select
 from agent_evals.testing.conversations import ScriptedConversations
 from agent_evals.testing.scripted_openai import ChatRequest, Reply, ScriptedOpenAIServer
 from tests.conftest import PROJECT_ROOT

@@ -11,7 +11,7 @@ import pytest
 
 from agent_evals.golden.record import build_scripts
 from agent_evals.runner.run import run
-from agent_evals.runner.suites import select
+from agent_evals.suites.discovery import select
 from agent_evals.testing.conversations import ScriptedConversations
 from agent_evals.testing.scripted_openai import ScriptedOpenAIServer
 from agent_evals.testing.scripted_replies import ChatRequest, Reply

@@ -14,9 +14,9 @@ import pytest
 from agent_evals.cli import main
 from agent_evals.golden.record import build_scripts
 from agent_evals.report import build_report, load_run
-from agent_evals.runner.manifest import load_manifests, runs_dir
+from agent_evals.suites.manifest import load_manifests, runs_dir
 from agent_evals.runner.rerun_invalid import attempt_path, rerun_args, rerun_problem
-from agent_evals.runner.suites import select
+from agent_evals.suites.discovery import select
 from agent_evals.testing.conversations import ScriptedConversations
 from agent_evals.testing.scripted_openai import ChatRequest, Reply, ScriptedOpenAIServer
 from tests.conftest import PROJECT_ROOT

@@ -1,7 +1,7 @@
 import pytest
 
 from agent_evals.runner.run import DEFAULT_CONCURRENCY, concurrency
-from agent_evals.runner.suites import select
+from agent_evals.suites.discovery import select
 
 
 @pytest.mark.parametrize(
@@ -58,7 +58,7 @@ def test_python_workers_never_exceed_the_rows_nor_on_a_replay_the_cpus() -> None
 def test_promptfoo_never_caches_a_conversation_under_the_runner() -> None:
     """Its cache keys a Python provider's answer by the eval id (never a hit) and rewrites its whole
     file after every row; a suite of the user's own that forgot ``evaluateOptions.cache`` is covered too."""
-    from agent_evals.runner.run import promptfoo_env
+    from agent_evals.runner.promptfoo_process import promptfoo_env
 
     assert promptfoo_env({"PATH": "/bin"})["PROMPTFOO_CACHE_ENABLED"] == "false"
     assert promptfoo_env({"PATH": "/bin", "PROMPTFOO_CACHE_ENABLED": "true"})["PROMPTFOO_CACHE_ENABLED"] == "false"

@@ -19,7 +19,7 @@ from agent_evals.golden.record import build_scripts
 from agent_evals.packs.spoke.portal.process import PortalProcess
 from agent_evals.packs.spoke.portal.api import PortalAPI
 from agent_evals.runner.run import run
-from agent_evals.runner.suites import select
+from agent_evals.suites.discovery import select
 from agent_evals.testing.conversations import ConversationScript, ScriptedConversations
 from agent_evals.testing.scripted_openai import Reply, ScriptedOpenAIServer, fixed_latency
 from tests.conftest import PROJECT_ROOT, clean_env

@@ -37,10 +37,10 @@ from agent_evals.processes import pid_alive
 from agent_evals.packs.spoke.portal.api import PortalAPI
 from agent_evals.report.command import gate_command, load_report
 from agent_evals.report.format_json import report_to_json
-from agent_evals.runner.manifest import load_manifests, runs_dir
+from agent_evals.suites.manifest import load_manifests, runs_dir
 from agent_evals.runner.run import run
-from agent_evals.runner.suites import select
-from agent_evals.shards.merge_command import merge_command
+from agent_evals.suites.discovery import select
+from agent_evals.runner.merge_command import merge_command
 from agent_evals.testing.conversations import ScriptedConversations, is_preflight_ping
 from agent_evals.testing.gateway import GatewayKey, StandInGateway
 from agent_evals.testing.scripted_openai import ChatRequest, Reply, ScriptedOpenAIServer, fixed_latency

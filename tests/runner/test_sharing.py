@@ -126,7 +126,7 @@ def test_plain_npx_promptfoo_eval_runs_a_suite_with_its_own_portal_and_cleanup(e
 
 def test_ctrl_c_in_plain_npx_promptfoo_eval_leaves_no_pull_request(env: dict[str, str]) -> None:
     from agent_evals.golden.record import build_scripts
-    from agent_evals.runner.suites import select
+    from agent_evals.suites.discovery import select
     from agent_evals.testing.conversations import ScriptedConversations
     from agent_evals.testing.scripted_openai import fixed_latency
 

@@ -16,7 +16,7 @@ import pytest
 from agent_evals.packs.spoke.portal.process import PortalProcess, PortalStartError
 from agent_evals.packs.spoke.portal.serving import Serving, read_serving, write_serving
 from agent_evals.packs.spoke.runs import IN_USE, _shared, _start_failure
-from agent_evals.runner.suites import select
+from agent_evals.suites.discovery import select
 from agent_evals.testing.pause_points import PAUSE_ENV
 from agent_evals.testing.scripted_openai import ScriptedOpenAIServer
 from tests.conftest import PROJECT_ROOT

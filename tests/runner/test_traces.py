@@ -19,7 +19,7 @@ from agent_evals.conversation.cassette import load_cassette, save_cassette
 from agent_evals.golden.selfcheck import _edit_tool_arguments, exceed_step_budget, forbidden_tool, swap_tools
 from agent_evals.packs.spoke.golden import PR_TOOL
 from agent_evals.runner.run import run
-from agent_evals.runner.suites import select
+from agent_evals.suites.discovery import select
 from agent_evals.runner.trace_port import Receiver, own_receiver, stale_copies, trace_receiver
 from tests.conftest import PROJECT_ROOT
 

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from agent_evals.report import build_report, load_results
-from agent_evals.runner.manifest import load_manifests, runs_dir
+from agent_evals.suites.manifest import load_manifests, runs_dir
 from agent_evals.runner.run import run
 from tests.report.conftest import needs_promptfoo
 from tests.report.test_report_e2e import EverySecondC01Fails, flaky_model  # noqa: F401 - the fixture

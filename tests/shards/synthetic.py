@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import Any
 
 from agent_evals.shards.plan import PlannedCase, plan_shards
-from agent_evals.shards.spec import Shard
+from agent_evals.suites.shard_spec import Shard
 from agent_evals.shards.stamp import ShardStamp, stamp_results_file
 from agent_evals.testing.promptfoo_results import Outcome, result_row, results_file
 

@@ -13,7 +13,7 @@ from agent_evals.report.build import build_report
 from agent_evals.report.format_json import report_to_json
 from agent_evals.report.promptfoo_json import read_results_file
 from agent_evals.shards.merge import check_shards, merge_shards, read_shard_files
-from agent_evals.shards.merge_command import merge_command
+from agent_evals.runner.merge_command import merge_command
 from agent_evals.shards.stamp import read_stamp, stamp_results_file
 from tests.shards.synthetic import shard_files, shard_stamp, unsharded, write_file
 

@@ -11,7 +11,7 @@ import subprocess
 import pytest
 
 from agent_evals.shards.selection import description_pattern, json_outputs, rewrite_flags, shard_args
-from agent_evals.shards.spec import Shard
+from agent_evals.suites.shard_spec import Shard
 from tests.conftest import PROJECT_ROOT
 
 NODE = PROJECT_ROOT / "node_modules" / ".bin" / "node"

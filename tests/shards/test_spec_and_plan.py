@@ -3,12 +3,11 @@ together (a test is the unit), balanced by count or by durations, the same on ev
 
 from __future__ import annotations
 
-from pathlib import Path
 
 import pytest
 
 from agent_evals.shards.plan import PlannedCase, plan_shards
-from agent_evals.shards.spec import Shard, ShardError, parse_shard, shard_of_path, shard_path
+from agent_evals.suites.shard_spec import Shard, ShardError, parse_shard, shard_path
 
 
 def test_a_shard_is_i_of_n() -> None:
@@ -46,9 +45,6 @@ def test_a_bad_shard_is_one_line_saying_what_is_allowed(text: str, message: str)
 )
 def test_results_files_are_named_for_their_shard(path: str, named: str) -> None:
     assert shard_path(path, Shard(2, 4)) == named
-    if named.endswith(".json"):
-        assert shard_of_path(Path(named)) == Shard(2, 4)
-    assert shard_of_path(Path(path)) is None
 
 
 def _cases(*ids: str) -> list[PlannedCase]:

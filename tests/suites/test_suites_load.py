@@ -11,7 +11,7 @@ import pytest
 import yaml
 
 from agent_evals.conversation.cassette import load_cassette
-from agent_evals.runner.suites import discover
+from agent_evals.suites.discovery import discover
 
 SUITES = {s.name: s for s in discover()}
 CASE_ID = re.compile(r"^([A-Z]\d{2}) ")

@@ -7,7 +7,7 @@
 * :class:`StdioServer`, :class:`HttpServer` — the MCP servers ``agent.yaml`` lists, ``${…}`` variables
   and all (``mcp_servers``); :class:`McpSession` — one session to one of them (``mcp_session``);
   :class:`McpTools` — their tools as one list (``mcp_tools``);
-* ``agent_evals.agent.chat_api`` — ``POST /api/agents/{name}/chat`` for the portal (not imported here).
+* ``agent_evals.live.chat_api`` — ``POST /api/agents/{name}/chat`` for the portal (not imported here).
 
 Errors (``errors``): :class:`AgentConfigError` for a wrong agent name, configuration, override,
 server entry, unset variable or tool filter; :class:`ServerUnavailable` (kind ``system``) when an

@@ -76,10 +76,6 @@ class AgentConfig:
         """Every tool the agent may call, server by server, in the order ``agent.yaml`` lists them."""
         return tuple(tool for server in self.servers for tool in server.tools or ())
 
-    def server_of(self, tool: str) -> str | None:
-        """The name of the server whose filter lists ``tool``."""
-        return next((s.name for s in self.servers if tool in (s.tools or ())), None)
-
     @property
     def folder(self) -> Path:
         """The agent's folder (a server's relative ``cwd`` starts there)."""

@@ -68,7 +68,7 @@ async def list_tools(client: Any) -> list[Any]:
 def ssl_context() -> ssl.SSLContext:
     """httpx2's default TLS settings, built once per process: building them takes ~25 ms,
     which a new session per conversation (or per chat message) would pay every time."""
-    import httpx2
+    import httpx2  # lazy: loads httpx2 only when used (start-up time)
 
     return httpx2.create_ssl_context()
 

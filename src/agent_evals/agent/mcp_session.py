@@ -152,7 +152,7 @@ class McpSession:
     # the session task ---------------------------------------------------------------------
     async def _session(self) -> None:
         """Open the session, list the tools, then run calls until told to stop (``None``)."""
-        from mcp.client.client import Client
+        from mcp.client.client import Client  # lazy: loads mcp only when used (start-up time)
 
         errors = _HttpErrors()
         current: _Job | None = None
@@ -181,7 +181,7 @@ class McpSession:
     async def _transport(self, errors: _HttpErrors) -> AsyncIterator[Any]:
         server = self.server
         if isinstance(server, StdioServer):
-            from mcp.client.stdio import StdioServerParameters, stdio_client
+            from mcp.client.stdio import StdioServerParameters, stdio_client  # lazy: loads mcp only when used (start-up time)
 
             self._stderr = tempfile.TemporaryFile(mode="w+", encoding="utf-8", errors="replace")
             parameters = StdioServerParameters(
@@ -189,8 +189,8 @@ class McpSession:
             )
             yield stdio_client(parameters, errlog=self._stderr)
             return
-        import httpx2
-        from mcp.client.streamable_http import streamable_http_client
+        import httpx2  # lazy: loads httpx2 only when used (start-up time)
+        from mcp.client.streamable_http import streamable_http_client  # lazy: loads mcp only when used (start-up time)
 
         async with httpx2.AsyncClient(
             headers=dict(server.headers),
@@ -203,8 +203,8 @@ class McpSession:
     async def _run_job(self, client: Any, job: _Job, errors: _HttpErrors) -> None:
         """Run one call and settle its future; an MCP error becomes an error result, a closed
         connection ends the session."""
-        from mcp.shared.exceptions import MCPError
-        from mcp_types import CONNECTION_CLOSED
+        from mcp.shared.exceptions import MCPError  # lazy: loads mcp only when used (start-up time)
+        from mcp_types import CONNECTION_CLOSED  # lazy: loads mcp_types only when used (start-up time)
 
         errors.last_status = None
         try:
@@ -249,9 +249,9 @@ class McpSession:
     # what ended the session -----------------------------------------------------------------
     def _as_failure(self, exc: BaseException, http_status: int | None, *, opened: bool) -> BaseException:
         """One clear exception for what ended the session (transport failures → ServerUnavailable)."""
-        import httpx2
-        from mcp.shared.exceptions import MCPError
-        from mcp_types import CONNECTION_CLOSED
+        import httpx2  # lazy: loads httpx2 only when used (start-up time)
+        from mcp.shared.exceptions import MCPError  # lazy: loads mcp only when used (start-up time)
+        from mcp_types import CONNECTION_CLOSED  # lazy: loads mcp_types only when used (start-up time)
 
         leaves = [e for e in exception_leaves(exc) if not isinstance(e, asyncio.CancelledError)]
         for leaf in leaves:

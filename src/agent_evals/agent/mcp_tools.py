@@ -40,11 +40,6 @@ class McpTools:
     def names(self) -> list[str]:
         return [s["function"]["name"] for s in self.specs]
 
-    def server_of(self, tool: str) -> str | None:
-        """The name of the server that offers ``tool`` (None before opening, or for a tool none offers)."""
-        session = self._route.get(tool)
-        return session.name if session is not None else None
-
     async def __aenter__(self) -> Self:
         try:
             opened = await asyncio.gather(*(s.__aenter__() for s in self.sessions), return_exceptions=True)

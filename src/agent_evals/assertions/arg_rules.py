@@ -26,6 +26,8 @@ from fnmatch import fnmatchcase
 from pathlib import Path
 from typing import Any
 
+from agent_evals.assertions.json_text import render
+
 Matcher = Callable[[Any, Any], Any]
 
 
@@ -63,8 +65,6 @@ class ArgRules:
         if self.ignore:
             parts.append("ignoring " + ", ".join(self.ignore))
         if self.defaults:
-            from agent_evals.assertions.values import render
-
             parts.append("defaults " + ", ".join(f"{p}={render(v, limit=30)}" for p, v in self.defaults.items()))
         if self.absolute or self.relative:
             parts.append("tolerance " + " + ".join(

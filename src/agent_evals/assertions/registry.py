@@ -14,10 +14,11 @@ from __future__ import annotations
 import importlib
 import re
 from collections.abc import Mapping
-from dataclasses import dataclass
 from functools import cache
 from types import ModuleType
 from typing import Any
+
+from agent_evals.suites.check_ref import CheckRef
 
 JUDGED_CHECKS = ("goal_reached", "expected_statements", "trajectory_quality")  # asked of the judge model
 CORE_CHECKS = (
@@ -29,7 +30,7 @@ CORE_CHECKS = (
 @cache
 def pack_checks() -> dict[str, dict[str, str]]:
     """``{pack: {check: module}}`` of the kit's built-in packs."""
-    from agent_evals.packs import built_in
+    from agent_evals.packs import built_in  # lazy: keeps agent_evals.assertions.grader_version's start-up as small as it is
 
     return {name: dict(pack.checks) for name, pack in built_in().items() if pack.checks}
 
@@ -49,18 +50,6 @@ _KIT_FILE = re.compile(KIT_FILE_PATTERN)
 _KIT_JS = re.compile(KIT_JS_PATTERN)
 NEGATED_JS = "not_"  # kit.js:not_<check>: the check's not- form, as the hook writes `not-python` on assertions/<check>.py
 NEGATED_PY = "get_assert_not"  # assertions/<check>.py:get_assert_not: the same, graded in its own process
-
-
-@dataclass(frozen=True)
-class CheckRef:
-    """One kit check in a test: its name, config, metric and position among the test's assertions."""
-
-    name: str
-    config: Any
-    metric: str | None
-    position: int
-    informative: bool = False  # weight 0 (or added by the provider): reported, never deciding the row
-    negated: bool = False  # its not- form: passes when the check fails (never when it was not graded)
 
 
 def check_name(assertion: Mapping[str, Any]) -> str | None:

@@ -45,7 +45,7 @@ def _validator(label: str, schema: Mapping[str, Any]) -> Any:
     known = _BY_OBJECT.get(id(schema))
     if known is not None and known[0] is schema:
         return known[1]
-    from jsonschema import exceptions, validators
+    from jsonschema import exceptions, validators  # lazy: loads jsonschema only when used (start-up time)
 
     key = json.dumps(schema, sort_keys=True, default=str)
     if key not in _VALIDATORS:

@@ -16,27 +16,15 @@ path (a JSON Pointer) with the expected and actual values:
 
 from __future__ import annotations
 
-import json
 from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Literal
+from typing import Any, Literal
 
+from agent_evals.assertions.arg_rules import ArgRules, run_matcher
 from agent_evals.assertions.json_pointer import child
-
-if TYPE_CHECKING:
-    from agent_evals.assertions.arg_rules import ArgRules
+from agent_evals.assertions.json_text import MISSING, render
 
 MatchMode = Literal["subset", "exact", "within"]
-
-
-class _Missing:
-    """The absence of a value (a key not present, an array index past the end)."""
-
-    def __repr__(self) -> str:
-        return "(absent)"
-
-
-MISSING: Any = _Missing()
 
 
 @dataclass(frozen=True)
@@ -52,17 +40,6 @@ class Mismatch:
         """``/a/b: expected 3, got "3"`` (plus the note, e.g. the array lengths)."""
         text = f"{self.path or '/'}: expected {render(self.expected)}, got {render(self.actual)}"
         return f"{text} ({self.note})" if self.note else text
-
-
-def render(value: Any, limit: int = 120) -> str:
-    """Compact JSON of a value for reasons, shortened to ``limit`` characters."""
-    if value is MISSING:
-        return "(absent)"
-    try:
-        text = json.dumps(value, ensure_ascii=False, separators=(", ", ": "), sort_keys=False)
-    except (TypeError, ValueError):
-        text = repr(value)
-    return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
 def is_number(value: Any) -> bool:
@@ -98,8 +75,6 @@ def compare(
         if rules.ignored(path or "/"):
             return []
         if (found_matcher := rules.matcher(path)) is not None:
-            from agent_evals.assertions.arg_rules import run_matcher
-
             name, function = found_matcher
             passed, why = run_matcher(name, function, actual, expected)
             return [] if passed else [Mismatch(path, expected, actual, f"{name}: {why}" if why else f"{name} said no")]

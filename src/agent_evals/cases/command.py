@@ -5,7 +5,7 @@ from __future__ import annotations
 from agent_evals.cases.expand import expand
 from agent_evals.cases.output import out_of_sync, write
 from agent_evals.cases.source import CaseFactoryError, has_cases, load_source
-from agent_evals.runner.suites import Suite, select
+from agent_evals.suites.discovery import Suite, select
 
 
 def check_suite(suite: Suite) -> list[str]:

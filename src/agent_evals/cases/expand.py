@@ -117,7 +117,7 @@ def _templates_of(row: Row, source: CaseSource, problems: _Problems) -> list[str
     names = [n.strip() for n in cell.split("+") if n.strip()]
     unknown = [n for n in names if n not in source.templates]
     for name in unknown:
-        from agent_evals.preflight.problems import did_you_mean
+        from agent_evals.suites.problems import did_you_mean  # lazy: keeps agent_evals.cases's start-up as small as it is
 
         problems.add(f"{_where(row, source)}: unknown template {name!r}; templates: {', '.join(source.templates)}"
                      f"{did_you_mean(name, list(source.templates))}")

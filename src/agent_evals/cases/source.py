@@ -88,7 +88,7 @@ def has_cases(folder: Path) -> bool:
 
 def load_source(folder: Path, suite: str | None = None) -> CaseSource:
     """Read the templates file and its table (raises CaseFactoryError)."""
-    from agent_evals.runner.suite_files import SuiteFileError, read_yaml
+    from agent_evals.suites.files import SuiteFileError, read_yaml  # lazy: keeps agent_evals.cases's start-up as small as it is
 
     path = folder / TEMPLATES_FILE
     try:
@@ -173,7 +173,7 @@ def _csv_rows(path: Path, shown: str) -> tuple[tuple[str, ...], tuple[Row, ...]]
 
 
 def _yaml_rows(path: Path, shown: str) -> tuple[tuple[str, ...], tuple[Row, ...]]:
-    from agent_evals.runner.suite_files import SuiteFileError, read_yaml
+    from agent_evals.suites.files import SuiteFileError, read_yaml  # lazy: keeps agent_evals.cases's start-up as small as it is
 
     try:
         data, lines = read_yaml(path)

@@ -30,6 +30,7 @@ from agent_evals.conversation.replay import ReplaySession
 from agent_evals.llm.source import LiveModels, ModelSource
 from agent_evals.llm.types import ChatModel, ChatResponse, Message, Role, ToolSpec
 from agent_evals.record import KitError, RunRecord
+from agent_evals.judge import judge_configured
 
 log = logging.getLogger(__name__)
 
@@ -66,8 +67,6 @@ class RunMode:
 
     def judge_unavailable(self) -> str | None:
         """None when the judge can answer; else why not (the judged checks are then NOT GRADED)."""
-        from agent_evals.judge import judge_configured
-
         if judge_configured():
             return None
         return "no judge model is configured (JUDGE_MODEL and an LLM endpoint; JUDGE_MODEL=none switches it off)"

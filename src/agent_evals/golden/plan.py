@@ -24,12 +24,13 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import yaml
 
+from agent_evals.packs.plans import Case, PlanValues
 from agent_evals.testing.conversations import ConversationScript
 from agent_evals.testing.scripted_replies import ChatRequest, Reply
 
@@ -39,29 +40,6 @@ if TYPE_CHECKING:
 
 class PlanError(ValueError):
     """A golden plan doesn't fit its case; the message names the case and the problem."""
-
-
-@dataclass(frozen=True)
-class Case:
-    """What the plan needs from a case file entry."""
-
-    id: str
-    first_message_key: str | None  # single-turn: the prompt; else None (taken from the plan)
-    goal: str | None
-    asserts: list[dict[str, Any]]
-    vars: dict[str, Any] = field(default_factory=dict)
-
-    def check_config(self, name: str) -> dict[str, Any] | None:
-        """The ``config`` of the case's kit check ``name`` (``assertions/<name>.py``), or None."""
-        found = self.check(name)
-        return found[0] if found is not None else None
-
-    def check(self, name: str) -> tuple[dict[str, Any], str] | None:
-        """``(config, metric)`` of the case's kit check ``name``, or None."""
-        for item in self.asserts:
-            if str(item.get("value", "")).endswith(f"/{name}.py"):
-                return dict(item.get("config") or {}), str(item.get("metric") or name)
-        return None
 
 
 @dataclass(frozen=True)
@@ -76,16 +54,6 @@ class Unavailable:
     """A placeholder this case cannot fill; using it is a :class:`PlanError` with ``reason``."""
 
     reason: str
-
-
-@dataclass
-class PlanValues:
-    """A golden plan's domain placeholders for one case: ``values`` by name (``"$name"``: a value,
-    :class:`Live` or :class:`Unavailable`), and ``expand``, which turns a domain object of the plan
-    (``{"$copy": …}``) into its value, or answers None for what is not its own."""
-
-    values: dict[str, Any] = field(default_factory=dict)
-    expand: Callable[[Mapping[str, Any]], Any | None] | None = None
 
 
 def find_in_conversation(pattern: str, request: ChatRequest) -> Any:

@@ -31,10 +31,11 @@ from agent_evals.golden.plan import Case, PlanError, load_plan, scripts_for
 from agent_evals.packs import Pack, load_pack
 from agent_evals.record import KitError
 from agent_evals.runner.run import run_suite
-from agent_evals.runner.suite_files import load_suite, render_prompt
-from agent_evals.runner.suites import Suite, discover
+from agent_evals.suites.files import load_suite, render_prompt
+from agent_evals.suites.discovery import Suite, discover
 from agent_evals.testing.conversations import ConversationScript, ScriptedConversations
 from agent_evals.testing.scripted_openai import ScriptedOpenAIServer
+from agent_evals.report.figures import brief
 
 log = logging.getLogger(__name__)
 
@@ -157,8 +158,6 @@ def record_suite(suite: Suite, promptfoo_args: list[str] | None = None, only: li
 
 def _outcomes(results: Path) -> tuple[set[str], dict[str, str]]:
     """(case ids that passed, case id → first failing reason or error) of a run's -o file."""
-    from agent_evals.report.figures import brief
-
     try:
         rows = json.loads(results.read_text(encoding="utf-8"))["results"]["results"]
     except (OSError, ValueError, KeyError, TypeError):
@@ -184,8 +183,8 @@ def _case_of(cassette: Path) -> str:
 
 def stale_cases(suite: Suite) -> list[tuple[str, str]]:
     """``(case id, what changed)`` for each golden cassette of ``suite`` that went stale."""
-    from agent_evals.preflight.replay_checks import check_cassettes, replay_folder
-    from agent_evals.preflight.suite_checks import provider_plans
+    from agent_evals.preflight.replay_checks import check_cassettes, replay_folder  # lazy: keeps agent_evals.golden.record's start-up as small as it is
+    from agent_evals.preflight.suite_checks import provider_plans  # lazy: keeps agent_evals.golden.record's start-up as small as it is
 
     loaded = load_suite(suite)
     problems: list[Any] = []

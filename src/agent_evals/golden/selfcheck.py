@@ -20,7 +20,6 @@ import importlib.util
 import json
 import re
 from collections.abc import Callable, Iterator, Mapping
-from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
 from types import ModuleType
@@ -28,16 +27,9 @@ from typing import Any
 
 from agent_evals.conversation.cassette import Cassette
 from agent_evals.assertions.registry import JUDGED_CHECKS, check_name
-from agent_evals.golden.plan import Case
 from agent_evals.judge import MODEL_GRADED_TYPES
 from agent_evals.packs import Pack
-
-
-@dataclass(frozen=True)
-class Mutation:
-    name: str
-    must_fail: str  # the metric of the assertion that must catch it
-    cassette: Cassette
+from agent_evals.packs.plans import Case, Mutation
 
 
 class _Tape:

@@ -27,9 +27,12 @@ from agent_evals.record.fixture_refs import fill_references
 from agent_evals.user_checks import UserBrief
 from agent_evals.user_checks.ended_early import ASKING, COURTESY, REFUSAL, WORKING
 from agent_evals.user_checks.text import any_match, sentences, words
+from agent_evals.conversation.cassette import load_cassette
+from agent_evals.suites.discovery import discover
+from agent_evals.suites.files import load_suite
 
 if TYPE_CHECKING:
-    from agent_evals.runner.suites import Suite
+    from agent_evals.suites.discovery import Suite
 
 INVENTED_NAME = "zephyr-qa-zz9"  # a name no brief and no reply of the golden conversations holds
 ROLE_SWAP = "Sure! I'd be happy to help. How can I assist you today?"
@@ -55,10 +58,7 @@ class UserMutation:
 
 def golden_users() -> list[tuple[Suite, Cassette, CaseUser | None]]:
     """Every golden conversation of every suite, with its user (None: fixed messages)."""
-    from agent_evals.conversation.cassette import load_cassette
-    from agent_evals.golden.record import suite_pack
-    from agent_evals.runner.suite_files import load_suite
-    from agent_evals.runner.suites import discover
+    from agent_evals.golden.record import suite_pack  # lazy: loads pydantic only when used (start-up time)
 
     out = []
     for suite in discover():

@@ -10,6 +10,8 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
+import hashlib
+import json
 
 from agent_evals.conversation.transcript import render_output, tool_line
 from agent_evals.llm.types import Message
@@ -124,9 +126,6 @@ def rubric_sha256(check: str) -> str:
     """A hash of what the judge is asked for ``check`` (the system prompt and the question's
     wording, with placeholders for the conversation, goal, statements and route): recorded with
     each judgement, so a verdict given to other wording is known as such (12 hex digits)."""
-    import hashlib
-    import json
-
     empty = RunRecord(case_id="(case)")
     if check == "goal_reached":
         asked = [goal_question(empty, "(goal)")]

@@ -23,7 +23,9 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from agent_evals.assertions.registry import CheckRef, JUDGED_CHECKS, parse_check_config
+from agent_evals.assertions.registry import JUDGED_CHECKS, parse_check_config
+
+from agent_evals.suites.check_ref import CheckRef
 from agent_evals.conversation.modes import RunMode
 from agent_evals.judge import JUDGE_ATTEMPTS
 from agent_evals.judging.questions import (

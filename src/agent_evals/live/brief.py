@@ -16,6 +16,7 @@ from typing import Any
 from agent_evals.judge import first_json_object
 from agent_evals.judging.questions import transcript
 from agent_evals.record import KitError, RunRecord
+from agent_evals.llm.source import LiveModels
 
 ATTEMPTS = 2
 SYSTEM = """You turn a real conversation between a user and an AI assistant into a brief for a simulated \
@@ -35,8 +36,6 @@ def draft_brief(record: RunRecord) -> dict[str, Any]:
 
 
 async def _draft(record: RunRecord) -> dict[str, Any]:
-    from agent_evals.llm.source import LiveModels
-
     said = "\n".join(f"- {turn.user}" for turn in record.turns)
     messages = [{"role": "system", "content": SYSTEM},
                 {"role": "user", "content": f"What the user wrote, in order:\n{said}\n\nThe conversation:\n{transcript(record)}"}]

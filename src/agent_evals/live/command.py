@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import json
 import re
+import subprocess
 import sys
 import time
 from collections.abc import Sequence
@@ -39,6 +40,7 @@ from agent_evals.live.stored import parse_time
 from agent_evals.live.thresholds import THRESHOLDS_FILE, Thresholds, broken, load_thresholds
 from agent_evals.paths import evals_dir, project_root
 from agent_evals.record import KitError
+from agent_evals.runner.promptfoo_process import promptfoo_command, promptfoo_env
 
 DAY = 86_400.0
 _SPAN = re.compile(r"(\d+)([hd])")
@@ -135,7 +137,7 @@ def _select(options: LiveOptions, window: Window, agents: Sequence[str], spec: S
 
 def _score(options: LiveOptions, policy: Any, thresholds: Thresholds | None, selection: Selection, window: Window,
            agents: Sequence[str], spec: SampleSpec, what: str) -> int:
-    from agent_evals.judge import judge_configured
+    from agent_evals.judge import judge_configured  # lazy: keeps agent_evals.live.command's start-up as small as it is
 
     judge = options.judge and judge_configured()
     description = (f"LIVE · {what} · {selection.selected} of {selection.available} conversation(s) "
@@ -190,10 +192,6 @@ def _write_report(report: LiveReport, options: LiveOptions) -> None:
 
 
 def _import(path: Path) -> None:
-    import subprocess
-
-    from agent_evals.runner.run import promptfoo_command, promptfoo_env
-
     done = subprocess.run(promptfoo_command("import", "--force", str(path.resolve())), env=promptfoo_env(),
                           cwd=project_root(), capture_output=True, text=True, check=False)
     if done.returncode != 0:

@@ -29,10 +29,16 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from agent_evals.assertions.registry import JUDGED_CHECKS, CheckRef, kit_check_names, pack_of
-from agent_evals.preflight.problems import Problem, did_you_mean
+from agent_evals.assertions.registry import JUDGED_CHECKS, kit_check_names, pack_of
+
+from agent_evals.suites.check_ref import CheckRef
+from agent_evals.suites.problems import Problem, did_you_mean
 from agent_evals.record import AgentInfo
-from agent_evals.runner.suite_files import Located, SuiteFileError, read_yaml
+from agent_evals.suites.files import Located, SuiteFileError, read_yaml
+from agent_evals.packs import PackError, load_pack
+from agent_evals.packs import load_pack
+from agent_evals.paths import evals_dir
+from agent_evals.suites.files import ProviderEntry
 
 POLICY_FILE = "live-policy.yaml"
 _TOP = ("agents",)
@@ -115,7 +121,7 @@ def load_policy(path: Path, *, config_dir: Path | None = None) -> tuple[Policy |
     if not isinstance(data, Mapping) or not isinstance(data.get("agents"), Mapping) or not data["agents"]:
         return None, [Problem(Located(path, 1), "a live policy is a mapping with `agents:`, one entry per agent")]
     problems += _unknown(data, _TOP, where(data), "the policy")
-    from agent_evals.agent.config import available_agents
+    from agent_evals.agent.config import available_agents  # lazy: loads pydantic only when used (start-up time)
 
     known = list(available_agents(config_dir))
     agents = {}
@@ -141,8 +147,6 @@ def _unknown(raw: Mapping[str, Any], allowed: tuple[str, ...], at: Located, what
 
 
 def _agent(name: str, raw: Any, at: Located, where: Any, problems: list[Problem], config_dir: Path | None) -> AgentPolicy | None:
-    from agent_evals.packs import PackError, load_pack
-
     if not isinstance(raw, Mapping):
         problems.append(Problem(at, f"agent {name}: give a mapping with {', '.join(_AGENT)}"))
         return None
@@ -224,11 +228,8 @@ def _assertion_problems(
 ) -> list[str]:
     """The suites' own preflight of one assertion (config by the check's parser, tools, the pack), and the
     tools of ``when``."""
-    from agent_evals.agent.config import load_agent_config
-    from agent_evals.packs import load_pack
-    from agent_evals.paths import evals_dir
-    from agent_evals.preflight.suite_checks import ProviderPlan, suite_assertion_problems, tool_name_problems
-    from agent_evals.runner.suite_files import ProviderEntry
+    from agent_evals.agent.config import load_agent_config  # lazy: loads pydantic only when used (start-up time)
+    from agent_evals.preflight.suite_checks import ProviderPlan, suite_assertion_problems, tool_name_problems  # lazy: loads pydantic only when used (start-up time)
 
     entry = ProviderEntry(id="live", label=agent, config={}, where=Located(Path(".")))
     plan = ProviderPlan(entry, {}, load_agent_config(agent, config_dir=config_dir), load_pack(pack))

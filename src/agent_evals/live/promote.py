@@ -42,6 +42,9 @@ from agent_evals.live.sources import ALL_TIME, fetch_conversation, from_files, r
 from agent_evals.live.stored import StoredConversation
 from agent_evals.paths import evals_dir
 from agent_evals.record import KitError
+from agent_evals.judge import judge_configured
+from agent_evals.suites.discovery import select
+from agent_evals.suites.files import load_suite
 
 CASE_FILE = "from-production.yaml"
 HEADER = ("# Cases promoted from production conversations by `agent-evals live promote` (docs/live.md).\n"
@@ -64,10 +67,7 @@ def promote_command(args: argparse.Namespace) -> int:
 
 
 def _promote(args: argparse.Namespace) -> int:
-    from agent_evals.golden.record import suite_pack
-    from agent_evals.judge import judge_configured
-    from agent_evals.runner.suite_files import load_suite
-    from agent_evals.runner.suites import select
+    from agent_evals.golden.record import suite_pack  # lazy: keeps agent_evals.live.promote's start-up as small as it is
 
     try:
         (suite,) = select(args.suite)
@@ -185,10 +185,10 @@ def _after_cases(text: str) -> bool:
 
 
 def _record(suite: Any, case_id: str) -> int:
-    from agent_evals.golden.record import AGENT_MODEL, USER_MODEL, build_scripts, model_env
-    from agent_evals.runner.run import run_suite
-    from agent_evals.testing.conversations import ScriptedConversations
-    from agent_evals.testing.scripted_openai import ScriptedOpenAIServer
+    from agent_evals.golden.record import AGENT_MODEL, USER_MODEL, build_scripts, model_env  # lazy: keeps agent_evals.live.promote's start-up as small as it is
+    from agent_evals.runner.run import run_suite  # lazy: keeps agent_evals.live.promote's start-up as small as it is
+    from agent_evals.testing.conversations import ScriptedConversations  # lazy: keeps agent_evals.live.promote's start-up as small as it is
+    from agent_evals.testing.scripted_openai import ScriptedOpenAIServer  # lazy: keeps agent_evals.live.promote's start-up as small as it is
 
     responder = ScriptedConversations(build_scripts(suite), agent_model=AGENT_MODEL, user_model=USER_MODEL)
     with tempfile.TemporaryDirectory(prefix="promote-") as tmp, ScriptedOpenAIServer(responder) as server:

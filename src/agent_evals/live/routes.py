@@ -34,6 +34,7 @@ from agent_evals.live.store import StoreConfigError, StoreUnavailable
 from agent_evals.live.store_holder import StoreHolder
 from agent_evals.live.stored import Feedback, Rating, parse_time
 from agent_evals.validation_errors import describe
+from agent_evals.secrets import scrub
 
 MAX_LIMIT = 200
 DEFAULT_LIMIT = 100
@@ -145,6 +146,4 @@ def _page(opened: Any, query: dict[str, str], request: Request) -> dict[str, Any
 
 
 def _scrubbed(text: str | None) -> str | None:
-    from agent_evals.secrets import scrub
-
     return scrub(text) if text is not None else None

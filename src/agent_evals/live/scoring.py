@@ -25,7 +25,8 @@ from dataclasses import dataclass, field
 from typing import Any, Literal
 
 from agent_evals.assertions.names import first_match
-from agent_evals.assertions.registry import CheckRef, pack_of
+from agent_evals.assertions.registry import pack_of
+from agent_evals.suites.check_ref import CheckRef
 from agent_evals.live.policy import AgentPolicy, Policy, PolicyCheck
 from agent_evals.live.stored import StoredConversation
 from agent_evals.packs import Pack, load_pack
@@ -121,10 +122,10 @@ class Scorer:
 
 
 async def _judge(checks: Sequence[PolicyCheck], record: RunRecord) -> list[Any]:
-    from agent_evals.conversation.metering import MeteredModels
-    from agent_evals.conversation.modes import LiveMode
-    from agent_evals.judging import JudgedCheck, judge_conversation
-    from agent_evals.llm.source import LiveModels
+    from agent_evals.conversation.metering import MeteredModels  # lazy: keeps agent_evals.live.command's start-up as small as it is
+    from agent_evals.conversation.modes import LiveMode  # lazy: loads pydantic only when used (start-up time)
+    from agent_evals.judging import JudgedCheck, judge_conversation  # lazy: loads pydantic only when used (start-up time)
+    from agent_evals.llm.source import LiveModels  # lazy: keeps agent_evals.live.command's start-up as small as it is
 
     models = MeteredModels(LiveModels(), record)
     try:

@@ -168,16 +168,3 @@ class ConversationStore(ABC):
         deleted = self.purge(now - self.settings.retention_days * 86_400)
         if deleted:
             log.info("retention: deleted %d conversation(s) older than %g day(s)", deleted, self.settings.retention_days)
-
-
-def open_store(settings: StoreSettings) -> ConversationStore:
-    """The store the settings name, opened (its schema created); raises :class:`StoreUnavailable`."""
-    if settings.backend == "postgresql":
-        from agent_evals.live.store_postgres import PostgresStore
-
-        store: ConversationStore = PostgresStore(settings)
-    else:
-        from agent_evals.live.store_sqlite import SqliteStore
-
-        store = SqliteStore(settings)
-    return store

@@ -11,7 +11,16 @@ import threading
 from pathlib import Path
 from typing import Any
 
-from agent_evals.live.store import ConversationStore, StoreSettings, open_store
+from agent_evals.live.store import ConversationStore, StoreSettings
+from agent_evals.live.store_postgres import PostgresStore
+from agent_evals.live.store_sqlite import SqliteStore
+
+
+def open_store(settings: StoreSettings) -> ConversationStore:
+    """The store the settings name, opened (its schema created); raises ``StoreUnavailable``."""
+    if settings.backend == "postgresql":
+        return PostgresStore(settings)
+    return SqliteStore(settings)
 
 
 class StoreHolder:

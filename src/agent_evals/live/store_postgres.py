@@ -27,7 +27,7 @@ class PostgresStore(SqlStore):
     def __init__(self, settings: StoreSettings) -> None:
         super().__init__(settings)
         try:
-            import psycopg
+            import psycopg  # lazy: loads psycopg only when used (start-up time)
         except ImportError:
             raise StoreUnavailable(
                 "the conversation store is PostgreSQL, but psycopg is not installed: pip install 'agent-evals[postgres]'"

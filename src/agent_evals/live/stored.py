@@ -26,8 +26,10 @@ import time
 from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
 from typing import Any, Literal, get_args
+from datetime import UTC, datetime
 
 from agent_evals.record import AgentInfo, End, RunRecord, UserInfo, one_of
+from agent_evals.record import RecordError
 
 Status = Literal["open", "answering", "error", "cut_off"]
 STATUSES: tuple[Status, ...] = get_args(Status)
@@ -137,8 +139,6 @@ def iso(epoch: float) -> str:
 
 def parse_time(text: Any) -> float:
     """Epoch seconds of an ISO-8601 time (``Z`` or an offset; a date alone is midnight UTC)."""
-    from datetime import UTC, datetime
-
     value = str(text).strip()
     if value.endswith("Z"):
         value = value[:-1] + "+00:00"
@@ -158,8 +158,6 @@ def feedback_from(raw: Mapping[str, Any] | None) -> Feedback | None:
 def conversation_from_dict(raw: Mapping[str, Any]) -> StoredConversation:
     """A conversation in its REST form (:meth:`StoredConversation.to_dict`, a line of a JSONL file);
     raises ``RecordError`` (or ``ValueError``) naming what is wrong."""
-    from agent_evals.record import RecordError
-
     if not isinstance(raw.get("id"), str) or not raw["id"]:
         raise RecordError("a conversation needs an 'id'")
     record = RunRecord.from_metadata(raw.get("record"))

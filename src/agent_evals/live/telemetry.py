@@ -105,7 +105,7 @@ class Telemetry:
         if self._tracer is None:
             yield AgentSpan(None)
             return
-        from opentelemetry.trace import SpanKind
+        from opentelemetry.trace import SpanKind  # lazy: loads opentelemetry only when used (start-up time)
 
         attributes: dict[str, Any] = {
             "gen_ai.operation.name": "invoke_agent", "gen_ai.provider.name": self.provider_name,
@@ -145,7 +145,7 @@ class AgentSpan:
 
     def failed(self, kind: str, message: str) -> None:
         if self.span is not None:
-            from opentelemetry.trace import Status, StatusCode
+            from opentelemetry.trace import Status, StatusCode  # lazy: loads opentelemetry only when used (start-up time)
 
             self.span.set_attribute("error.type", kind)
             self.span.set_status(Status(StatusCode.ERROR, scrub(message)[:500]))
@@ -164,7 +164,7 @@ class TracedModel:
         return str(self._model.model)
 
     async def complete(self, messages: Sequence[dict[str, Any]], **options: Any) -> Any:
-        from opentelemetry.trace import SpanKind, Status, StatusCode
+        from opentelemetry.trace import SpanKind, Status, StatusCode  # lazy: loads opentelemetry only when used (start-up time)
 
         telemetry = self._telemetry
         attributes: dict[str, Any] = {
@@ -217,7 +217,7 @@ class TracedTools:
         return list(self._tools.specs)
 
     async def call(self, name: str, arguments: Mapping[str, Any]) -> Any:
-        from opentelemetry.trace import SpanKind, Status, StatusCode
+        from opentelemetry.trace import SpanKind, Status, StatusCode  # lazy: loads opentelemetry only when used (start-up time)
 
         telemetry = self._telemetry
         attributes: dict[str, Any] = {
@@ -267,17 +267,17 @@ def semconv_message(message: Mapping[str, Any], finish_reason: str | None = None
 
 
 def _provider(*, otlp: bool, azure: bool, env: Mapping[str, str]) -> Any:
-    from opentelemetry.sdk.resources import SERVICE_NAME as SERVICE_KEY
-    from opentelemetry.sdk.resources import Resource
-    from opentelemetry.sdk.trace import TracerProvider
-    from opentelemetry.sdk.trace.export import BatchSpanProcessor
+    from opentelemetry.sdk.resources import SERVICE_NAME as SERVICE_KEY  # lazy: loads opentelemetry only when used (start-up time)
+    from opentelemetry.sdk.resources import Resource  # lazy: loads opentelemetry only when used (start-up time)
+    from opentelemetry.sdk.trace import TracerProvider  # lazy: loads opentelemetry only when used (start-up time)
+    from opentelemetry.sdk.trace.export import BatchSpanProcessor  # lazy: loads opentelemetry only when used (start-up time)
 
     resource = Resource.create({} if env.get("OTEL_SERVICE_NAME") else {SERVICE_KEY: SERVICE_NAME})
     exporters = []
     if otlp:
         exporters.append(_otlp_exporter(env))
     if azure:
-        from azure.monitor.opentelemetry.exporter import AzureMonitorTraceExporter
+        from azure.monitor.opentelemetry.exporter import AzureMonitorTraceExporter  # lazy: loads azure only when used (start-up time)
 
         # no retry files in the system's temp folder: spans Azure Monitor refused are dropped
         exporters.append(AzureMonitorTraceExporter(connection_string=env[AZURE_ENV], disable_offline_storage=True))
@@ -290,9 +290,9 @@ def _provider(*, otlp: bool, azure: bool, env: Mapping[str, str]) -> Any:
 def _otlp_exporter(env: Mapping[str, str]) -> Any:
     protocol = env.get("OTEL_EXPORTER_OTLP_TRACES_PROTOCOL") or env.get("OTEL_EXPORTER_OTLP_PROTOCOL") or "http/protobuf"
     if protocol == "grpc":
-        from opentelemetry.exporter.otlp.proto.grpc.trace_exporter import OTLPSpanExporter as GrpcExporter
+        from opentelemetry.exporter.otlp.proto.grpc.trace_exporter import OTLPSpanExporter as GrpcExporter  # lazy: loads opentelemetry only when used (start-up time)
 
         return GrpcExporter()
-    from opentelemetry.exporter.otlp.proto.http.trace_exporter import OTLPSpanExporter
+    from opentelemetry.exporter.otlp.proto.http.trace_exporter import OTLPSpanExporter  # lazy: loads opentelemetry only when used (start-up time)
 
     return OTLPSpanExporter()

@@ -24,8 +24,8 @@ from pathlib import Path
 from typing import Any, Literal, get_args
 
 from agent_evals.live.live_report import LiveReport, Tally
-from agent_evals.preflight.problems import Problem, did_you_mean
-from agent_evals.runner.suite_files import Located, SuiteFileError, read_yaml
+from agent_evals.suites.problems import Problem, did_you_mean
+from agent_evals.suites.files import Located, SuiteFileError, read_yaml
 
 THRESHOLDS_FILE = "live-thresholds.yaml"
 Compare = Literal["estimate", "lower_bound"]

@@ -32,6 +32,7 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import IO, Any
+import fcntl
 
 from agent_evals.llm.types import LLMConfigError, LLMError, Role, Usage
 
@@ -120,8 +121,6 @@ class BudgetLedger:
 
     @contextmanager
     def _locked(self, *, write: bool) -> Iterator[IO[str]]:
-        import fcntl
-
         try:
             handle = self.path.open("r+" if write else "r", encoding="utf-8")
         except OSError as exc:

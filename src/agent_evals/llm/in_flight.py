@@ -20,6 +20,7 @@ import random
 from collections.abc import AsyncIterator, Mapping
 from contextlib import asynccontextmanager
 from pathlib import Path
+import fcntl
 
 MAX_IN_FLIGHT_ENV = "LLM_MAX_IN_FLIGHT"
 DIR_ENV = "LLM_IN_FLIGHT_DIR"
@@ -53,8 +54,6 @@ class InFlightLimit:
             wait = min(POLL_S[1], wait * 2)
 
     def _try_all(self) -> tuple[int, int] | None:
-        import fcntl
-
         start = random.randrange(self.limit)
         for offset in range(self.limit):
             number = (start + offset) % self.limit
@@ -69,8 +68,6 @@ class InFlightLimit:
 
 
 def _release(fd: int) -> None:
-    import fcntl
-
     try:
         fcntl.flock(fd, fcntl.LOCK_UN)
     finally:

@@ -209,7 +209,7 @@ class OpenAIChatModel:
         await self.aclose()
 
     async def _attempt(self, request: dict[str, Any]) -> ChatResponse:
-        import openai
+        import openai  # lazy: loads openai only when used (start-up time)
 
         client = self._client_for_running_loop()
         request = self._with_cap_parameter(request)
@@ -248,7 +248,7 @@ async def _create(client: AsyncOpenAI, request: dict[str, Any]) -> Any:
     """``client.chat.completions.create(**request)`` without the SDK's transform of the body, which
     walks every message against its TypedDicts (~4 ms of CPU per request late in a conversation):
     the kit's request is plain JSON already. The same path, auth and Azure deployment routing."""
-    from openai.types.chat import ChatCompletion
+    from openai.types.chat import ChatCompletion  # lazy: loads openai only when used (start-up time)
 
     return await client.post(
         "/chat/completions", cast_to=ChatCompletion, body=request, options={"security": {"bearer_auth": True}}
@@ -267,7 +267,7 @@ def build_client(endpoint: Endpoint, *, timeout_s: float) -> AsyncOpenAI:
     """The SDK client for ``endpoint``, with the SDK's own retries off, on an HTTP client that
     shares the process's one TLS context (building one loads the CA bundle: ~20 ms of CPU per
     client, two clients per conversation)."""
-    import openai
+    import openai  # lazy: loads openai only when used (start-up time)
 
     http_client = openai.DefaultAsyncHttpxClient(verify=shared_ssl_context(), timeout=timeout_s)
     common: dict[str, Any] = {"max_retries": 0, "timeout": timeout_s, "http_client": http_client}
@@ -288,7 +288,7 @@ def build_client(endpoint: Endpoint, *, timeout_s: float) -> AsyncOpenAI:
 def shared_ssl_context() -> ssl.SSLContext:
     """The TLS context of every model client in this process (httpx's default: the CA bundle,
     ``SSL_CERT_FILE``/``SSL_CERT_DIR`` honoured), built once."""
-    import httpx2
+    import httpx2  # lazy: loads httpx2 only when used (start-up time)
 
     return httpx2.create_ssl_context()
 
@@ -296,7 +296,7 @@ def shared_ssl_context() -> ssl.SSLContext:
 def default_credential_token_provider() -> Any:
     """A bearer-token provider from ``azure-identity``'s DefaultAzureCredential (optional)."""
     try:
-        from azure.identity import DefaultAzureCredential, get_bearer_token_provider
+        from azure.identity import DefaultAzureCredential, get_bearer_token_provider  # lazy: loads azure only when used (start-up time)
     except ImportError:
         raise LLMConfigError(
             "Azure OpenAI without AZURE_OPENAI_API_KEY or AZURE_OPENAI_AD_TOKEN needs the optional "

@@ -33,7 +33,7 @@ import time
 from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass, field
 from email.utils import parsedate_to_datetime
-from typing import Literal, TypeVar, get_args
+from typing import Literal, TypeVar
 
 from agent_evals.llm.types import LLMError
 
@@ -42,7 +42,6 @@ log = logging.getLogger(__name__)
 T = TypeVar("T")
 
 FailureKind = Literal["rate_limited", "server_error", "timeout", "connection", "rejected", "bad_reply"]
-FAILURE_KINDS: tuple[str, ...] = get_args(FailureKind)
 RETRYABLE_KINDS: frozenset[str] = frozenset({"rate_limited", "server_error", "timeout", "connection"})
 
 Sleep = Callable[[float], Awaitable[None]]

@@ -43,7 +43,7 @@ CONTEXT_HINT = (
 
 def classify(exc: Exception, endpoint: Endpoint, *, timeout_s: float) -> Failure:
     """Sort an SDK error (or a JSON ValueError) into a :class:`Failure` kind, with a hint."""
-    import openai
+    import openai  # lazy: loads openai only when used (start-up time)
 
     secrets = endpoint.secrets()
     if isinstance(exc, openai.APITimeoutError):

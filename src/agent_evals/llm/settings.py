@@ -43,6 +43,7 @@ from agent_evals.llm.chat_request import DEFAULT_TOOL_CHOICE, TOOL_CHOICES, Tool
 from agent_evals.llm.retry import RetryPolicy
 from agent_evals.llm.types import ChatModel, LLMConfigError, Role
 from agent_evals.record import is_one_of
+from agent_evals.llm.openai_chat import OpenAIChatModel
 
 DEFAULT_AZURE_API_VERSION = "2024-10-21"
 DEFAULT_MAX_RETRIES = 3
@@ -97,8 +98,6 @@ def chat_model(
 ) -> ChatModel:
     """The chat model for ``role`` from the environment (see the module docstring); every
     request it sends carries the role's completion cap unless the caller passes one."""
-    from agent_evals.llm.openai_chat import OpenAIChatModel
-
     env = os.environ if env is None else env
     settings, problems = _collect(env)
     name, _source = resolve_model(role, model=model, default_model=default_model, env=env)

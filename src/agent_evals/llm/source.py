@@ -12,6 +12,7 @@ from __future__ import annotations
 from typing import Protocol, runtime_checkable
 
 from agent_evals.llm.types import ChatModel, Role
+from agent_evals.llm.settings import chat_model
 
 
 @runtime_checkable
@@ -25,6 +26,4 @@ class LiveModels:
     """Models on the endpoint configured in the environment."""
 
     def chat_model(self, role: Role, *, model: str | None = None, default_model: str | None = None) -> ChatModel:
-        from agent_evals.llm.settings import chat_model
-
         return chat_model(role, model=model, default_model=default_model)

@@ -26,20 +26,17 @@ does nothing (the :class:`GenericPack`). Name your pack in a suite by its dotted
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator, Mapping
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
+from agent_evals.conversation.cassette import Cassette
 from agent_evals.conversation.framing import UserFraming
+from agent_evals.packs.plans import Case, Mutation, PlanValues
 from agent_evals.record import RunRecord
 from agent_evals.system import FixtureError, System
 
 #: A pack's case derivation: a row of a suite's case table -> values computed from it (raises
 #: ValueError, one line, for a row that makes no valid case). See :mod:`agent_evals.cases`.
 CaseDerivation = Callable[[Mapping[str, Any]], Mapping[str, Any]]
-
-if TYPE_CHECKING:
-    from agent_evals.conversation.cassette import Cassette
-    from agent_evals.golden.plan import Case, PlanValues
-    from agent_evals.golden.selfcheck import Mutation
 
 
 class Pack:
@@ -63,8 +60,6 @@ class Pack:
 
     def plan_values(self, case: Case, entry: Mapping[str, Any]) -> PlanValues:
         """The domain placeholders of one case's golden plan."""
-        from agent_evals.golden.plan import PlanValues
-
         return PlanValues()
 
     def mutations(self, case: Case, cassette: Cassette) -> Iterator[Mutation]:

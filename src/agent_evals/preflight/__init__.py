@@ -20,13 +20,15 @@ from agent_evals.cases import check_suite
 from agent_evals.llm.types import Role
 from agent_evals.preflight.case_files import unlisted_case_files
 from agent_evals.preflight.live_checks import check_external_portal, check_models, check_prices
-from agent_evals.preflight.problems import Problem
+from agent_evals.suites.problems import Problem
 from agent_evals.preflight.replay_checks import check_cassettes, replay_folder
 from agent_evals.preflight.server_checks import check_servers
 from agent_evals.preflight.suite_checks import ProviderPlan, check_tests, needs_judge, needs_user_model, provider_plans
-from agent_evals.runner.promptfoo_args import Flags, select, shared_output
-from agent_evals.runner.suite_files import SuiteFileError, TestEntry, load_suite
-from agent_evals.runner.suites import Suite
+from agent_evals.suites.promptfoo_args import Flags, select, shared_output
+from agent_evals.suites.files import SuiteFileError, TestEntry, load_suite
+from agent_evals.suites.discovery import Suite
+from agent_evals.judge import judge_configured
+from agent_evals.provider.deadline import DeadlineError, configured_deadline_s
 
 __all__ = ["Preflight", "Problem", "preflight"]
 
@@ -95,8 +97,6 @@ def preflight(
 
 
 def _deadline_problems() -> list[Problem]:
-    from agent_evals.provider.deadline import DeadlineError, configured_deadline_s
-
     try:
         configured_deadline_s()
     except DeadlineError as exc:
@@ -105,8 +105,6 @@ def _deadline_problems() -> list[Problem]:
 
 
 def _roles(plans: list, tests: list[TestEntry]) -> list[tuple[Role, str | None, str | None]]:
-    from agent_evals.judge import judge_configured
-
     roles: list[tuple[Role, str | None, str | None]] = []
     for plan in plans:
         default = plan.agent.model if plan.agent is not None else None

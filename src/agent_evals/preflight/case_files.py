@@ -11,8 +11,8 @@ from collections.abc import Mapping
 from pathlib import Path
 
 from agent_evals.cases import TEMPLATES_FILE, has_cases
-from agent_evals.preflight.problems import Problem
-from agent_evals.runner.suite_files import LoadedSuite, Located, SuiteFileError, read_yaml
+from agent_evals.suites.problems import Problem
+from agent_evals.suites.files import LoadedSuite, Located, SuiteFileError, read_yaml
 
 CASES = "cases"
 CASE_SUFFIXES = (".yaml", ".yml", ".json")

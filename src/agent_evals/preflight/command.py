@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 from agent_evals.preflight import Preflight, preflight
-from agent_evals.runner.promptfoo_args import FlagError, read_flags
-from agent_evals.runner.suites import Suite, select
+from agent_evals.suites.promptfoo_args import FlagError, read_flags
+from agent_evals.suites.discovery import Suite, select
 
 
 def report(result: Preflight, suites: list[Suite]) -> str:

@@ -8,7 +8,11 @@ import os
 from collections.abc import Iterable
 
 from agent_evals.llm.types import ChatModel, LLMConfigError, LLMError, Message, Role
-from agent_evals.preflight.problems import Problem
+from agent_evals.suites.problems import Problem
+from agent_evals.llm.pricing import PriceTable
+from agent_evals.llm.settings import chat_model
+from agent_evals.llm.settings import resolve_model
+from agent_evals.packs import built_in
 
 PING: list[Message] = [{"role": "user", "content": "Reply with the word OK."}]
 PING_TIMEOUT_S = 30.0
@@ -19,8 +23,6 @@ def check_models(roles: Iterable[tuple[Role, str | None, str | None]], *, offlin
     """``roles``: (role, model override, default model). Builds each model; unless ``offline``,
     sends one request of one completion token to each distinct model. ``offline`` needs no model:
     a role without one is a note for later live runs (added to ``notes``), not a problem."""
-    from agent_evals.llm.settings import chat_model
-
     problems: list[Problem] = []
     models: dict[str, tuple[Role, ChatModel]] = {}
     for role, model, default in roles:
@@ -61,10 +63,6 @@ async def _ping(role: Role, model: ChatModel) -> Problem | None:
 def check_prices(roles: Iterable[tuple[Role, str | None, str | None]]) -> list[Problem]:
     """With a budget: every role's model has a price (built in, or ``LLM_PRICES``), or the run
     could not know what it spends."""
-    from agent_evals.llm.pricing import PriceTable
-    from agent_evals.llm.settings import resolve_model
-    from agent_evals.llm.types import LLMConfigError
-
     try:
         table = PriceTable.from_env(os.environ)
     except LLMConfigError as exc:
@@ -83,8 +81,6 @@ def check_prices(roles: Iterable[tuple[Role, str | None, str | None]]) -> list[P
 def check_external_portal() -> list[Problem]:
     """An external system the environment names (``PORTAL_URL``: that portal must answer and accept
     ``PORTAL_TOKEN``), asked through each built-in pack's system."""
-    from agent_evals.packs import built_in
-
     systems = {type(pack.system): pack.system for pack in built_in().values()}
     return [Problem(None, line) for system in systems.values() for line in system.preflight()]
 

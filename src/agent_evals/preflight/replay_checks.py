@@ -13,11 +13,11 @@ from typing import Any
 from agent_evals.conversation.cassette import CassetteError, cassette_filename, load_cassette
 from agent_evals.conversation.fingerprints import agent_fingerprint, differences
 from agent_evals.preflight.offline_tools import portal_tool_specs
-from agent_evals.preflight.problems import Problem
+from agent_evals.suites.problems import Problem
 from agent_evals.preflight.suite_checks import ProviderPlan
 from agent_evals.provider.config import ProviderConfigError, parse_config
 from agent_evals.provider.run import fingerprints
-from agent_evals.runner.suite_files import LoadedSuite, TestEntry, render_prompt
+from agent_evals.suites.files import LoadedSuite, TestEntry, render_prompt
 
 GOLDEN = "golden"
 

@@ -22,7 +22,7 @@ from agent_evals.agent.config import AgentConfig
 from agent_evals.agent.errors import AgentConfigError, ServerUnavailable
 from agent_evals.agent.mcp_servers import McpServer, StdioServer, resolve_servers
 from agent_evals.agent.mcp_session import McpSession
-from agent_evals.preflight.problems import Problem
+from agent_evals.suites.problems import Problem
 from agent_evals.preflight.suite_checks import ProviderPlan
 
 __all__ = ["check_servers"]

@@ -20,10 +20,12 @@ from agent_evals.assertions.registry import JUDGED_CHECKS, check_name, pack_of, 
 from agent_evals.judge import MODEL_GRADED_TYPES
 from agent_evals.packs import Pack, PackError, load_pack
 from agent_evals.preflight.offline_tools import portal_tool_specs
-from agent_evals.preflight.problems import Problem, did_you_mean
+from agent_evals.suites.problems import Problem, did_you_mean
 from agent_evals.provider.config import ProviderConfig, ProviderConfigError, parse_config
 from agent_evals.provider.promptfoo_assertions import assertion_problems
-from agent_evals.runner.suite_files import LoadedSuite, ProviderEntry, TestEntry
+from agent_evals.suites.files import LoadedSuite, ProviderEntry, TestEntry
+from agent_evals.agent.factory import load_factory
+from agent_evals.provider.fixtures import references
 
 KIT_PROVIDER = "providers/agent.py"
 PORTAL_URL = "${PORTAL_URL}"
@@ -141,8 +143,6 @@ def _check_user(test: TestEntry, plan: ProviderPlan, label: str, problems: list[
         problems.extend(Problem(test.where, f"{label}: {p}") for p in plan.pack.fixture_problems(config.fixtures))
         problems.extend(Problem(test.where, f"{label}: {p}") for p in _reference_problems(config, test))
     if config.simulated_user is not None and config.simulated_user.class_:
-        from agent_evals.agent.factory import load_factory
-
         try:
             load_factory(config.simulated_user.class_)
         except AgentConfigError as exc:
@@ -152,8 +152,6 @@ def _check_user(test: TestEntry, plan: ProviderPlan, label: str, problems: list[
 def _reference_problems(config: ProviderConfig, test: TestEntry) -> list[str]:
     """Each ``$fixture.<key>.<field>`` of the user's definition and of the kit checks' configs must
     name one of the case's fixtures."""
-    from agent_evals.provider.fixtures import references
-
     user = config.simulated_user.model_dump() if config.simulated_user is not None else config.user_messages
     checks = [item.get("config") for item in test.asserts if check_name(item)]
     keys = {key for item in config.fixtures or [] if isinstance(item, Mapping)

@@ -26,7 +26,8 @@ from typing import Any
 from agent_evals.assertions._judged import NOT_GRADED
 from agent_evals.assertions._run import reading_once
 from agent_evals.assertions.grader_version import grader_stamp
-from agent_evals.assertions.registry import CheckRef, check_module
+from agent_evals.assertions.registry import check_module
+from agent_evals.suites.check_ref import CheckRef
 
 log = logging.getLogger(__name__)
 

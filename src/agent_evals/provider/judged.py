@@ -12,7 +12,7 @@ import asyncio
 import time
 from collections.abc import Sequence
 
-from agent_evals.assertions.registry import CheckRef
+from agent_evals.suites.check_ref import CheckRef
 from agent_evals.conversation.metering import MeteredModels
 from agent_evals.conversation.modes import RunMode
 from agent_evals.judging import judge_conversation, judged_checks

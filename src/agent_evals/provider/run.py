@@ -29,7 +29,8 @@ from typing import Any
 from agent_evals.agent.config import DEFAULT_AGENT
 from agent_evals.agent.factory import create_agent, load_factory
 from agent_evals.assertions._config import ConfigError
-from agent_evals.assertions.registry import CheckRef, kit_checks, pack_of, parse_check_config
+from agent_evals.assertions.registry import kit_checks, pack_of, parse_check_config
+from agent_evals.suites.check_ref import CheckRef
 from agent_evals.agent.types import ConversationalAgent
 from agent_evals.cleanup import run_id
 from agent_evals.conversation.cassette import cassette_filename, load_cassette
@@ -57,6 +58,7 @@ from agent_evals.record.caps import cap_text, cap_value
 from agent_evals.record.row_labels import leading_case_id
 from agent_evals.secrets import redact
 from agent_evals.system import Conversation, SystemFailure
+from agent_evals.llm.settings import llm_configured
 
 log = logging.getLogger(__name__)
 
@@ -445,8 +447,6 @@ def build_user(
 
 
 def _llm_configured() -> bool:
-    from agent_evals.llm.settings import llm_configured
-
     return llm_configured()
 
 

@@ -28,7 +28,8 @@ from agent_evals.regrade.rows import Regraded, regrade_row
 from agent_evals.regrade.source import load_eval
 from agent_evals.report.errors import ReportInputError
 from agent_evals.shards.merge import promptfoo_eval_id
-from agent_evals.shards.spec import ShardError
+from agent_evals.suites.shard_spec import ShardError
+from agent_evals.judge import judge_configured
 
 JUDGES_AT_ONCE = 4
 MAX_LISTED = 8
@@ -45,7 +46,7 @@ def regrade_command(spec: str, *, output: Path | None = None, judge: bool = Fals
         path = output or Path("results") / f"{data.get('evalId') or Path(spec).stem}.regraded.json"
         _write(document, path)
         if import_eval:
-            from agent_evals.shards.merge_command import import_results_file
+            from agent_evals.runner.merge_command import import_results_file  # lazy: keeps agent_evals.regrade.command's start-up as small as it is
 
             import_results_file(path)
     except (ReportInputError, ShardError) as exc:
@@ -56,8 +57,7 @@ def regrade_command(spec: str, *, output: Path | None = None, judge: bool = Fals
 
 
 def _rejudge_all(rows: Sequence[dict[str, Any]]) -> None:
-    from agent_evals.judge import judge_configured
-    from agent_evals.regrade.judge import rejudge
+    from agent_evals.regrade.judge import rejudge  # lazy: keeps agent_evals.regrade.command's start-up as small as it is
 
     if not judge_configured():
         raise ReportInputError("--judge: no judge model is configured (JUDGE_MODEL and an LLM endpoint, see README)")
@@ -95,7 +95,7 @@ def regraded_document(data: dict[str, Any], regraded: Sequence[Regraded], *, jud
 
 
 def _revision() -> str | None:
-    from agent_evals.runner.run import git_revision
+    from agent_evals.runner.run import git_revision  # lazy: keeps agent_evals.regrade.command's start-up as small as it is
 
     return git_revision()
 

@@ -22,7 +22,8 @@ from dataclasses import dataclass
 from typing import Any
 
 from agent_evals.assertions._judged import NOT_GRADED
-from agent_evals.assertions.registry import CheckRef, check_name, kit_checks
+from agent_evals.assertions.registry import check_name, kit_checks
+from agent_evals.suites.check_ref import CheckRef
 from agent_evals.judging.questions import rubric_sha256
 from agent_evals.provider.grading import grade_checks
 from agent_evals.record import judgement_key

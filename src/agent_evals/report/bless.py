@@ -75,7 +75,7 @@ def warnings(report: Report, min_runs: int = MIN_RUNS) -> list[str]:
 
 
 def bless_command(specs: Sequence[str], *, output: Path, across_grader_versions: bool = False) -> int:
-    from agent_evals.report.command import load_report
+    from agent_evals.report.command import load_report  # lazy: keeps agent_evals.report.bless's start-up as small as it is
 
     try:
         report = load_report(specs)

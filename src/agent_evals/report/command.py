@@ -12,7 +12,7 @@ import json
 import sys
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Literal, get_args
+from typing import Literal
 
 from agent_evals.paths import evals_dir
 from agent_evals.report.build import build_report
@@ -26,7 +26,6 @@ from agent_evals.report.promptfoo_json import read_json, read_results_file, repo
 from agent_evals.report.sources import load_results
 
 Format = Literal["terminal", "markdown", "json", "junit"]
-FORMATS: tuple[Format, ...] = get_args(Format)
 GATE_FILE = "gate.yaml"
 
 
@@ -89,14 +88,14 @@ def render(report: Report, comparison: Comparison | None, output_format: Format)
     if output_format == "json":
         return json.dumps(report_to_json(report, comparison), indent=2, ensure_ascii=False) + "\n"
     if output_format == "markdown":
-        from agent_evals.report.format_markdown import render_markdown
+        from agent_evals.report.format_markdown import render_markdown  # lazy: keeps agent_evals.report.command's start-up as small as it is
 
         return render_markdown(report, comparison)
     if output_format == "junit":
-        from agent_evals.report.format_junit import render_junit
+        from agent_evals.report.format_junit import render_junit  # lazy: keeps agent_evals.report.command's start-up as small as it is
 
         return render_junit(report)
-    from agent_evals.report.format_terminal import render_terminal
+    from agent_evals.report.format_terminal import render_terminal  # lazy: keeps agent_evals.report.command's start-up as small as it is
 
     return render_terminal(report, comparison)
 

@@ -113,7 +113,7 @@ def parse_gate(raw: Any, source: str = "gate") -> Gate:
 
 
 def _yaml(text: str, path: Path) -> Any:
-    import yaml
+    import yaml  # lazy: keeps agent_evals.report.bless's start-up as small as it is
 
     try:
         return yaml.safe_load(text)

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Any, Literal, get_args
+from typing import Any, Literal
 
 from agent_evals.record import AgentInfo, Role, Usage
 from agent_evals.report.rows import Grader
@@ -15,7 +15,6 @@ Verdict = Literal["pass", "fail", "flaky", "error", "invalid", "incomplete"]
 """A case over its runs: every graded run passed, none did, some did (flaky), or no run was graded:
 because of errors, of a simulated user that spoiled every run (invalid), or of a deciding check
 that could not be graded (incomplete)."""
-VERDICTS: tuple[Verdict, ...] = get_args(Verdict)
 Direction = Literal["higher", "lower"]
 PatternKind = Literal["metric", "tool", "path"]
 

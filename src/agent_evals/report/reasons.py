@@ -105,7 +105,7 @@ def _pack_check(reason: str) -> tuple[list[str], list[str]]:
 
 
 def _pack_check_names() -> frozenset[str]:
-    from agent_evals.assertions.registry import CORE_CHECKS, kit_check_names
+    from agent_evals.assertions.registry import CORE_CHECKS, kit_check_names  # lazy: keeps agent_evals.golden.record's start-up as small as it is
 
     return frozenset(kit_check_names()) - frozenset(CORE_CHECKS)
 

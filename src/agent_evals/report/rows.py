@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping, Sequence
-from typing import Any, Literal, NamedTuple, get_args
+from typing import Any, Literal, NamedTuple
 
 from agent_evals.record import ERROR_KINDS, ROLES, AgentInfo, Role, Usage
 from agent_evals.record.row_labels import INFORMATIVE, NOT_GRADED, leading_case_id
@@ -30,7 +30,6 @@ from agent_evals.report.user_rows import NO_USER, UserSide, user_side
 Outcome = Literal["pass", "fail", "error", "invalid", "incomplete"]
 GRADED: tuple[Outcome, ...] = ("pass", "fail")  # the outcomes pass^k counts
 IdSource = Literal["record", "test", "description_id", "description", "index"]
-ID_SOURCES: tuple[IdSource, ...] = get_args(IdSource)
 UNKNOWN_KIND = "unknown"  # an error row without a kit error kind (Promptfoo's own, another provider's)
 _KIND_PREFIX = re.compile(r"\s*\[([a-z_]+)\]")
 _INDEX_ID = re.compile(r"test\d+")

@@ -22,8 +22,8 @@ from agent_evals.report.model import EvalInfo, RunInfo
 from agent_evals.report.promptfoo_db import DB_NAME, connect, list_evals, read_eval
 from agent_evals.report.promptfoo_json import read_results_file, report_format
 from agent_evals.report.rows import Row
-from agent_evals.runner.manifest import RunManifest, SuiteRun, load_manifests, runs_dir
-from agent_evals.shards.spec import parse_shard
+from agent_evals.suites.manifest import RunManifest, SuiteRun, load_manifests, runs_dir
+from agent_evals.suites.shard_spec import parse_shard
 
 LATEST = "latest"
 

@@ -23,7 +23,7 @@ from agent_evals.report.errors import ReportInputError
 from agent_evals.report.invalid_lines import invalid_lines, simulator_lines
 from agent_evals.report.model import Report
 from agent_evals.report.sources import load_results, load_run
-from agent_evals.runner.manifest import RunManifest
+from agent_evals.suites.manifest import RunManifest
 
 MAX_LISTED = 6
 

@@ -19,7 +19,8 @@ from typing import Any
 
 from agent_evals.llm.budget import LEDGER_ENV, BudgetLedger
 from agent_evals.record import KitError
-from agent_evals.runner.suites import Suite
+from agent_evals.suites.discovery import Suite
+from agent_evals.suites.files import load_suite
 
 RUN_LEDGER = "budget.json"
 
@@ -45,8 +46,6 @@ def parse_budget(text: str | None) -> float | None:
 
 def suite_budget(suite: Suite) -> float | None:
     """The suite's ``budget_usd`` (its providers must agree on one)."""
-    from agent_evals.runner.suite_files import load_suite
-
     values = {value for p in load_suite(suite).providers if (value := p.config.get("budget_usd")) is not None}
     if not values:
         return None

@@ -16,8 +16,8 @@ from pathlib import Path
 
 from agent_evals.packs import built_in, load_pack
 from agent_evals.record import KitError
-from agent_evals.runner.manifest import runs_dir
-from agent_evals.runner.suites import discover
+from agent_evals.suites.manifest import runs_dir
+from agent_evals.suites.discovery import discover
 from agent_evals.runner.sweep import live_runs, run_of
 from agent_evals.system import System
 
@@ -47,7 +47,7 @@ def sweep_dead_runs() -> list[tuple[Path, int, int]]:
 
 def systems_in_reach() -> list[System]:
     """One of each kind of system: the built-in packs', then those the suites' packs bring."""
-    from agent_evals.runner.systems import suite_pack
+    from agent_evals.runner.systems import suite_pack  # lazy: keeps agent_evals.runner.cleanup_command's start-up as small as it is
 
     found: dict[type[System], System] = {type(p.system): p.system for p in built_in().values()}
     for suite in discover():

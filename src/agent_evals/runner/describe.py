@@ -12,7 +12,9 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from agent_evals.record import KitError
-from agent_evals.runner.suites import Suite
+from agent_evals.suites.discovery import Suite
+from agent_evals.llm.settings import resolve_model
+from agent_evals.suites.files import load_suite
 
 if TYPE_CHECKING:
     from agent_evals.agent.config import AgentConfig
@@ -33,9 +35,8 @@ def eval_description(suite: Suite, mode: str, git_revision: str | None) -> str:
 def _ungraded(suite: Suite) -> bool:
     """The suite has model-graded checks that decide rows, and no judge model will grade them
     (the informative goal_reached of a conversation decides nothing: it is not named here)."""
-    from agent_evals.judge import judge_configured
-    from agent_evals.preflight.suite_checks import has_judged_checks
-    from agent_evals.runner.suite_files import load_suite
+    from agent_evals.judge import judge_configured  # lazy: keeps agent_evals.golden.record's start-up as small as it is
+    from agent_evals.preflight.suite_checks import has_judged_checks  # lazy: loads pydantic only when used (start-up time)
 
     try:
         return not judge_configured() and has_judged_checks(load_suite(suite).tests)
@@ -44,10 +45,9 @@ def _ungraded(suite: Suite) -> bool:
 
 
 def _agents(suite: Suite) -> list[tuple[dict[str, Any], AgentConfig | None]]:
-    from agent_evals.agent.config import load_agent_config
-    from agent_evals.preflight.suite_checks import is_kit_provider
-    from agent_evals.provider.config import ProviderConfig
-    from agent_evals.runner.suite_files import load_suite
+    from agent_evals.agent.config import load_agent_config  # lazy: loads pydantic only when used (start-up time)
+    from agent_evals.preflight.suite_checks import is_kit_provider  # lazy: loads pydantic only when used (start-up time)
+    from agent_evals.provider.config import ProviderConfig  # lazy: loads pydantic only when used (start-up time)
 
     out: list[tuple[dict[str, Any], AgentConfig | None]] = []
     try:
@@ -69,8 +69,7 @@ def _agents(suite: Suite) -> list[tuple[dict[str, Any], AgentConfig | None]]:
 
 
 def _models(suite: Suite, mode: str) -> str:
-    from agent_evals.judge import judge_configured
-    from agent_evals.llm.settings import resolve_model
+    from agent_evals.judge import judge_configured  # lazy: keeps agent_evals.golden.record's start-up as small as it is
 
     if mode == "replay":
         return "models as recorded"

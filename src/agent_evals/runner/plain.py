@@ -25,7 +25,7 @@ from pathlib import Path
 
 from agent_evals.cleanup import cleanup_run
 from agent_evals.packs import load_pack
-from agent_evals.runner.suites import Suite
+from agent_evals.suites.discovery import Suite
 from agent_evals.runner.systems import suite_pack
 from agent_evals.system import PACK_ENV, SystemFailure
 

@@ -1,6 +1,7 @@
 """Run ``promptfoo`` as a child the runner controls: its own session (a terminal's Ctrl-C reaches
 the runner only, which forwards one SIGINT), killed if the runner dies (Linux), its output read
-line by line (the eval id is taken from it) and handed to ``echo``."""
+line by line (the eval id is taken from it) and handed to ``echo``. Every ``promptfoo`` command
+of the kit (``eval``, ``import``, ``view``) runs as :func:`promptfoo_command` with :func:`promptfoo_env`."""
 
 from __future__ import annotations
 
@@ -8,17 +9,47 @@ import os
 import re
 import signal
 import subprocess
+import sys
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 
-from agent_evals.processes import start_detached
 from agent_evals.paths import project_root
+from agent_evals.processes import start_detached
+from agent_evals.record import KitError
 from agent_evals.runner.interrupts import Interrupts
 from agent_evals.testing.pause_points import pause_point
 
 SESSION_END_S = 5.0
 EVAL_ID = re.compile(r"\b(eval-[A-Za-z0-9]+-\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d)\b")
+
+
+def promptfoo_env(base: Mapping[str, str] | None = None) -> dict[str, str]:
+    """The environment every promptfoo command of the kit runs with."""
+    env = dict(os.environ if base is None else base)
+    root = project_root()
+    env["PATH"] = f"{root / 'node_modules' / '.bin'}{os.pathsep}{env.get('PATH', '')}"
+    env.setdefault("PROMPTFOO_DISABLE_TELEMETRY", "1")
+    env.setdefault("PROMPTFOO_DISABLE_UPDATE", "1")
+    env.setdefault("PROMPTFOO_PYTHON", sys.executable)
+    # The kit retries model calls itself: Promptfoo must never re-run a whole conversation
+    # because an error's text mentions a rate limit (docs/provider.md).
+    env.setdefault("PROMPTFOO_DISABLE_ADAPTIVE_SCHEDULER", "1")
+    env.setdefault("NODE_NO_WARNINGS", "1")
+    env.setdefault("PROMPTFOO_DISABLE_SHARING", "1")
+    # Promptfoo's response cache keys a Python provider's result by the eval id, so it never
+    # hits; it only rewrites its whole file (~/.promptfoo/cache) after every row, longer each run.
+    env["PROMPTFOO_CACHE_ENABLED"] = "false"
+    # Node keeps the compiled modules of Promptfoo between runs: about 0.2 s of CPU less per start
+    env.setdefault("NODE_COMPILE_CACHE", str(root / "node_modules" / ".cache" / "node-compile"))
+    return env
+
+
+def promptfoo_command(*args: str) -> list[str]:
+    binary = project_root() / "node_modules" / ".bin" / "promptfoo"
+    if not binary.exists():
+        raise KitError(f"{binary} is missing: run `scripts/setup.sh` (or `npm ci`) in {project_root()}", kind="config")
+    return [str(binary), *args]
 
 
 @dataclass

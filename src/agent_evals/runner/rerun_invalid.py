@@ -22,10 +22,16 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from agent_evals.runner.manifest import RunManifest, SuiteRun
-from agent_evals.runner.suites import Suite
+from agent_evals.paths import promptfoo_config_dir
 from agent_evals.shards.selection import REPLACED, description_pattern, rewrite_flags
-from agent_evals.shards.spec import tagged_path
+from agent_evals.suites.discovery import Suite
+from agent_evals.suites.manifest import RunManifest, SuiteRun
+from agent_evals.suites.shard_spec import tagged_path
+from agent_evals.report.build import build_report
+from agent_evals.report.promptfoo_db import DB_NAME, connect, list_evals, read_eval
+from agent_evals.report.sources import load_run
+from agent_evals.runner.describe import eval_description
+from agent_evals.suites.promptfoo_args import read_flags
 
 if TYPE_CHECKING:
     from agent_evals.report.model import EvalInfo, RunInfo
@@ -90,9 +96,6 @@ def attempt_path(path: str, attempt: int) -> str:
 
 def _invalid_rows(eval_ids: Sequence[str], config_dir: Path | None) -> list[tuple[str, str]]:
     """``(description, case id)`` of each invalid row of these evals (a case with two: twice)."""
-    from agent_evals.report.promptfoo_db import DB_NAME, connect, list_evals, read_eval
-    from agent_evals.runner.run import promptfoo_config_dir
-
     with connect((config_dir or promptfoo_config_dir()) / DB_NAME) as con:
         stored = {item.eval_id: item for item in list_evals(con)}
         rows = [row for eid in eval_ids if eid in stored for row in read_eval(con, stored[eid])[1]]
@@ -110,9 +113,6 @@ def _by_count(invalid: list[tuple[str, str]]) -> dict[int, list[tuple[str, str]]
 
 def final_code(manifest: RunManifest, suite: str, config_dir: Path | None = None) -> int:
     """0 when every run of the suite (re-runs in their invalid rows' place) passed, else 100."""
-    from agent_evals.report.build import build_report
-    from agent_evals.report.sources import load_run
-
     report = build_report(*_loaded(load_run(manifest, config_dir), suite))
     t = report.totals
     return 0 if t.runs and t.passed == t.runs else 100
@@ -140,9 +140,6 @@ def rerun_suite(
 ) -> int | None:
     """The runner's call (``runner/run.py``): the suite's own description and promptfoo flags, stopped
     by an interrupt."""
-    from agent_evals.runner.describe import eval_description
-    from agent_evals.runner.promptfoo_args import read_flags
-
     args = list(options.get("promptfoo_args") or [])  # type: ignore[call-overload]  # a list[str] in run()'s untyped **options
     description = read_flags(args).description or eval_description(suite, manifest.mode, manifest.git_revision)
     return rerun_invalid(times, suite, entry, manifest, folder, args, description, again,

@@ -31,7 +31,7 @@ from typing import TYPE_CHECKING
 
 from agent_evals.cleanup import RUN_ID_ENV, CleanupReport
 from agent_evals.llm.budget import LEDGER_ENV
-from agent_evals.paths import project_root
+from agent_evals.paths import project_root, promptfoo_config_dir
 from agent_evals.provider.config import ALLOW_STALE_ENV, GOLDEN, RECORD_ENV, REPLAY_ENV
 from agent_evals.provider.deadline import configured_deadline_s, runner_request_timeout_ms
 from agent_evals.record import KitError
@@ -40,14 +40,14 @@ from agent_evals.runner.console import PromptfooConsole, suite_summary
 from agent_evals.runner.describe import eval_description
 from agent_evals.runner.eval_marks import database_ready, mark_interrupted, results_db
 from agent_evals.runner.interrupts import ForcedExit, Interrupts
-from agent_evals.runner.manifest import RunManifest, SuiteRun, now, runs_dir, suite_eval_id, temp_dir
-from agent_evals.runner.promptfoo_args import DEFAULT_CONCURRENCY, FlagError, Flags, read_flags, shared_output
-from agent_evals.runner.promptfoo_process import PromptfooResult, run_promptfoo
+from agent_evals.suites.manifest import RunManifest, SuiteRun, now, runs_dir, suite_eval_id, temp_dir
+from agent_evals.suites.promptfoo_args import DEFAULT_CONCURRENCY, FlagError, Flags, read_flags, shared_output
+from agent_evals.runner.promptfoo_process import PromptfooResult, promptfoo_command, promptfoo_env, run_promptfoo
 from agent_evals.runner.progress import Progress, Ticker
 from agent_evals.runner.rerun_invalid import rerun_problem, rerun_suite
 from agent_evals.runner.sharding import SuiteShard, merge_hint, plan_suite_shard
 from agent_evals.runner.suite_output import ordered_output
-from agent_evals.runner.suites import Suite, select
+from agent_evals.suites.discovery import Suite, select
 from agent_evals.runner.systems import Systems
 from agent_evals.runner.sweep import place as sweep_place
 from agent_evals.runner.sweep import sweep_leftovers, sweep_stale
@@ -55,9 +55,12 @@ from agent_evals.runner.trace_port import own_receiver
 from agent_evals.runner.until_decided import suite_until_decided, until_decided_options
 from agent_evals.runner.warm_workers import WarmWorkers
 from agent_evals.shards.durations import read_durations
-from agent_evals.shards.spec import Shard, ShardError, parse_shard
+from agent_evals.suites.shard_spec import Shard, ShardError, parse_shard
 from agent_evals.system import PACK_ENV, Running
 from agent_evals.testing.pause_points import pause_point
+from agent_evals.llm.settings import llm_configured
+from agent_evals.report import summary_lines
+from agent_evals.suites.files import load_suite
 
 if TYPE_CHECKING:
     from agent_evals.preflight import Preflight
@@ -65,42 +68,7 @@ if TYPE_CHECKING:
 log = logging.getLogger(__name__)
 
 CLEANUP_SETTLE_S = 0.3  # after an interrupt, a create call already sent may still land: sweep twice
-__all__ = ["DEFAULT_CONCURRENCY", "concurrency", "promptfoo_command", "promptfoo_env", "run", "run_suite"]
-
-
-def promptfoo_env(base: Mapping[str, str] | None = None) -> dict[str, str]:
-    """The environment every promptfoo command of the kit runs with."""
-    env = dict(os.environ if base is None else base)
-    root = project_root()
-    env["PATH"] = f"{root / 'node_modules' / '.bin'}{os.pathsep}{env.get('PATH', '')}"
-    env.setdefault("PROMPTFOO_DISABLE_TELEMETRY", "1")
-    env.setdefault("PROMPTFOO_DISABLE_UPDATE", "1")
-    env.setdefault("PROMPTFOO_PYTHON", sys.executable)
-    # The kit retries model calls itself: Promptfoo must never re-run a whole conversation
-    # because an error's text mentions a rate limit (docs/provider.md).
-    env.setdefault("PROMPTFOO_DISABLE_ADAPTIVE_SCHEDULER", "1")
-    env.setdefault("NODE_NO_WARNINGS", "1")
-    env.setdefault("PROMPTFOO_DISABLE_SHARING", "1")
-    # Promptfoo's response cache keys a Python provider's result by the eval id, so it never
-    # hits; it only rewrites its whole file (~/.promptfoo/cache) after every row, longer each run.
-    env["PROMPTFOO_CACHE_ENABLED"] = "false"
-    # Node keeps the compiled modules of Promptfoo between runs: about 0.2 s of CPU less per start
-    env.setdefault("NODE_COMPILE_CACHE", str(root / "node_modules" / ".cache" / "node-compile"))
-    return env
-
-
-def promptfoo_config_dir(env: Mapping[str, str] | None = None) -> Path:
-    """Where Promptfoo keeps its results database: ``PROMPTFOO_CONFIG_DIR``, else ``~/.promptfoo``
-    (Promptfoo's default, so ``npm run eval`` and plain ``npx promptfoo eval`` share one viewer)."""
-    env = os.environ if env is None else env
-    return Path(env.get("PROMPTFOO_CONFIG_DIR") or Path.home() / ".promptfoo")
-
-
-def promptfoo_command(*args: str) -> list[str]:
-    binary = project_root() / "node_modules" / ".bin" / "promptfoo"
-    if not binary.exists():
-        raise KitError(f"{binary} is missing: run `scripts/setup.sh` (or `npm ci`) in {project_root()}", kind="config")
-    return [str(binary), *args]
+__all__ = ["DEFAULT_CONCURRENCY", "concurrency", "run", "run_suite"]
 
 
 def concurrency(promptfoo_args: list[str]) -> int:
@@ -167,8 +135,8 @@ def run(
         return 2
     selected: dict[str, list[str] | None] = {}
     if check:
-        from agent_evals.preflight import preflight
-        from agent_evals.preflight.command import report
+        from agent_evals.preflight import preflight  # lazy: keeps agent_evals.golden.record's start-up as small as it is
+        from agent_evals.preflight.command import report  # lazy: keeps agent_evals.golden.record's start-up as small as it is
 
         pause_point("preflight")
         result = preflight(suites, flags, replay=replay, allow_stale=allow_stale, budget=budgets.any)
@@ -250,7 +218,6 @@ def _print_summary(manifest: RunManifest) -> None:
     """One summary across every suite of the run (the verdict report's short form)."""
     if not any(entry.eval_id for entry in manifest.suites):
         return  # nothing ran
-    from agent_evals.report import summary_lines
 
     print("", *summary_lines(manifest), sep="\n", flush=True)
 
@@ -531,7 +498,7 @@ def _suite_env(suite: Suite, portal: Running, run_id: str, workers: int, *, repl
                allow_stale: bool, pack: str | None = None) -> dict[str, str]:
     """The suite's Promptfoo environment: what its system gives the workers (the portal's URL and token),
     its pack's name for the hooks (``AGENT_EVALS_PACK``), the suite's eval id, the run mode."""
-    from agent_evals.judge import judge_configured
+    from agent_evals.judge import judge_configured  # lazy: keeps agent_evals.golden.record's start-up as small as it is
 
     env = promptfoo_env()
     for key in (*portal.env_keys(), PACK_ENV, REPLAY_ENV, RECORD_ENV, ALLOW_STALE_ENV, LEDGER_ENV):
@@ -563,8 +530,6 @@ def python_workers(concurrency: int, rows: int | None, *, replay: bool) -> int:
 
 def _case_count(suite: Suite, entry: SuiteRun | None) -> int | None:
     """The rows the suite will run: its selected cases times the repeats (None when unknown)."""
-    from agent_evals.runner.suite_files import load_suite
-
     repeat = entry.repeat if entry is not None and entry.repeat else 1
     if entry is not None and entry.selected is not None:
         return len(entry.selected) * _providers(suite) * repeat
@@ -576,8 +541,6 @@ def _case_count(suite: Suite, entry: SuiteRun | None) -> int | None:
 
 def _suite_deadline(suite: Suite) -> float:
     """The longest deadline of the suite's providers (their ``deadline_s``, else the configured one)."""
-    from agent_evals.runner.suite_files import load_suite
-
     default = configured_deadline_s()
     try:
         values = [p.config.get("deadline_s") for p in load_suite(suite).providers]
@@ -588,8 +551,6 @@ def _suite_deadline(suite: Suite) -> float:
 
 def _providers(suite: Suite) -> int:
     try:
-        from agent_evals.runner.suite_files import load_suite
-
         return len(load_suite(suite).providers)
     except KitError:
         return 1
@@ -689,8 +650,6 @@ def git_revision() -> str | None:
 
 
 def _endpoint_notice() -> None:
-    from agent_evals.llm.settings import llm_configured
-
     if not llm_configured():
         print(
             "NOTE: no LLM endpoint is configured (AZURE_OPENAI_ENDPOINT, OPENAI_API_KEY or OPENAI_BASE_URL, "
@@ -701,7 +660,7 @@ def _endpoint_notice() -> None:
 
 
 def _grader_notice(*, replay: bool = False) -> None:
-    from agent_evals.judge import judge_configured
+    from agent_evals.judge import judge_configured  # lazy: keeps agent_evals.golden.record's start-up as small as it is
 
     if judge_configured():
         return

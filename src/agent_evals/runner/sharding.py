@@ -19,13 +19,16 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from agent_evals.runner.promptfoo_args import Flags, select
-from agent_evals.runner.suite_files import LoadedSuite, TestEntry, load_suite
-from agent_evals.runner.suites import Suite
+from agent_evals.suites.promptfoo_args import Flags, select
+from agent_evals.suites.files import LoadedSuite, TestEntry, load_suite
+from agent_evals.suites.discovery import Suite
 from agent_evals.shards.plan import PlannedCase, plan_shards
 from agent_evals.shards.selection import description_pattern, json_outputs, shard_args
-from agent_evals.shards.spec import Shard, ShardError
+from agent_evals.suites.shard_spec import Shard, ShardError
 from agent_evals.shards.stamp import ShardStamp, fingerprint, stamp_results_file
+from agent_evals import hints
+from agent_evals.paths import project_root
+from agent_evals.report.rows import case_identity
 
 
 @dataclass(frozen=True)
@@ -76,9 +79,6 @@ class SuiteShard:
 def merge_hint(promptfoo_args: Sequence[str], shard: Shard) -> str:
     """The command that merges every shard's results files of a run: the JSON files it writes
     (``-o``, else ``results/{suite}.json``, named for the shard), every suite's and every shard's."""
-    from agent_evals import hints
-    from agent_evals.paths import project_root
-
     written = json_outputs(shard_args(promptfoo_args, "", shard))
     globs = dict.fromkeys(
         hints.shown_path(project_root() / path.replace("{suite}", "*").replace(shard.name, f"shard-*-of-{shard.total}"))
@@ -123,8 +123,6 @@ def plan_suite_shard(
 
 def _case_id(test: TestEntry, index: int) -> str:
     """The id the report gives the test's rows (its metadata id, else the description's leading id)."""
-    from agent_evals.report.rows import case_identity
-
     return case_identity({}, test.metadata, test.description, index)[0]
 
 

@@ -1,65 +1,7 @@
-"""The suites under ``evals/``: a folder with a ``promptfooconfig.yaml``.
+"""The old name of :mod:`agent_evals.suites.discovery` (the suites moved below everything that runs
+them), kept while the release pack (``packs/release/``, ``tests/packs/release/``, written on a branch
+of its own) still imports it: remove this module once they import ``agent_evals.suites.discovery``."""
 
-A suite that needs a portal with customer settings keeps them in
-``portal-settings.yaml`` next to its config; the runner starts that suite's
-portal with them.
-"""
+from agent_evals.suites.discovery import ALL, Suite, discover, select
 
-from __future__ import annotations
-
-from dataclasses import dataclass
-from pathlib import Path
-
-from agent_evals.paths import evals_dir
-
-CONFIG_NAME = "promptfooconfig.yaml"
-SETTINGS_NAME = "portal-settings.yaml"
-ALL = "all"
-ORDER_NAME = "order.txt"  # evals/order.txt: `all` runs the suites named there first, in that order
-
-
-
-
-@dataclass(frozen=True)
-class Suite:
-    name: str
-    folder: Path
-
-    @property
-    def config(self) -> Path:
-        return self.folder / CONFIG_NAME
-
-    @property
-    def portal_settings(self) -> Path | None:
-        path = self.folder / SETTINGS_NAME
-        return path if path.is_file() else None
-
-
-def discover(root: Path | None = None) -> list[Suite]:
-    root = root or evals_dir()
-    found = {p.parent.name: Suite(p.parent.name, p.parent) for p in root.glob(f"*/{CONFIG_NAME}")}
-    preferred = preferred_order(root)
-    order = [n for n in preferred if n in found] + sorted(n for n in found if n not in preferred)
-    return [found[n] for n in order]
-
-
-def preferred_order(root: Path) -> list[str]:
-    """The suite names of ``evals/order.txt`` (one per line, ``#`` comments), else none."""
-    path = root / ORDER_NAME
-    if not path.is_file():
-        return []
-    lines = (line.split("#", 1)[0].strip() for line in path.read_text(encoding="utf-8").splitlines())
-    return [line for line in lines if line]
-
-
-def select(name: str, root: Path | None = None) -> list[Suite]:
-    suites = discover(root)
-    if name == ALL:
-        if not suites:
-            raise ValueError(f"no suites found under {root or evals_dir()}")
-        return suites
-    for suite in suites:
-        if suite.name == name:
-            return [suite]
-    known = ", ".join(s.name for s in suites) or "none"
-    raise ValueError(f"unknown suite {name!r}: choose one of {known}, or 'all'")
+__all__ = ["ALL", "Suite", "discover", "select"]

@@ -1,6 +1,6 @@
 """Runs that died (their process is gone, their manifest never finished) and their side effects.
 
-Every run keeps a manifest under ``data/runs/<run id>/run.json`` (``agent_evals.runner.manifest``).
+Every run keeps a manifest under ``data/runs/<run id>/run.json`` (``agent_evals.suites.manifest``).
 A run's side effects live where its suites ran: the system's data dir, or an external system the
 runner knows only by its URL (:class:`agent_evals.system.Running`). The next run, and ``agent-evals
 cleanup``, undo what stale runs left in each place they reach (through the system's ``undo_eval``), and
@@ -17,7 +17,7 @@ import shutil
 from pathlib import Path
 
 from agent_evals.paths import evals_dir
-from agent_evals.runner.manifest import RunManifest, load_manifests, now, suite_eval_id, temp_dir
+from agent_evals.suites.manifest import RunManifest, load_manifests, now, suite_eval_id, temp_dir
 from agent_evals.runner.trace_port import stale_copies
 from agent_evals.system import Running
 

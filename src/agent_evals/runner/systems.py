@@ -11,16 +11,15 @@ from pathlib import Path
 
 from agent_evals.packs import load_pack
 from agent_evals.record import KitError
-from agent_evals.runner.suites import Suite
-from agent_evals.shards.spec import Shard
+from agent_evals.suites.discovery import Suite
+from agent_evals.suites.shard_spec import Shard
 from agent_evals.system import Running, System, SystemPool
+from agent_evals.suites.files import load_suite
 
 
 def suite_pack(suite: Suite) -> str:
     """The pack a suite's providers name (``pack:`` in the provider config), else ``generic``; a
     ``config`` error when two of them name packs with different systems."""
-    from agent_evals.runner.suite_files import load_suite
-
     try:
         providers = load_suite(suite).providers
     except KitError:

@@ -25,8 +25,12 @@ from typing import Any
 from agent_evals.report.rows import Row
 from agent_evals.report.sequential import FIRST_ROUND, decide
 from agent_evals.runner.rounds_merge import merge_rounds
-from agent_evals.runner.suites import Suite
+from agent_evals.suites.discovery import Suite
 from agent_evals.shards.selection import OUTPUT_FLAGS, REPLACED, description_pattern, rewrite_flags
+from agent_evals.report.errors import ReportInputError
+from agent_evals.report.promptfoo_json import read_results_file
+from agent_evals.suites.promptfoo_args import read_flags
+from agent_evals.suites.shard_spec import ShardError
 
 MAX_LISTED = 8
 RunRound = Callable[[list[str], Path], int]  # (promptfoo args, its results database folder) -> exit status
@@ -80,8 +84,6 @@ class Rounds:
 
 def check_flags(args: Sequence[str], max_runs: int) -> None:
     """Refuse what rounds cannot honour, before anything runs."""
-    from agent_evals.runner.promptfoo_args import read_flags
-
     flags = read_flags(args)
     if any(token == "--repeat" or token.startswith("--repeat=") for token in args):
         raise UntilDecidedError(f"--repeat-until-decided {max_runs} runs each case up to {max_runs} times: drop --repeat")
@@ -106,8 +108,7 @@ def until_decided_options(until_decided: int | None, baseline: str | None, shard
     check_flags(promptfoo_args, until_decided)
     if baseline is None:
         return None
-    from agent_evals.report.command import load_baseline
-    from agent_evals.report.errors import ReportInputError
+    from agent_evals.report.command import load_baseline  # lazy: keeps agent_evals.golden.record's start-up as small as it is
 
     try:
         report = load_baseline(baseline)
@@ -120,8 +121,6 @@ def run_rounds(suite: Suite, *, max_runs: int, args: Sequence[str], folder: Path
                stopped: Callable[[], bool], baseline: Mapping[str, tuple[int, int]] | None = None,
                say: Callable[[str], None] = print) -> tuple[int, Rounds]:
     """Run ``suite`` in rounds until every case is decided; the last exit status and the rounds."""
-    from agent_evals.report.promptfoo_json import read_results_file
-
     rounds = Rounds(max_runs, dict(baseline or {}))
     base = rewrite_flags(args, (*OUTPUT_FLAGS, "--repeat"))
     selection = base
@@ -153,8 +152,6 @@ def run_rounds(suite: Suite, *, max_runs: int, args: Sequence[str], folder: Path
 def merged_output(suite: Suite, args: Sequence[str], folder: Path, rounds: Rounds) -> tuple[Path, str]:
     """The rounds' rows as one eval: written to the first ``-o`` JSON asked for (copied to the others),
     else ``<run folder>/rounds/<suite>/<suite>.json``."""
-    from agent_evals.runner.promptfoo_args import read_flags
-
     targets = [Path(o.replace("{suite}", suite.name)) for o in read_flags(args).outputs]
     path = targets[0] if targets else folder / "rounds" / suite.name / f"{suite.name}.json"
     document = merge_rounds(rounds.files, stamp=rounds.summary())
@@ -170,8 +167,7 @@ def suite_until_decided(suite: Suite, *, max_runs: int, args: Sequence[str], fol
                         on_merged: Callable[[str, dict[str, Any]], None]) -> int:
     """One suite in rounds, merged into one eval imported into the viewer's database; Promptfoo's
     exit status of the whole (100 when a case failed or errored), or the interrupt's."""
-    from agent_evals.shards.merge_command import import_results_file
-    from agent_evals.shards.spec import ShardError
+    from agent_evals.runner.merge_command import import_results_file  # lazy: keeps agent_evals.golden.record's start-up as small as it is
 
     code, rounds = run_rounds(suite, max_runs=max_runs, args=args, folder=folder, run_round=run_round,
                               stopped=stopped, baseline=baseline)

@@ -13,6 +13,7 @@ import subprocess
 from pathlib import Path
 
 from agent_evals.paths import project_root
+from agent_evals.runner.promptfoo_process import promptfoo_command, promptfoo_env
 
 DEFAULT_HOST = "127.0.0.1"
 PRELOAD = Path(__file__).with_name("listen_host.cjs")
@@ -21,8 +22,6 @@ HOST_ENV = "AGENT_EVALS_LISTEN_HOST"
 
 def view_env(host: str) -> dict[str, str]:
     """Promptfoo's environment with the preload that binds the viewer to ``host``."""
-    from agent_evals.runner.run import promptfoo_env
-
     env = promptfoo_env()
     env["NODE_OPTIONS"] = f"{env.get('NODE_OPTIONS', '')} --require {PRELOAD}".strip()
     env[HOST_ENV] = host
@@ -31,8 +30,6 @@ def view_env(host: str) -> dict[str, str]:
 
 def view(promptfoo_args: list[str], *, host: str = DEFAULT_HOST) -> int:
     """Run ``promptfoo view`` with ``promptfoo_args`` on ``host``; 130 after Ctrl-C."""
-    from agent_evals.runner.run import promptfoo_command
-
     if host not in (DEFAULT_HOST, "localhost", "::1"):
         print(f"NOTE: the viewer listens on {host}: anyone who can reach this machine there sees the results",
               flush=True)

@@ -43,9 +43,11 @@ import traceback
 from collections.abc import Mapping
 from pathlib import Path
 from types import TracebackType
+import runpy
 
 from agent_evals.processes import pid_alive, start_detached
 from agent_evals.runner import warm_launch
+from agent_evals.paths import project_root
 
 # What a provider worker and an assertion import on their first call (the kit imports its SDKs lazily).
 PRELOAD = (
@@ -87,8 +89,6 @@ def _preload() -> None:
 
 def promptfoo_wrappers() -> tuple[Path, ...]:
     """Promptfoo's Python entry points in this project (what the server may run)."""
-    from agent_evals.paths import project_root
-
     folder = project_root() / "node_modules" / "promptfoo" / "dist" / "src" / "python"
     return tuple(folder / name for name in warm_launch.WRAPPERS)
 
@@ -282,7 +282,6 @@ def _become(fds: list[int], request: dict) -> None:
         extra = [entry for entry in env.get("PYTHONPATH", "").split(os.pathsep) if entry and entry not in sys.path]
         sys.path[1:1] = extra
         _standard_streams(env)
-        import runpy
 
         try:
             runpy.run_path(argv[0], run_name="__main__")

@@ -7,14 +7,14 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from agent_evals.shards.spec import ShardError
+from agent_evals.suites.shard_spec import ShardError
+from agent_evals.report.errors import ReportInputError
+from agent_evals.report.promptfoo_json import read_json
 
 
 def read_durations(path: Path) -> dict[str, float]:
     """``{case id: seconds}``; a file that is not a report raises a one-line :class:`ShardError`."""
-    from agent_evals.report.errors import ReportInputError
-    from agent_evals.report.format_json import is_report_json
-    from agent_evals.report.promptfoo_json import read_json
+    from agent_evals.report.format_json import is_report_json  # lazy: keeps agent_evals.golden.record's start-up as small as it is
 
     try:
         data = read_json(Path(path))

@@ -33,7 +33,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from agent_evals.shards.spec import ShardError
+from agent_evals.suites.shard_spec import ShardError
 from agent_evals.shards.stamp import ShardStamp, shard_stamp
 
 MERGED_FORMAT = "agent-evals/merged@1"
@@ -151,7 +151,7 @@ def merge_shards(plan: MergePlan, output: Path) -> Merged:
 
 
 def _read(path: Path) -> tuple[dict[str, Any], list[bytes]]:
-    from agent_evals.report.json_rows import split_raw_rows
+    from agent_evals.report.json_rows import split_raw_rows  # lazy: keeps agent_evals.runner.merge_command's start-up as small as it is
 
     split = split_raw_rows(path)
     if split is not None:

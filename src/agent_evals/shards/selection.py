@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Collection, Iterable, Iterator, Sequence
 
-from agent_evals.shards.spec import Shard, shard_path
+from agent_evals.suites.shard_spec import Shard, shard_path
 
 REPLACED = ("--filter-pattern", "--filter-range", "-n", "--filter-first-n")
 OUTPUT_FLAGS = ("-o", "--output")

@@ -24,9 +24,10 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
+import hashlib
 
 from agent_evals.shards.plan import PlannedCase
-from agent_evals.shards.spec import Shard, ShardError
+from agent_evals.suites.shard_spec import Shard, ShardError
 
 FORMAT = "agent-evals/shard@1"
 KEY = "agentEvals"
@@ -143,7 +144,5 @@ def shard_stamp(path: Path) -> ShardStamp:
 
 def fingerprint(parts: Sequence[Any]) -> str:
     """A short hash of what ran (JSON of ``parts``, keys sorted)."""
-    import hashlib
-
     text = json.dumps(list(parts), sort_keys=True, ensure_ascii=False, default=str)
     return hashlib.sha256(text.encode()).hexdigest()[:16]

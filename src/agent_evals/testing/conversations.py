@@ -135,13 +135,13 @@ THANKS = "Thanks, that's all I needed. [DONE]"
 
 def is_judge_request(request: ChatRequest) -> bool:
     """A question of the kit's judge (agent_evals.judging) about a conversation."""
-    from agent_evals.judging.questions import SYSTEM_OPENING
+    from agent_evals.judging.questions import SYSTEM_OPENING  # lazy: loads pydantic only when used (start-up time)
 
     return _system_prompt(request).startswith(SYSTEM_OPENING)
 
 
 def is_preflight_ping(request: ChatRequest) -> bool:
     """The one cheap request ``agent-evals check`` sends each model before a live run."""
-    from agent_evals.preflight.live_checks import PING
+    from agent_evals.preflight.live_checks import PING  # lazy: loads pydantic only when used (start-up time)
 
     return request.messages == PING and request.body.get("max_tokens") == 1

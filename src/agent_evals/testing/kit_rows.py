@@ -13,6 +13,8 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from agent_evals.testing.promptfoo_results import result_row
+from agent_evals.assertions.registry import kit_checks
+from agent_evals.provider.grading import grade_checks
 
 KIT_JS = "file:///project/assertions/kit.js"
 
@@ -29,9 +31,6 @@ def kit_row(
     **kwargs: Any,
 ) -> dict[str, Any]:
     """One row whose kit checks were graded by the checks as they are now."""
-    from agent_evals.assertions.registry import kit_checks
-    from agent_evals.provider.grading import grade_checks
-
     row = result_row(case_id, test_idx, "pass", passing=(), tool_calls=[name for name, _ in tool_calls], **kwargs)
     metadata = row["response"]["metadata"]
     for call, (_, arguments) in zip(metadata["tool_calls"], tool_calls, strict=True):

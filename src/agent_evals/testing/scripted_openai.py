@@ -56,8 +56,8 @@ The server never checks credentials; assert on the recorded headers instead. Str
 (``"stream": true``) is not supported and answers HTTP 400.
 
 Concurrency: ``server.in_flight`` is the number of chat requests being answered right now and
-``server.max_in_flight`` the most there ever were at once (``reset_max_in_flight()`` starts
-over), so a test can check a client-side cap (``LLM_MAX_IN_FLIGHT``).
+``server.max_in_flight`` the most there ever were at once, so a test can check a client-side
+cap (``LLM_MAX_IN_FLIGHT``).
 """
 
 from __future__ import annotations
@@ -202,13 +202,9 @@ class ScriptedOpenAIServer:
 
     @property
     def max_in_flight(self) -> int:
-        """The most chat requests answered at once since the start (or the last reset)."""
+        """The most chat requests answered at once since the start."""
         with self._lock:
             return self._max_in_flight
-
-    def reset_max_in_flight(self) -> None:
-        with self._lock:
-            self._max_in_flight = self._in_flight
 
     def _enter(self) -> None:
         with self._lock:

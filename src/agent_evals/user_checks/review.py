@@ -18,6 +18,7 @@ from agent_evals.user_checks import ended_early, invented, messages, roles
 from agent_evals.user_checks.base import Conversation, JudgeQuestion, Outcome
 from agent_evals.user_checks.brief import UserBrief
 from agent_evals.user_checks.text import normalized, sentences
+from agent_evals.record import Undecided, UserFinding
 
 FIXED = "fixed user messages: no user checks apply (they are the case's own words)"
 CHECKS: dict[UserCheck, Callable[[Conversation], Outcome]] = {
@@ -77,8 +78,6 @@ def instruction_lines(prompt: str, brief: UserBrief) -> list[str]:
 def with_judged(rules: Review, judged: Sequence[tuple[JudgeQuestion, object]]) -> UserReview:
     """Fold the judge's answers into the review: ``(question, UserFinding | Undecided | None)`` each
     (None: the judge found nothing wrong)."""
-    from agent_evals.record import Undecided, UserFinding
-
     findings = list(rules.review.findings)
     undecided = list(rules.review.undecided)
     for _, answer in judged:

@@ -18,14 +18,14 @@ from typing import TYPE_CHECKING, Any
 
 from agent_evals.conversation.framing import UserFraming
 from agent_evals.packs.base import Pack
+from agent_evals.packs.spoke.seeds import seed_spoke_names
 from agent_evals.packs.spoke.system import PR_CREATING_TOOLS, SYSTEM
 from agent_evals.record import RunRecord
 
 if TYPE_CHECKING:
     from agent_evals.conversation.cassette import Cassette
-    from agent_evals.golden.plan import Case, PlanValues
-    from agent_evals.golden.selfcheck import Mutation
     from agent_evals.packs.base import CaseDerivation
+    from agent_evals.packs.plans import Case, Mutation, PlanValues
 
 _DIRECTION = r"(?:north|south|east|west|central)"
 _AREA = (r"(?:europe|us|asia|asiapacific|uk|india|japan|korea|australia|canada|brazil|france|germany|norway|"
@@ -66,19 +66,19 @@ class SpokePack(Pack):
         """Before a run: every ``input_diff`` source the case names is a spoke of the seed data."""
         source = getattr(config, "source", None) if check == "input_diff" else None
         if isinstance(source, str) and source not in seed_spoke_names():
-            from agent_evals.preflight.problems import did_you_mean
+            from agent_evals.suites.problems import did_you_mean  # lazy: keeps agent_evals.packs.spoke.checks.input_diff's start-up as small as it is
 
             known = sorted(seed_spoke_names())
             return [f"source spoke {source!r} is not in the portal's seed data{did_you_mean(source, known)}"]
         return []
 
     def plan_values(self, case: Case, entry: Mapping[str, Any]) -> PlanValues:
-        from agent_evals.packs.spoke.golden import plan_values
+        from agent_evals.packs.spoke.golden import plan_values  # lazy: keeps agent_evals.packs.spoke.checks.pull_request's start-up as small as it is
 
         return plan_values(case, entry)
 
     def mutations(self, case: Case, cassette: Cassette) -> Iterator[Mutation]:
-        from agent_evals.packs.spoke.mutations import mutations
+        from agent_evals.packs.spoke.mutations import mutations  # lazy: keeps agent_evals.packs.spoke.checks.pull_request's start-up as small as it is
 
         return mutations(case, cassette)
 
@@ -86,25 +86,18 @@ class SpokePack(Pack):
         """Each spoke the conversation read that the seed lacks (and it did not create) becomes a ``spoke``
         fixture with the configuration the tool returned; a pull request it read but did not create is a
         note (its state cannot be made from what the conversation saw)."""
-        from agent_evals.packs.spoke.promoted import promoted_fixtures
+        from agent_evals.packs.spoke.promoted import promoted_fixtures  # lazy: keeps agent_evals.packs.spoke.checks.input_diff's start-up as small as it is
 
         return promoted_fixtures(record, seed_spoke_names())
 
     def case_derivation(self, name: str) -> CaseDerivation | None:
         """``spoke_copy`` and ``spoke_copy_overlapping`` (:mod:`agent_evals.packs.spoke.variants`)."""
-        from agent_evals.packs.spoke.variants import DERIVATIONS
+        from agent_evals.packs.spoke.variants import DERIVATIONS  # lazy: keeps agent_evals.packs.spoke.checks.input_diff's start-up as small as it is
 
         return DERIVATIONS.get(name)
 
 
 PACK = SpokePack()
-
-
-def seed_spoke_names() -> set[str]:
-    from importlib import resources
-
-    folder = resources.files("agent_evals.packs.spoke.portal").joinpath("seed", "spokes")
-    return {entry.name.removesuffix(".json") for entry in folder.iterdir() if entry.name.endswith(".json")}
 
 
 __all__ = ["PACK", "PR_CREATING_TOOLS", "SpokePack", "seed_spoke_names"]

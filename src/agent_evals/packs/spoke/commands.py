@@ -6,15 +6,14 @@ import argparse
 import logging
 from pathlib import Path
 from typing import Any
+from agent_evals.packs.spoke.runs import suite_portal_settings
 
 
 def _portal_serve(args: argparse.Namespace) -> int:
-    from agent_evals.packs.spoke.portal.server import serve
+    from agent_evals.packs.spoke.portal.server import serve  # lazy: loads fastapi, jsonschema, mcp, pydantic, starlette, uvicorn only when used (start-up time)
 
     data_dir, settings, port = args.data_dir, args.settings, args.port
     if args.suite:
-        from agent_evals.packs.spoke.runs import suite_portal_settings
-
         try:
             data_dir, settings, port = suite_portal_settings(args.suite, data_dir, settings, port)
         except ValueError as exc:
@@ -32,7 +31,7 @@ def _portal_serve(args: argparse.Namespace) -> int:
 
 
 def _portal_reset(args: argparse.Namespace) -> int:
-    from agent_evals.packs.spoke.portal.server import reset
+    from agent_evals.packs.spoke.portal.server import reset  # lazy: loads fastapi, jsonschema, mcp, pydantic, starlette, uvicorn only when used (start-up time)
 
     return reset(data_dir=args.data_dir, force=args.force)
 

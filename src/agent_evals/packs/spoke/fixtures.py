@@ -31,10 +31,14 @@ from __future__ import annotations
 import re
 from collections.abc import Mapping
 from typing import Any, Literal
+import ipaddress
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
 from agent_evals.packs.base import FixtureError
+from agent_evals.packs.spoke.golden import apply_changes
+from agent_evals.packs.spoke.portal.api import PortalError, PortalNotFound, PortalUnavailable
+from agent_evals.packs.spoke.scripts import relocate
 
 KINDS = ("pull_request", "spoke")
 _POINTER = re.compile(r"^(/[^/]*)+$")
@@ -53,8 +57,6 @@ class _Base(BaseModel):
     @field_validator("address_space")
     @classmethod
     def _network(cls, value: str | None) -> str | None:
-        import ipaddress
-
         if value is not None:
             try:
                 ipaddress.ip_network(value)
@@ -128,10 +130,6 @@ def create(api: Any, fixtures: list[Fixture], trace: Mapping[str, str]) -> list[
     Raises :class:`FixtureError` when the portal rejects one (its answer says why) or its gate
     does not answer what the case states; a portal that does not answer is a ``portal`` error.
     """
-    from agent_evals.packs.spoke.golden import apply_changes
-    from agent_evals.packs.spoke.scripts import relocate
-    from agent_evals.packs.spoke.portal.api import PortalError, PortalNotFound, PortalUnavailable
-
     made: list[dict[str, Any]] = []
     for number, fixture in enumerate(fixtures, start=1):
         label = f"fixture {number}" + (f" ({fixture.key})" if fixture.key else "")

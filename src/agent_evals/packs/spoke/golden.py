@@ -19,23 +19,18 @@ from functools import cache
 from typing import Any
 
 from agent_evals.assertions.expected_changes import ExpectedChange, expected_document
-from agent_evals.golden.plan import Case, Live, PlanError, PlanValues, Unavailable
+from agent_evals.golden.plan import Live, PlanError, Unavailable
+from agent_evals.packs.plans import Case, PlanValues
+from agent_evals.packs.spoke.seeds import seed_spoke_text
 from agent_evals.testing.conversations import tool_result
 
 PR_TOOL = "create_spoke_pull_request"
 
 
 @cache
-def _seed_text(name: str) -> str | None:
-    from importlib import resources
-
-    path = resources.files("agent_evals.packs.spoke.portal").joinpath("seed", "spokes", f"{name}.json")
-    return path.read_text(encoding="utf-8") if path.is_file() else None
-
-
 def seed_spoke(name: str) -> dict[str, Any]:
     """A fresh copy of a seed spoke's configuration."""
-    text = _seed_text(name)
+    text = seed_spoke_text(name)
     if text is None:
         raise PlanError(f"unknown seed spoke {name!r}")
     return json.loads(text)

@@ -9,8 +9,8 @@ from collections.abc import Iterator, Mapping
 from typing import Any
 
 from agent_evals.conversation.cassette import Cassette
-from agent_evals.golden.plan import Case
-from agent_evals.golden.selfcheck import Mutation, _edit_tool_arguments, _Tape
+from agent_evals.golden.selfcheck import _edit_tool_arguments, _Tape
+from agent_evals.packs.plans import Case, Mutation
 from agent_evals.packs.spoke.golden import PR_TOOL, apply_changes, seed_spoke
 
 _URL = re.compile(r"\s*https?://\S+")

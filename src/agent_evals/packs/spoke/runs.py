@@ -28,10 +28,16 @@ from typing import Any
 from agent_evals.paths import default_data_dir
 from agent_evals.processes import pid_alive
 from agent_evals.runner.interrupts import ForcedExit
-from agent_evals.runner.manifest import suite_eval_id
-from agent_evals.runner.suites import Suite, discover, select
-from agent_evals.shards.spec import Shard
+from agent_evals.suites.manifest import suite_eval_id
+from agent_evals.suites.discovery import Suite, discover, select
+from agent_evals.suites.shard_spec import Shard
 from agent_evals.system import CleanupReport, Running, SystemPool, SystemSetupError
+from agent_evals.packs.spoke.portal.api import PortalAPI
+from agent_evals.packs.spoke.portal.api import PortalAPI, PortalError
+from agent_evals.packs.spoke.portal.process import PortalProcess, PortalStartError
+from agent_evals.packs.spoke.portal.serving import read_serving
+from agent_evals.packs.spoke.undo import cleanup_run
+from agent_evals.packs.spoke.undo import cleanup_test
 
 log = logging.getLogger(__name__)
 DEFAULT_PORT = 8400
@@ -50,8 +56,6 @@ class RunningPortal(Running):
 
     @property
     def api(self) -> Any:
-        from agent_evals.packs.spoke.portal.api import PortalAPI
-
         return PortalAPI(self.url or "", token=self.token)
 
     def env(self) -> dict[str, str]:
@@ -61,18 +65,12 @@ class RunningPortal(Running):
         return ("PORTAL_URL", "PORTAL_TOKEN")
 
     def undo_eval(self, eval_id: str) -> CleanupReport:
-        from agent_evals.packs.spoke.undo import cleanup_run
-
         return cleanup_run(eval_id, self.api)
 
     def undo_row(self, result: Mapping[str, Any]) -> CleanupReport:
-        from agent_evals.packs.spoke.undo import cleanup_test
-
         return cleanup_test(result, self.api)
 
     def active(self, eval_id: str) -> list[str]:
-        from agent_evals.packs.spoke.portal.api import PortalAPI, PortalError
-
         try:
             found = PortalAPI(self.url or "", token=self.token, timeout=2.0).list_pull_requests(
                 status="active", eval_id=eval_id)
@@ -156,7 +154,6 @@ def portal_for(
         print(f"portal: using the portal already serving {data_dir}: {shared.url} (pid {shared.pid})", flush=True)
         yield shared
         return
-    from agent_evals.packs.spoke.portal.process import PortalProcess, PortalStartError
 
     port = stable_port(suite) if port is None else port
     log_file = log_folder / f"portal-{suite.name}.log"
@@ -201,8 +198,6 @@ def _start_failure(suite: Suite, data_dir: Path, exc: Exception) -> str:
 
 
 def _shared(suite: Suite, data_dir: Path) -> RunningPortal | None:
-    from agent_evals.packs.spoke.portal.serving import read_serving
-
     serving = read_serving(data_dir)
     if serving is None:
         return None
@@ -296,7 +291,6 @@ def portal_on(folder: Path, suite: Suite | None) -> Iterator[RunningPortal]:
         if shared is not None:
             yield shared
             return
-    from agent_evals.packs.spoke.portal.process import PortalProcess, PortalStartError
 
     settings = suite.portal_settings if suite is not None else None
     try:
@@ -311,8 +305,6 @@ def start_plain(suite: Suite, owner_pid: int, run_id: str) -> dict[str, Any]:
     """A plain ``promptfoo eval``'s portal (``agent_evals.runner.plain``): the one serving the suite's data
     dir, or a new one on the stable port with a fresh token, owned by the Promptfoo process (it abandons
     the run's PRs and stops when Promptfoo exits, Ctrl-C included)."""
-    from agent_evals.packs.spoke.portal.process import PortalProcess, PortalStartError
-
     shared = _shared(suite, data_dir_of(suite))
     if shared is not None:
         return {"url": shared.url, "token": shared.token, "started": None, "env": shared.env()}

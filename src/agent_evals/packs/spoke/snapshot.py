@@ -13,7 +13,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from agent_evals.assertions.registry import CheckRef
+from agent_evals.suites.check_ref import CheckRef
 from agent_evals.packs.spoke.portal.api import (
     FIXTURE_CREATED_BY,
     PortalAPI,
@@ -22,6 +22,8 @@ from agent_evals.packs.spoke.portal.api import (
     is_portal_pull_request_url,
 )
 from agent_evals.record import PullRequestRef, RunRecord, Snapshot
+from agent_evals.packs.spoke.checks.input_diff import spoke_resource
+from agent_evals.packs.spoke.checks.spoke_json_valid import SCHEMA_RESOURCE
 
 
 def take_snapshot(
@@ -60,9 +62,6 @@ def take_snapshot(
 
 def snapshot_resources(api: PortalAPI, checks: Sequence[CheckRef]) -> dict[str, Any]:
     """The portal's schema, and each source spoke the ``input_diff`` checks name (None if it does not exist)."""
-    from agent_evals.packs.spoke.checks.input_diff import spoke_resource
-    from agent_evals.packs.spoke.checks.spoke_json_valid import SCHEMA_RESOURCE
-
     resources: dict[str, Any] = {SCHEMA_RESOURCE: _schema(api)}
     for check in checks:
         config = check.config if isinstance(check.config, dict) else {}

@@ -18,7 +18,7 @@ from pathlib import Path
 
 from agent_evals.packs.spoke.runs import RunningPortal, data_dir_of, portal_on
 from agent_evals.packs.spoke.undo import cleanup_all_eval_prs, cleanup_run
-from agent_evals.runner.suites import Suite, discover
+from agent_evals.suites.discovery import Suite, discover
 from agent_evals.runner.sweep import run_of, stale_data_dirs, stale_runs, sweep_stale
 from agent_evals.system import CleanupReport, SystemSetupError
 

@@ -21,12 +21,14 @@ from typing import TYPE_CHECKING, Any
 
 from agent_evals.record import PullRequestRef, RunRecord, Snapshot, ToolCall, Trace
 from agent_evals.system import Conversation, Running, System, SystemPool
+from agent_evals.packs.base import FixtureError
+from agent_evals.packs.spoke.seeds import seed_spoke_names
 
 if TYPE_CHECKING:
-    from agent_evals.assertions.registry import CheckRef
+    from agent_evals.suites.check_ref import CheckRef
     from agent_evals.llm.types import ToolSpec
     from agent_evals.packs.spoke.portal.api import PortalAPI
-    from agent_evals.runner.suites import Suite
+    from agent_evals.suites.discovery import Suite
 
 log = logging.getLogger(__name__)
 
@@ -42,28 +44,28 @@ class PortalSystem(System):
     # -- run scope
 
     def pool(self, run_id: str, log_folder: Path, suites: Sequence[Suite]) -> SystemPool:
-        from agent_evals.packs.spoke.runs import PortalPool
+        from agent_evals.packs.spoke.runs import PortalPool  # lazy: keeps agent_evals.packs.spoke.checks.input_diff's start-up as small as it is
 
         return PortalPool(run_id, log_folder, suites)
 
     def attach(self, env: Mapping[str, str] | None = None) -> Running | None:
-        from agent_evals.packs.spoke.runs import from_env
+        from agent_evals.packs.spoke.runs import from_env  # lazy: keeps agent_evals.packs.spoke.checks.input_diff's start-up as small as it is
 
         return from_env(os.environ if env is None else env)
 
     def start_plain(self, suite: Suite, *, owner_pid: int, run_id: str) -> dict[str, Any]:
-        from agent_evals.packs.spoke.runs import start_plain
+        from agent_evals.packs.spoke.runs import start_plain  # lazy: keeps agent_evals.packs.spoke.checks.input_diff's start-up as small as it is
 
         return start_plain(suite, owner_pid, run_id)
 
     def clean(self, *, url: str | None, data_dir: Path | None, eval_id: str | None, alive: set[str]) -> int | None:
-        from agent_evals.packs.spoke.sweeps import clean
-        from agent_evals.runner.manifest import runs_dir
+        from agent_evals.packs.spoke.sweeps import clean  # lazy: keeps agent_evals.packs.spoke.checks.input_diff's start-up as small as it is
+        from agent_evals.suites.manifest import runs_dir  # lazy: keeps agent_evals.packs.spoke.checks.input_diff's start-up as small as it is
 
         return clean(runs_dir(), url=url, data_dir=data_dir, eval_id=eval_id, alive=alive)
 
     def sweep_dead_runs(self, runs_root: Path) -> list[tuple[Path, int, int]]:
-        from agent_evals.packs.spoke.sweeps import sweep_dead_runs
+        from agent_evals.packs.spoke.sweeps import sweep_dead_runs  # lazy: keeps agent_evals.packs.spoke.checks.input_diff's start-up as small as it is
 
         return sweep_dead_runs(runs_root)
 
@@ -72,7 +74,7 @@ class PortalSystem(System):
         env = os.environ if env is None else env
         if not env.get("PORTAL_URL", "").strip():
             return []
-        from agent_evals.packs.spoke.portal.api import PortalAPI, PortalError
+        from agent_evals.packs.spoke.portal.api import PortalAPI, PortalError  # lazy: keeps agent_evals.packs.spoke.checks.input_diff's start-up as small as it is
 
         try:
             api = PortalAPI(env["PORTAL_URL"].strip(), token=env.get("PORTAL_TOKEN") or None, timeout=5.0)
@@ -83,14 +85,14 @@ class PortalSystem(System):
         return []
 
     def add_commands(self, sub: Any) -> None:
-        from agent_evals.packs.spoke.commands import add_commands
+        from agent_evals.packs.spoke.commands import add_commands  # lazy: keeps agent_evals.packs.spoke.checks.input_diff's start-up as small as it is
 
         add_commands(sub)
 
     def offered_tools(self) -> Mapping[str, ToolSpec] | None:
         """Every portal tool as the agent's model sees it, from the portal's generated catalog."""
-        from agent_evals.agent.mcp_sdk import mcp_tool_to_spec
-        from agent_evals.packs.spoke.portal.tool_catalog import catalog
+        from agent_evals.agent.mcp_sdk import mcp_tool_to_spec  # lazy: loads pydantic only when used (start-up time)
+        from agent_evals.packs.spoke.portal.tool_catalog import catalog  # lazy: keeps agent_evals.packs.spoke.checks.input_diff's start-up as small as it is
 
         return {t["name"]: mcp_tool_to_spec(t["name"], t["description"], t["input_schema"]) for t in catalog()}
 
@@ -110,10 +112,8 @@ class PortalSystem(System):
 
     def fixture_problems(self, fixtures: Any) -> list[str]:
         """Malformed fixtures, and copies that are not seed spokes (or spokes another fixture adds)."""
-        from agent_evals.packs.base import FixtureError
-        from agent_evals.packs.spoke import seed_spoke_names
-        from agent_evals.packs.spoke.fixtures import parse_fixtures
-        from agent_evals.preflight.problems import did_you_mean
+        from agent_evals.packs.spoke.fixtures import parse_fixtures  # lazy: loads pydantic only when used (start-up time)
+        from agent_evals.suites.problems import did_you_mean  # lazy: keeps agent_evals.packs.spoke.checks.input_diff's start-up as small as it is
 
         try:
             parsed = parse_fixtures(fixtures)
@@ -142,7 +142,7 @@ class PortalConversation(Conversation):
         self._env = dict(env)
 
     def _api(self) -> PortalAPI:
-        from agent_evals.packs.spoke.portal.api import PortalAPI, PortalNotConfigured
+        from agent_evals.packs.spoke.portal.api import PortalAPI, PortalNotConfigured  # lazy: keeps agent_evals.packs.spoke.checks.input_diff's start-up as small as it is
 
         url = self._env.get("PORTAL_URL", "").strip()
         if not url:
@@ -154,13 +154,13 @@ class PortalConversation(Conversation):
     def create_fixtures(self, fixtures: Any) -> list[dict[str, Any]]:
         """Made through the portal with the case's trace headers; raises a ``config`` error when the pack or
         the portal rejects one, a ``portal`` error when the portal does not answer."""
-        from agent_evals.packs.spoke.fixtures import create, parse_fixtures
+        from agent_evals.packs.spoke.fixtures import create, parse_fixtures  # lazy: loads pydantic only when used (start-up time)
 
         return create(self._api(), parse_fixtures(fixtures), self.headers)
 
     def found_again(self, record: RunRecord) -> None:
         """After an error, the PRs this conversation created that the record missed, from the portal."""
-        from agent_evals.packs.spoke.portal.api import FIXTURE_CREATED_BY, PortalError
+        from agent_evals.packs.spoke.portal.api import FIXTURE_CREATED_BY, PortalError  # lazy: keeps agent_evals.packs.spoke.checks.input_diff's start-up as small as it is
 
         try:
             found = self._api().list_pull_requests(test_id=self.trace.test_id)
@@ -172,13 +172,13 @@ class PortalConversation(Conversation):
                 record.add_pull_request(PullRequestRef(pr["id"], pr.get("url", "")))
 
     def snapshot(self, record: RunRecord, checks: Sequence[CheckRef]) -> Snapshot | None:
-        from agent_evals.packs.spoke.snapshot import take_snapshot
+        from agent_evals.packs.spoke.snapshot import take_snapshot  # lazy: keeps agent_evals.packs.spoke.checks.input_diff's start-up as small as it is
 
         live = not self.trace.test_id  # a production conversation: no trace to find more by
         return take_snapshot(record, checks, self._api(), test_id=self.trace.test_id or None, any_host=live)
 
     def spoiled(self, record: RunRecord, snapshot: Snapshot) -> str | None:
-        from agent_evals.packs.spoke.snapshot import taken_away
+        from agent_evals.packs.spoke.snapshot import taken_away  # lazy: keeps agent_evals.packs.spoke.checks.input_diff's start-up as small as it is
 
         return taken_away(record, snapshot)
 
@@ -194,8 +194,8 @@ class PortalConversation(Conversation):
         return cleanup
 
     def _abandon_own(self, record: RunRecord) -> dict[str, Any] | None:
-        from agent_evals.packs.spoke.portal.api import PortalError
-        from agent_evals.packs.spoke.undo import abandon
+        from agent_evals.packs.spoke.portal.api import PortalError  # lazy: keeps agent_evals.packs.spoke.checks.input_diff's start-up as small as it is
+        from agent_evals.packs.spoke.undo import abandon  # lazy: keeps agent_evals.packs.spoke.checks.input_diff's start-up as small as it is
 
         if not record.pull_requests:
             errored = record.end is None or record.end.reason == "error"
@@ -208,7 +208,7 @@ class PortalConversation(Conversation):
         return {**report.as_dict(), "by": "provider"}
 
     def _remove_fixtures(self) -> dict[str, Any]:
-        from agent_evals.packs.spoke.portal.api import PortalError
+        from agent_evals.packs.spoke.portal.api import PortalError  # lazy: keeps agent_evals.packs.spoke.checks.input_diff's start-up as small as it is
 
         try:
             return self._api().remove_fixtures(test_id=self.trace.test_id)

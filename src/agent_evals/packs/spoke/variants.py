@@ -34,8 +34,13 @@ import re
 from collections.abc import Callable, Mapping
 from functools import cache
 from typing import Any
+from importlib import resources
 
 from agent_evals.packs.spoke.scripts import relocate
+from agent_evals.assertions.leaf_diff import diff
+from agent_evals.packs.spoke.golden import seed_spoke
+from agent_evals.packs.spoke.seeds import seed_spoke_names
+from agent_evals.suites.problems import did_you_mean
 
 Row = Mapping[str, Any]
 Derivation = Callable[[Row], dict[str, Any]]
@@ -63,16 +68,11 @@ _NAME = re.compile(r"^[a-z0-9][a-z0-9-]{1,62}$")
 @cache
 def seed_configs() -> Mapping[str, Mapping[str, Any]]:
     """Every seed spoke's configuration, by name (the portal's main at start)."""
-    from agent_evals.packs.spoke import seed_spoke_names
-    from agent_evals.packs.spoke.golden import seed_spoke
-
     return {name: seed_spoke(name) for name in sorted(seed_spoke_names())}
 
 
 @cache
 def hub_ranges() -> tuple[tuple[str, Network], ...]:
-    from importlib import resources
-
     hub = json.loads(resources.files("agent_evals.packs.spoke.portal").joinpath("seed", "hub.json").read_text(encoding="utf-8"))
     return tuple((f"the hub {hub['name']}", ipaddress.IPv4Network(c)) for c in hub["addressSpace"])
 
@@ -136,8 +136,6 @@ def _copy(row: Row) -> dict[str, Any]:
     source_name = _required(row, "source")
     source = seed_configs().get(source_name)
     if source is None:
-        from agent_evals.preflight.problems import did_you_mean
-
         raise ValueError(f"source spoke {source_name!r} is not in the seed data{did_you_mean(source_name, list(seed_configs()))}")
     location, (region_name, code) = _region(_required(row, "region"))
     environment = str(row.get("environment") or "").strip() or source["environment"]
@@ -213,6 +211,4 @@ def _check_fit(config: Mapping[str, Any], space: Network, source: str) -> None:
 
 
 def _changes(source: Mapping[str, Any], new: Mapping[str, Any]) -> dict[str, Any]:
-    from agent_evals.assertions.leaf_diff import diff
-
     return {c.path: c.after for c in diff(source, new)}  # changed leaves, and tags the source did not have

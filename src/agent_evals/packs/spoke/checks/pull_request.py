@@ -62,7 +62,7 @@ def grade(config: Any, metadata: Any) -> GradingResult:
 
 
 def _links(run: RunRecord) -> list[tuple[str, int]]:
-    from agent_evals.packs.spoke.portal.api import find_pull_request_links
+    from agent_evals.packs.spoke.portal.api import find_pull_request_links  # lazy: keeps agent_evals.packs.spoke.checks.pull_request's start-up as small as it is
 
     seen: dict[str, int] = {}
     for text in run.assistant_texts():
@@ -89,7 +89,7 @@ def _expect_none(run: RunRecord, cfg: PullRequestConfig) -> GradingResult:
 
 
 def _expect_created(run: RunRecord, cfg: PullRequestConfig, snapshot: Snapshot) -> GradingResult:
-    from agent_evals.packs.spoke.portal.api import is_portal_pull_request_url, pull_request_url
+    from agent_evals.packs.spoke.portal.api import is_portal_pull_request_url, pull_request_url  # lazy: keeps agent_evals.packs.spoke.checks.pull_request's start-up as small as it is
 
     base_url = snapshot.portal_url
     links = _links(run)

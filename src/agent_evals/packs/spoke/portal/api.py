@@ -24,6 +24,9 @@ import re
 from collections.abc import Mapping
 from typing import Any, TypedDict, cast
 from urllib.parse import quote, urlencode, urlsplit
+import http.client
+import urllib.error
+import urllib.request
 
 from agent_evals.system import SystemFailure, SystemNotConfigured, SystemUnavailable
 
@@ -219,9 +222,7 @@ class PortalAPI:
         self, method: str, path: str, body: Any = None, extra_headers: Mapping[str, str] | None = None
     ) -> dict[str, Any]:
         """One call (``body`` sent as JSON); the answer must be a JSON object."""
-        import http.client
-        import urllib.error
-        import urllib.request
+        import urllib.request  # lazy: urllib.request (http.client, email) loads only when a request is made (the checks import this module)
 
         url = self.base_url + path
         headers = {"Accept": "application/json", **(extra_headers or {})}
@@ -257,8 +258,6 @@ class PortalAPI:
         return payload
 
     def _opener(self) -> Any:
-        import urllib.request
-
         if urlsplit(self.base_url).hostname in _LOOPBACK:
             return urllib.request.build_opener(urllib.request.ProxyHandler({}))
         return urllib.request.build_opener()

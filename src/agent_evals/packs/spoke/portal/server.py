@@ -5,7 +5,7 @@ creates or repairs the data dir, binds the socket itself (so ``--port 0`` knows 
 port before building PR links) and runs uvicorn, which shuts down gracefully on
 SIGINT/SIGTERM. The token comes only from ``PORTAL_TOKEN`` and is never logged.
 It also mounts the agent chat endpoint (``POST /api/agents/{name}/chat``, see
-``agent_evals.agent.chat_api``) unless given other routers.
+``agent_evals.live.chat_api``) unless given other routers.
 """
 
 from __future__ import annotations
@@ -31,6 +31,12 @@ from agent_evals.packs.spoke.portal.process import READY_MESSAGE
 from agent_evals.packs.spoke.portal.serving import Serving, clear_serving, read_serving, sweep, watch_owner, write_serving
 from agent_evals.packs.spoke.portal.settings import load_settings
 from agent_evals.processes import ProcessRef
+from agent_evals.live.chat_api import build_chat_router
+from agent_evals.live.routes import build_conversations_router
+from agent_evals.live.store_holder import StoreHolder
+from agent_evals.packs import load_pack
+from agent_evals.packs.spoke.portal.datadir import DB_FILE, is_portal_dir
+from agent_evals.packs.spoke.portal.prstore import PullRequestStore
 
 log = logging.getLogger(__name__)
 EXIT_CONFIG = 2
@@ -89,11 +95,6 @@ def default_routers() -> list[APIRouter]:
     Imported here, not at module level: the portal imports the agent only when it serves,
     and the agent imports the ``openai`` SDK only on its first model call.
     """
-    from agent_evals.agent.chat_api import build_chat_router
-    from agent_evals.live.routes import build_conversations_router
-    from agent_evals.live.store_holder import StoreHolder
-    from agent_evals.packs import load_pack
-
     store = StoreHolder()
     return [build_chat_router(store=store, pack=load_pack("spoke")), build_conversations_router(store)]
 
@@ -203,9 +204,6 @@ def reset(data_dir: Path | None, *, force: bool = False) -> int:
 
 def _active_pull_requests(data_dir: Path) -> list[str]:
     """``#3 crm-dev-weu (eval run-…)`` for each active PR in an existing data dir."""
-    from agent_evals.packs.spoke.portal.datadir import DB_FILE, is_portal_dir
-    from agent_evals.packs.spoke.portal.prstore import PullRequestStore
-
     if not is_portal_dir(data_dir):
         return []
     store = PullRequestStore(data_dir / DB_FILE)

@@ -16,6 +16,7 @@ import sys
 from functools import cache
 from pathlib import Path
 from typing import Any
+import asyncio
 
 CATALOG = Path(__file__).with_name("tool_catalog.json")
 WRITE = "python -m agent_evals.packs.spoke.portal.tool_catalog"
@@ -29,9 +30,7 @@ def catalog() -> tuple[dict[str, Any], ...]:
 
 def listed_by_the_server() -> list[dict[str, Any]]:
     """What the portal's MCP server lists now (imports the MCP SDK)."""
-    import asyncio
-
-    from agent_evals.packs.spoke.portal.tools import build_mcp
+    from agent_evals.packs.spoke.portal.tools import build_mcp  # lazy: loads jsonschema, mcp, pydantic only when used (start-up time)
 
     tools = asyncio.run(build_mcp(None).list_tools())  # type: ignore[arg-type]  # listing needs no portal
     return [{"name": t.name, "description": t.description, "input_schema": t.input_schema} for t in tools]

@@ -16,7 +16,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any, NoReturn
 
-from agent_evals.runner.suite_files import TestEntry
+from agent_evals.suites.files import TestEntry
 
 DEFAULT_CONCURRENCY = 4
 _UNPREDICTABLE = ("--filter-failing", "--filter-failing-only", "--filter-errors-only", "--filter-sample",

@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING, Any
 import yaml
 
 from agent_evals.record import KitError
-from agent_evals.runner.suites import Suite
+from agent_evals.suites.discovery import Suite
 
 
 class SuiteFileError(KitError, ValueError):

@@ -20,8 +20,10 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from agent_evals import hints
+from agent_evals.paths import project_root
+from agent_evals.runner.promptfoo_process import promptfoo_command, promptfoo_env
 from agent_evals.shards.merge import Merged, MergePlan, ShardFile, check_shards, merge_shards, read_shard_files
-from agent_evals.shards.spec import ShardError
+from agent_evals.suites.shard_spec import ShardError
 
 SUITE = "{suite}"
 MAX_LISTED = 8
@@ -59,9 +61,6 @@ def _output(plan: MergePlan, output: str | None) -> Path:
 
 def import_results_file(path: Path) -> None:
     """``promptfoo import --force`` of a results file into the viewer's database (a one-line ShardError)."""
-    from agent_evals.paths import project_root
-    from agent_evals.runner.run import promptfoo_command, promptfoo_env
-
     done = subprocess.run(
         promptfoo_command("import", "--force", str(path.resolve())), env=promptfoo_env(), cwd=project_root(),
         capture_output=True, text=True,
@@ -93,7 +92,7 @@ def _say(plan: MergePlan, result: Merged, *, imported: bool) -> None:
 
 
 def _sweep() -> None:
-    from agent_evals.runner.cleanup_command import sweep_dead_runs
+    from agent_evals.runner.cleanup_command import sweep_dead_runs  # lazy: keeps agent_evals.runner.merge_command's start-up as small as it is
 
     for folder, runs, prs in sweep_dead_runs():
         print(f"merge: swept {prs} pull request(s) left active in {folder} by {runs} run(s) that died", flush=True)

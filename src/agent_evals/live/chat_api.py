@@ -74,6 +74,7 @@ from agent_evals.llm.types import ChatModel, LLMConfigError, LLMError
 from agent_evals.packs import GenericPack, Pack
 from agent_evals.record import AgentInfo, ErrorKind, KitError, ToolCall
 from agent_evals.validation_errors import describe
+from agent_evals.llm.settings import chat_model
 
 log = logging.getLogger(__name__)
 
@@ -279,8 +280,6 @@ class ChatService:
         """The agent's chat model, built once per agent (its HTTP client is reused)."""
         model = self._models.get(config.name)
         if model is None:
-            from agent_evals.llm.settings import chat_model
-
             try:
                 model = chat_model("agent", default_model=config.model, default_max_tokens=config.max_tokens)
             except LLMConfigError as exc:
@@ -335,7 +334,7 @@ def build_chat_router(
     *, config_dir: Path | None = None, store: StoreHolder | None = None, pack: Pack | None = None,
     telemetry: Telemetry | None = None,
 ) -> APIRouter:
-    """The router with ``POST /api/agents/{name}/chat``; its service is ``router.chat_service``.
+    """The router with ``POST /api/agents/{name}/chat``.
     ``telemetry`` None reads the environment (:meth:`Telemetry.from_env`)."""
     service = ChatService(
         config_dir=config_dir, store=store, pack=pack, telemetry=telemetry or Telemetry.from_env()
@@ -347,7 +346,6 @@ def build_chat_router(
         await service.aclose()
 
     router = APIRouter(lifespan=lifespan)
-    router.chat_service = service  # type: ignore[attr-defined]  # our own attribute on FastAPI's router
 
     @router.post(CHAT_PATH)
     async def chat(name: str, request: Request) -> JSONResponse:

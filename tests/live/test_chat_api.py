@@ -14,13 +14,13 @@ from typing import Any
 import httpx
 import pytest
 
-from agent_evals.agent.chat_api import build_chat_router, loopback_url, new_conversation_id
+from agent_evals.live.chat_api import build_chat_router, loopback_url, new_conversation_id
 from agent_evals.packs.spoke.portal.app import PortalConfig, create_app
 from agent_evals.packs.spoke.portal.process import PortalProcess
 from agent_evals.packs.spoke.portal.api import PortalAPI
 from agent_evals.testing.scripted_openai import ChatRequest, Reply, ScriptedOpenAIServer
 
-from .conftest import INTEGRATION_TOOLS, Script
+from tests.agent.conftest import INTEGRATION_TOOLS, Script, script  # noqa: F401  (script: the agent tests' fixture)
 
 CHAT = "/api/agents/{}/chat"
 # Variables a developer's shell may carry that would point the portal's agent elsewhere ("" = unset).

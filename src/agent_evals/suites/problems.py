@@ -3,8 +3,9 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
+import difflib
 
-from agent_evals.runner.suite_files import Located
+from agent_evals.suites.files import Located
 
 
 @dataclass(frozen=True)
@@ -18,7 +19,5 @@ class Problem:
 
 def did_you_mean(name: str, known: list[str]) -> str:
     """``; did you mean validate_config?`` when a known name is close, else ''."""
-    import difflib
-
     close = difflib.get_close_matches(name, known, n=1, cutoff=0.6)
     return f"; did you mean {close[0]}?" if close else ""

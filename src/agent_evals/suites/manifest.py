@@ -38,6 +38,7 @@ from pathlib import Path
 from typing import Any, Literal
 
 from agent_evals.processes import ProcessRef, start_time
+from agent_evals.paths import default_data_dir
 
 FORMAT = "agent-evals/run@1"
 _SAVING = threading.Lock()
@@ -47,8 +48,6 @@ Mode = Literal["live", "replay", "record"]
 
 def runs_dir() -> Path:
     """Where run folders live: ``runs/`` beside the default portal data dir (``data/runs``)."""
-    from agent_evals.paths import default_data_dir
-
     return default_data_dir().parent / "runs"
 
 
