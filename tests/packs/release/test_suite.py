@@ -12,7 +12,7 @@ import yaml
 from agent_evals.assertions.registry import kit_checks, pack_of, parse_check_config
 from agent_evals.golden.record import build_scripts, suite_cases
 from agent_evals.packs.release.tool_catalog import WRITE, catalog, listed_by_the_servers
-from agent_evals.runner.suites import Suite, discover
+from agent_evals.suites.discovery import Suite, discover
 from tests.conftest import PROJECT_ROOT
 
 AGENT = PROJECT_ROOT / "agent_config" / "agents" / "release-notes"

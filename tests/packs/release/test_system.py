@@ -16,7 +16,7 @@ from agent_evals.packs.release.git_command import git
 from agent_evals.packs.release.snapshot import RESOURCE
 from agent_evals.packs.release.system import RUN_ENV, SIDE_EFFECTS, runs_base
 from agent_evals.record import AgentInfo, RunRecord, Trace, UserInfo
-from agent_evals.runner.suites import Suite
+from agent_evals.suites.discovery import Suite
 
 
 @pytest.fixture(autouse=True)

@@ -59,7 +59,7 @@ class ReleasePack(Pack):
 
     def mutations(self, case: Case, cassette: Cassette) -> Iterator[Mutation]:
         """The notes committed on main, a section left out of the entry (:mod:`.mutations`)."""
-        from agent_evals.packs.release.mutations import mutations
+        from agent_evals.packs.release.mutations import mutations  # lazy: only the golden self-check mutates
 
         return mutations(case, cassette)
 

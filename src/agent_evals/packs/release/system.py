@@ -40,6 +40,7 @@ from agent_evals.packs.release.repository import (
     undo,
 )
 from agent_evals.packs.release.snapshot import RESOURCE
+from agent_evals.paths import default_data_dir
 from agent_evals.processes import ProcessRef
 from agent_evals.record import RunRecord, Snapshot, Trace
 from agent_evals.system import CleanupReport, Conversation, Running, System, SystemPool, SystemSetupError
@@ -47,8 +48,8 @@ from agent_evals.system import CleanupReport, Conversation, Running, System, Sys
 if TYPE_CHECKING:
     from agent_evals.assertions.registry import CheckRef
     from agent_evals.llm.types import ToolSpec
-    from agent_evals.runner.suites import Suite
-    from agent_evals.shards.spec import Shard
+    from agent_evals.suites.discovery import Suite
+    from agent_evals.suites.shard_spec import Shard
 
 log = logging.getLogger(__name__)
 
@@ -59,8 +60,6 @@ _SEPARATOR = "--"  # a working copy's folder: <eval id>--<test id>
 
 def runs_base() -> Path:
     """Where run folders live: ``release/`` beside the portal's data dir (``data/release``)."""
-    from agent_evals.paths import default_data_dir
-
     return default_data_dir().parent / "release"
 
 
@@ -98,7 +97,7 @@ class RunningRepository(Running):
         return report
 
     def undo_row(self, result: Mapping[str, Any]) -> CleanupReport:
-        from agent_evals.cleanup import trace_of_row
+        from agent_evals.cleanup import trace_of_row  # lazy: only a hook's cleanup of a row needs it
 
         trace = trace_of_row(result)
         report = CleanupReport()
@@ -192,8 +191,8 @@ class ReleaseSystem(System):
     def offered_tools(self) -> Mapping[str, ToolSpec] | None:
         """Every tool of ``mcp-server-git`` and the filesystem server, from the generated catalog
         (:mod:`.tool_catalog`): the preflight knows ``git_reset`` exists though the agent is not offered it."""
-        from agent_evals.agent.mcp_sdk import mcp_tool_to_spec
-        from agent_evals.packs.release.tool_catalog import catalog
+        from agent_evals.agent.mcp_sdk import mcp_tool_to_spec  # lazy: the MCP SDK, for the preflight only
+        from agent_evals.packs.release.tool_catalog import catalog  # lazy: read for the preflight only
 
         return {t["name"]: mcp_tool_to_spec(t["name"], t["description"], t["input_schema"]) for t in catalog()}
 

@@ -10,8 +10,11 @@ agent's configuration names them, on a scratch copy of the seed, and writes what
 
 from __future__ import annotations
 
+import asyncio
 import json
+import os
 import sys
+import tempfile
 from functools import cache
 from pathlib import Path
 from typing import Any
@@ -29,13 +32,15 @@ def catalog() -> tuple[dict[str, Any], ...]:
 
 def listed_by_the_servers() -> list[dict[str, Any]]:
     """What the agent's servers list now, every tool (no filter), on a scratch copy of the seed."""
-    import asyncio
-    import os
-    import tempfile
 
-    from agent_evals.agent.config import load_agent_config
-    from agent_evals.agent.mcp_servers import StdioServer, resolve_servers
-    from agent_evals.packs.release.seed_repo import build_seed_repository
+    from agent_evals.agent.config import load_agent_config  # lazy: only to regenerate or test the catalog
+    from agent_evals.agent.mcp_servers import (  # lazy: only to regenerate or test the catalog
+        StdioServer,
+        resolve_servers,
+    )
+    from agent_evals.packs.release.seed_repo import (
+        build_seed_repository,  # lazy: only to regenerate or test the catalog
+    )
 
     config = load_agent_config(AGENT)
     with tempfile.TemporaryDirectory(prefix="release-catalog-") as scratch:
@@ -49,8 +54,11 @@ def listed_by_the_servers() -> list[dict[str, Any]]:
 
 
 async def _list(server: Any) -> list[dict[str, Any]]:
-    from mcp import ClientSession
-    from mcp.client.stdio import StdioServerParameters, stdio_client
+    from mcp import ClientSession  # lazy: only to regenerate or test the catalog
+    from mcp.client.stdio import (  # lazy: only to regenerate or test the catalog
+        StdioServerParameters,
+        stdio_client,
+    )
 
     parameters = StdioServerParameters(command=server.command, args=list(server.args), env=dict(server.env),
                                        cwd=server.cwd)
