@@ -19,6 +19,8 @@ from functools import cache
 from pathlib import Path
 from typing import Any
 
+from agent_evals.packs.release.seed_repo import build_seed_repository
+
 CATALOG = Path(__file__).with_name("tool_catalog.json")
 WRITE = "python -m agent_evals.packs.release.tool_catalog"
 AGENT = "release-notes"
@@ -34,13 +36,7 @@ def listed_by_the_servers() -> list[dict[str, Any]]:
     """What the agent's servers list now, every tool (no filter), on a scratch copy of the seed."""
 
     from agent_evals.agent.config import load_agent_config  # lazy: only to regenerate or test the catalog
-    from agent_evals.agent.mcp_servers import (  # lazy: only to regenerate or test the catalog
-        StdioServer,
-        resolve_servers,
-    )
-    from agent_evals.packs.release.seed_repo import (
-        build_seed_repository,  # lazy: only to regenerate or test the catalog
-    )
+    from agent_evals.agent.mcp_servers import StdioServer, resolve_servers  # lazy: only to regenerate the catalog
 
     config = load_agent_config(AGENT)
     with tempfile.TemporaryDirectory(prefix="release-catalog-") as scratch:
