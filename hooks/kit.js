@@ -52,7 +52,7 @@ const JUDGED = new Set(POLICY.judged_checks);
 const KIT_CHECK = new RegExp(POLICY.kit_check_file); // assertions/<check>.py[:<function>]
 const KIT_CHECK_JS = new RegExp(POLICY.kit_check_js); // assertions/kit.js:<check> or :not_<check>
 const CASE_ID = new RegExp(POLICY.case_id);
-const state = { startedPortal: null, plain: false, replayFolders: null, judgedCases: null };
+const state = { startedSystem: null, plain: false, replayFolders: null, judgedCases: null };
 
 function python() {
   const venv = path.join(ROOT, ".venv", "bin", "python");
@@ -83,21 +83,16 @@ function suiteFolder(context) {
 
 async function beforeAll(context) {
   state.replayFolders = replayFolders(context);
-  if (process.env.AGENT_EVALS_RUN_ID && (process.env.PORTAL_URL || process.env.AGENT_EVALS_PACK)) return undefined; // the kit's runner
+  if (process.env.AGENT_EVALS_RUN_ID && process.env.AGENT_EVALS_PACK) return undefined; // the kit's runner
   state.plain = true;
   if (!process.env.PROMPTFOO_PYTHON) process.env.PROMPTFOO_PYTHON = python();
   process.env.PROMPTFOO_DISABLE_ADAPTIVE_SCHEDULER = process.env.PROMPTFOO_DISABLE_ADAPTIVE_SCHEDULER || "1";
-  const info = process.env.PORTAL_URL
-    ? { url: process.env.PORTAL_URL, token: process.env.PORTAL_TOKEN, run_id: `run-${Date.now().toString(16)}` }
-    : runPython(["-m", "agent_evals.runner.plain", "start", suiteFolder(context), "--owner-pid", String(process.pid)]);
+  const info = runPython(["-m", "agent_evals.runner.plain", "start", suiteFolder(context), "--owner-pid", String(process.pid)]);
   if (info.error) throw new Error(`agent-evals: ${info.error}`);
   for (const [key, value] of Object.entries(info.env || {})) process.env[key] = value; // what the system gives the workers
-  if (info.url) process.env.PORTAL_URL = info.url;
-  if (info.token) process.env.PORTAL_TOKEN = info.token;
   process.env.AGENT_EVALS_RUN_ID = info.run_id;
-  state.startedPortal = info.started || null;
-  const where = info.url ? `portal ${info.url}${info.started ? " (started for this run)" : ""}; ` : "";
-  console.log(`agent-evals: ${where}run ${info.run_id}`);
+  state.startedSystem = info.started || null;
+  console.log(`agent-evals: ${info.where ? `${info.where}; ` : ""}run ${info.run_id}`);
   return undefined;
 }
 
@@ -286,7 +281,7 @@ async function afterEach({ test, result }) {
     const metadata = (result.response && result.response.metadata) || {};
     const cleanup = metadata.cleanup;
     const needsCleanup = !cleanup || cleanup.error || (cleanup.failed && Object.keys(cleanup.failed).length);
-    if (needsCleanup && process.env.PORTAL_URL) {
+    if (needsCleanup && process.env.AGENT_EVALS_PACK) {
       const report = runPython(["-m", "agent_evals.hooks", "after-each"], JSON.stringify(result));
       if ((report.abandoned && report.abandoned.length) || report.error || report.failed) {
         out.metadata = { cleanup: { ...report, by: "hook" } };
@@ -311,7 +306,7 @@ async function afterEach({ test, result }) {
 
 async function afterAll() {
   if (!state.plain) return undefined; // the kit's runner sweeps and stops its own portal
-  const report = runPython(["-m", "agent_evals.runner.plain", "stop", String(state.startedPortal || 0),
+  const report = runPython(["-m", "agent_evals.runner.plain", "stop", String(state.startedSystem || 0),
     process.env.AGENT_EVALS_RUN_ID || ""]);
   const abandoned = (report.abandoned || []).length;
   if (abandoned || report.error) {

@@ -247,8 +247,9 @@ class System:
 
     def start_plain(self, suite: Suite, *, owner_pid: int, run_id: str) -> dict[str, Any]:
         """A plain ``promptfoo eval``'s beforeAll: start the suite's system (owned by ``owner_pid``, stopped
-        when it dies) or attach to one running; answers ``{"env": {…}, "started": <pid or None>, "url"}``."""
-        return {"env": {}, "started": None, "url": None}
+        when it dies) or attach to one running; answers ``{"env": {…}, "started": <pid or None>, "where": "…"}``:
+        what the workers need, the process to stop at the end, and what the run prints about it."""
+        return {"env": {}, "started": None, "where": ""}
 
     def stop_plain(self, pid: int, run_id: str) -> CleanupReport:
         """A plain ``promptfoo eval``'s afterAll: undo ``run_id`` and stop what :meth:`start_plain` started."""

@@ -23,6 +23,7 @@ from agent_evals.golden.selfcheck import grade_row, mutations
 from agent_evals.golden.user_side import case_user, user_mutations
 from agent_evals.packs.spoke.portal.process import PortalProcess
 from agent_evals.packs.spoke.portal.api import PortalAPI
+from agent_evals.packs.spoke.runs import portal_settings
 from agent_evals.provider.run import call_api
 from agent_evals.suites.files import load_suite
 from agent_evals.suites.discovery import Suite, discover
@@ -56,7 +57,7 @@ def portals(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, Port
         for suite in SUITES:
             root = tmp_path_factory.mktemp(f"selfcheck-{suite.name}")
             running[suite.name] = PortalProcess(
-                data_dir=root / "data", token=PortalProcess.new_token(), settings_file=suite.portal_settings
+                data_dir=root / "data", token=PortalProcess.new_token(), settings_file=portal_settings(suite)
             ).start()
         yield running
     finally:

@@ -83,9 +83,18 @@ def test_after_each_cleans_a_row_the_provider_could_not(tmp_path) -> None:  # no
     row = {"failureReason": 2, "error": "[timeout] …", "response": {"metadata": {"trace": {"eval_id": "run-1",
                                                                                         "test_id": "C02#ab"}}}}
     out, lines = hook("afterEach", {"test": {"description": "C02 x"}, "result": row},
-                      {"PORTAL_URL": "http://127.0.0.1:9", "PROMPTFOO_PYTHON": str(PROJECT_ROOT / ".venv/bin/python")})
+                      {"PORTAL_URL": "http://127.0.0.1:9", "AGENT_EVALS_PACK": "spoke",
+                       "PROMPTFOO_PYTHON": str(PROJECT_ROOT / ".venv/bin/python")})
     assert "not reachable" in out["result"]["metadata"]["cleanup"]["error"]  # tried, through Python, and said why
     assert any(line.startswith("C02 x ERROR") for line in lines)
+
+
+def test_after_each_leaves_cleanup_alone_when_no_run_of_the_kit_named_a_pack(tmp_path) -> None:  # noqa: ANN001
+    row = {"failureReason": 2, "error": "[timeout] …", "response": {"metadata": {"trace": {"eval_id": "run-1",
+                                                                                        "test_id": "C02#ab"}}}}
+    out, _ = hook("afterEach", {"test": {"description": "C02 x"}, "result": row},
+                  {"PORTAL_URL": "http://127.0.0.1:9", "PROMPTFOO_PYTHON": "/nonexistent/python"})
+    assert out is None  # no beforeAll of the kit ran (no AGENT_EVALS_PACK): nothing to undo through, no Python started
 
 
 STATEMENTS = {"type": "python", "value": "file://../../assertions/expected_statements.py", "metric": "statements",

@@ -4,6 +4,7 @@ dir (``npm run portal``) used by ``run`` and ``cleanup``; plain ``npx promptfoo 
 from __future__ import annotations
 
 import json
+import re
 import os
 import signal
 import subprocess
@@ -116,6 +117,7 @@ def test_plain_npx_promptfoo_eval_runs_a_suite_with_its_own_portal_and_cleanup(e
                           env=env, cwd=PROJECT_ROOT, capture_output=True, text=True, timeout=180)
     assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-2000:]
     assert "ModuleNotFoundError" not in done.stdout + done.stderr
+    assert re.search(r"agent-evals: portal http://127\.0\.0\.1:\d+ \(started for this run\); run run-\w+", done.stdout)
     rows = json.loads((Path(env["PROMPTFOO_CONFIG_DIR"]) / "o.json").read_text())["results"]["results"]
     assert [r["success"] for r in rows] == [True, True]
     assert pull_requests(Path(env["AGENT_EVALS_DATA_DIR"])) == []

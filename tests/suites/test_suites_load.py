@@ -11,6 +11,7 @@ import pytest
 import yaml
 
 from agent_evals.conversation.cassette import load_cassette
+from agent_evals.packs.spoke.runs import portal_settings
 from agent_evals.suites.discovery import discover
 
 SUITES = {s.name: s for s in discover()}
@@ -151,7 +152,7 @@ def test_qa_cases_have_judged_statements_and_offline_key_facts() -> None:
 
 
 def test_overlay_suite_has_its_portal_settings() -> None:
-    settings = SUITES["spoke-create-overlay"].portal_settings
+    settings = portal_settings(SUITES["spoke-create-overlay"])
     assert settings is not None
     from agent_evals.packs.spoke.portal.settings import load_settings
 

@@ -1,11 +1,12 @@
 """A suite run by plain ``npx promptfoo eval -c evals/<suite>/promptfooconfig.yaml``.
 
 ``hooks/kit.js`` calls this from Promptfoo's ``beforeAll`` when the kit's runner did not start it:
-``start`` asks the system of the suite's pack to start or attach (the portal: the one serving the
-suite's data dir, or a new one on the stable port with a fresh token, owned by the Promptfoo process:
-it abandons the run's PRs and stops when Promptfoo exits, Ctrl-C included) and prints
-``{"url", "token", "run_id", "started", "env"}`` for the hook to put ``env`` in the environment (the
-pack's name in ``AGENT_EVALS_PACK`` included) — the token is never written to disk. ``stop``
+``start`` asks the system of the suite's pack to start or attach (a portal, for one: the one
+``PORTAL_URL`` names, the one serving the suite's data dir, or a new one on the stable port with a
+fresh token, owned by the Promptfoo process: it abandons the run's PRs and stops when Promptfoo
+exits, Ctrl-C included) and prints ``{"run_id", "started", "env", "where"}`` for the hook to put
+``env`` in the environment (the pack's name in ``AGENT_EVALS_PACK`` included; secrets such as the
+portal's token travel only there, never to disk) and print ``where``. ``stop``
 (``afterAll``) undoes the run and stops a system it started.
 
     python -m agent_evals.runner.plain start <suite folder> --owner-pid <promptfoo pid>
@@ -36,8 +37,7 @@ def start(folder: Path, owner_pid: int) -> dict[str, object]:
     pack = suite_pack(suite)
     answer = load_pack(pack).system.start_plain(suite, owner_pid=owner_pid, run_id=run_id)
     env = {**answer.get("env", {}), PACK_ENV: pack}
-    return {"url": answer.get("url"), "token": answer.get("token"), "run_id": run_id, "started": answer.get("started"),
-            "env": env}
+    return {"run_id": run_id, "started": answer.get("started"), "env": env, "where": answer.get("where") or ""}
 
 
 def stop(pid: int, run_id: str) -> dict[str, object]:

@@ -1,8 +1,7 @@
 """The suites under ``evals/``: a folder with a ``promptfooconfig.yaml``.
 
-A suite that needs a portal with customer settings keeps them in
-``portal-settings.yaml`` next to its config; the runner starts that suite's
-portal with them.
+What else a suite's folder holds for its system under test (a portal's settings file, say) is
+its pack's business: the core reads only the config.
 """
 
 from __future__ import annotations
@@ -13,7 +12,6 @@ from pathlib import Path
 from agent_evals.paths import evals_dir
 
 CONFIG_NAME = "promptfooconfig.yaml"
-SETTINGS_NAME = "portal-settings.yaml"
 ALL = "all"
 ORDER_NAME = "order.txt"  # evals/order.txt: `all` runs the suites named there first, in that order
 
@@ -28,11 +26,6 @@ class Suite:
     @property
     def config(self) -> Path:
         return self.folder / CONFIG_NAME
-
-    @property
-    def portal_settings(self) -> Path | None:
-        path = self.folder / SETTINGS_NAME
-        return path if path.is_file() else None
 
 
 def discover(root: Path | None = None) -> list[Suite]:

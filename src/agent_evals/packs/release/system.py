@@ -169,7 +169,7 @@ class ReleaseSystem(System):
         """The run folder, owned by the Promptfoo process (swept by the next run when it dies unfinished)."""
         sweep(runs_base())
         run = start_run(runs_base(), run_id, owner=ProcessRef.of(owner_pid))
-        return {"env": {RUN_ENV: str(run.root)}, "started": None, "url": None}
+        return {"env": {RUN_ENV: str(run.root)}, "started": None, "where": f"repositories in {run.root}"}
 
     def stop_plain(self, pid: int, run_id: str) -> CleanupReport:
         running = self.attach()

@@ -32,18 +32,23 @@ from agent_evals.suites.manifest import suite_eval_id
 from agent_evals.suites.discovery import Suite, discover, select
 from agent_evals.suites.shard_spec import Shard
 from agent_evals.system import CleanupReport, Running, SystemPool, SystemSetupError
-from agent_evals.packs.spoke.portal.api import PortalAPI
 from agent_evals.packs.spoke.portal.api import PortalAPI, PortalError
 from agent_evals.packs.spoke.portal.process import PortalProcess, PortalStartError
 from agent_evals.packs.spoke.portal.serving import read_serving
-from agent_evals.packs.spoke.undo import cleanup_run
-from agent_evals.packs.spoke.undo import cleanup_test
+from agent_evals.packs.spoke.undo import cleanup_run, cleanup_test
 
 log = logging.getLogger(__name__)
 DEFAULT_PORT = 8400
 PORT_STEP = 100  # a shard's port: the suite's stable port + 100 × its index
 MAX_PORT = 65000
 IN_USE = "is in use by another running portal"  # the portal's words when the data dir's lock is held
+SETTINGS_NAME = "portal-settings.yaml"  # a suite's customer settings for its portal, beside its promptfooconfig.yaml
+
+
+def portal_settings(suite: Suite) -> Path | None:
+    """The suite's portal settings file (``portal-settings.yaml`` in its folder), or None."""
+    path = suite.folder / SETTINGS_NAME
+    return path if path.is_file() else None
 
 
 @dataclass
@@ -106,14 +111,14 @@ def data_dir_of(suite: Suite) -> Path:
     """The suite's portal data dir: the default one, or ``portal-<suite>`` beside it for a suite
     with customer settings."""
     base = default_data_dir()
-    return base if suite.portal_settings is None else base.with_name(f"portal-{suite.name}")
+    return base if portal_settings(suite) is None else base.with_name(f"portal-{suite.name}")
 
 
 def stable_port(suite: Suite) -> int:
     """8400 for the default data dir; 8401, 8402… for suites with settings, in suite order."""
-    if suite.portal_settings is None:
+    if portal_settings(suite) is None:
         return DEFAULT_PORT
-    with_settings = [s.name for s in discover() if s.portal_settings is not None]
+    with_settings = [s.name for s in discover() if portal_settings(s) is not None]
     return DEFAULT_PORT + 1 + (with_settings.index(suite.name) if suite.name in with_settings else len(with_settings))
 
 
@@ -122,7 +127,7 @@ def suite_portal_settings(
 ) -> tuple[Path, Path | None, int]:
     """``portal serve --suite``: the data dir, settings and port that suite's runs use."""
     (suite,) = select(name)
-    return (data_dir or data_dir_of(suite), settings or suite.portal_settings, stable_port(suite) if port is None else port)
+    return (data_dir or data_dir_of(suite), settings or portal_settings(suite), stable_port(suite) if port is None else port)
 
 
 def _free(port: int) -> bool:
@@ -144,8 +149,8 @@ def portal_for(
     a portal it starts abandons the PRs of ``run_id`` and of ``sweep_ids`` if the runner dies."""
     url = os.environ.get("PORTAL_URL", "").strip()
     if url:
-        if suite.portal_settings:
-            log.warning("PORTAL_URL is set: suite %s expects a portal with %s", suite.name, suite.portal_settings)
+        if portal_settings(suite):
+            log.warning("PORTAL_URL is set: suite %s expects a portal with %s", suite.name, portal_settings(suite))
         yield RunningPortal(url=url.rstrip("/"), token=os.environ.get("PORTAL_TOKEN") or None, suite=suite)
         return
     data_dir = data_dir or data_dir_of(suite)
@@ -160,7 +165,7 @@ def portal_for(
 
     def new_process(port: int) -> PortalProcess:
         return PortalProcess(
-            data_dir=data_dir, token=secrets.token_urlsafe(32), settings_file=suite.portal_settings,
+            data_dir=data_dir, token=secrets.token_urlsafe(32), settings_file=portal_settings(suite),
             port=port, log_file=log_file, owner_pid=os.getpid(),
             sweep_eval_ids=(run_id, suite_eval_id(run_id, suite.name), *sweep_ids),
         )
@@ -201,7 +206,7 @@ def _shared(suite: Suite, data_dir: Path) -> RunningPortal | None:
     serving = read_serving(data_dir)
     if serving is None:
         return None
-    expected = str(suite.portal_settings) if suite.portal_settings else None
+    expected = str(portal_settings(suite)) if portal_settings(suite) else None
     if (serving.settings_file or None) != expected and not _same_file(serving.settings_file, expected):
         raise SystemSetupError(
             f"the portal serving {data_dir} (pid {serving.pid}, {serving.url}) runs with settings "
@@ -292,7 +297,7 @@ def portal_on(folder: Path, suite: Suite | None) -> Iterator[RunningPortal]:
             yield shared
             return
 
-    settings = suite.portal_settings if suite is not None else None
+    settings = portal_settings(suite) if suite is not None else None
     try:
         with PortalProcess(data_dir=folder, token=PortalProcess.new_token(), settings_file=settings) as portal:
             yield RunningPortal(data_dir=folder, url=portal.url, started=True, pid=portal.pid, token=portal.token,
@@ -304,13 +309,16 @@ def portal_on(folder: Path, suite: Suite | None) -> Iterator[RunningPortal]:
 def start_plain(suite: Suite, owner_pid: int, run_id: str) -> dict[str, Any]:
     """A plain ``promptfoo eval``'s portal (``agent_evals.runner.plain``): the one serving the suite's data
     dir, or a new one on the stable port with a fresh token, owned by the Promptfoo process (it abandons
-    the run's PRs and stops when Promptfoo exits, Ctrl-C included)."""
+    the run's PRs and stops when Promptfoo exits, Ctrl-C included). With ``PORTAL_URL`` set, that portal."""
+    external = from_env(os.environ)
+    if external is not None:
+        return {"started": None, "env": external.env(), "where": f"portal {external.url}"}
     shared = _shared(suite, data_dir_of(suite))
     if shared is not None:
-        return {"url": shared.url, "token": shared.token, "started": None, "env": shared.env()}
+        return {"started": None, "env": shared.env(), "where": f"portal {shared.url}"}
     port = stable_port(suite)
     process = PortalProcess(
-        data_dir=data_dir_of(suite), token=secrets.token_urlsafe(32), settings_file=suite.portal_settings,
+        data_dir=data_dir_of(suite), token=secrets.token_urlsafe(32), settings_file=portal_settings(suite),
         port=port if _free(port) else 0, owner_pid=owner_pid, sweep_eval_ids=(run_id,),
     )
     try:
@@ -318,4 +326,4 @@ def start_plain(suite: Suite, owner_pid: int, run_id: str) -> dict[str, Any]:
     except PortalStartError as exc:
         raise SystemSetupError(f"the portal for {suite.name} did not start: {str(exc).splitlines()[0]}") from None
     portal = RunningPortal(url=process.url, token=process.token)
-    return {"url": process.url, "token": process.token, "started": process.pid, "env": portal.env()}
+    return {"started": process.pid, "env": portal.env(), "where": f"portal {process.url} (started for this run)"}
