@@ -277,6 +277,12 @@ class System:
         """The tools it offers the agent, known offline (names and schemas), or None when unknown."""
         return None
 
+    @contextmanager
+    def preflight_variables(self) -> Iterator[Mapping[str, str]]:
+        """Stand-ins for what a conversation gives its agent's servers (:attr:`Conversation.variables`),
+        so the preflight can start them before the run; whatever they name is removed on exit."""
+        yield {}
+
     # -- conversation scope
 
     def side_effect(self, call: ToolCall) -> PullRequestRef | None:

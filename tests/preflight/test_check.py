@@ -346,10 +346,9 @@ def test_offline_needs_no_endpoint_as_the_readme_runs_it() -> None:
     assert done.returncode == 0, done.stdout + done.stderr
     lines = done.stdout.splitlines()
     assert lines[-1] == "check: ok (102 case(s) in 6 suite(s))"
-    # the release agent's stdio servers need a conversation's working copy (${REPO}): the check cannot start them
-    stdio = [line for line in lines[:-1] if "names ${REPO}, which is not set" in line]
-    assert len(stdio) == 2 and all("release-notes" in line and "not started by the check" in line for line in stdio)
-    rest = [line for line in lines[:-1] if line not in stdio]
+    # the release agent's stdio servers started on a repository its system made up (no note says they were not)
+    assert not [line for line in lines if "not started by the check" in line], lines
+    rest = lines[:-1]
     assert rest and all(line.startswith("note: the ") and line.endswith("--offline asks no model)") for line in rest), lines
 
 
@@ -448,3 +447,35 @@ def test_a_server_whose_variable_is_set_only_at_run_time_is_a_note(tmp_path: Pat
     assert any(note.startswith("agent 'notes-later', server 'notes': command names ${NOTES_PYTHON_LATER}, which is "
                                "not set") and note.endswith("not started by the check (the agent checks it when it opens)")
                for note in result.notes)
+
+
+def _release_suite() -> Suite:
+    (suite,) = [s for s in discover(PROJECT_ROOT / "evals") if s.name == "release-notes"]
+    return suite
+
+
+def _preflight_folders() -> set[str]:
+    import tempfile  # lazy: only these tests look at the temporary directory
+
+    return {p.name for p in Path(tempfile.gettempdir()).glob("agent-evals-preflight-*")}
+
+
+def test_the_release_agents_servers_start_in_the_preflight_on_a_repository_its_system_makes_up() -> None:
+    before = _preflight_folders()
+    result = preflight([_release_suite()], read_flags([]), offline=True)
+    assert [str(p) for p in result.problems if "role has no model" not in str(p)] == []
+    assert not [note for note in result.notes if "REPO" in note]  # started, not left as a note for later
+    assert _preflight_folders() == before  # the made-up repository is gone
+
+
+def test_a_release_server_that_cannot_start_is_a_problem_before_the_run(tmp_path: Path,
+                                                                        monkeypatch: pytest.MonkeyPatch) -> None:
+    agents = tmp_path / "agents"
+    shutil.copytree(PROJECT_ROOT / "agent_config" / "agents" / "release-notes", agents / "release-notes")
+    config = agents / "release-notes" / "agent.yaml"
+    config.write_text(config.read_text().replace("/.venv/bin/mcp-server-git", "/.venv/bin/no-such-git-server"))
+    monkeypatch.setattr("agent_evals.agent.config.agent_config_dir", lambda: agents)
+    found = problems(_release_suite())
+    (line,) = found
+    assert line.endswith("agent 'release-notes': MCP server 'git' (no-such-git-server) could not be started: command "
+                         f"'{PROJECT_ROOT}/.venv/bin/no-such-git-server' not found (not a file, nor on PATH)"), line

@@ -97,9 +97,10 @@ def load_agent_config(*args: Any, **kwargs: Any) -> AgentConfig:
     """Read ``<config_dir>/<name>/agent.yaml`` and apply the overrides (see :func:`read_agent_config`).
 
     A worker loads the same configuration for every conversation: the result is kept per
-    arguments and the files' modification times, so an edited file is read again.
+    arguments, the folder the agents are read from and the files' modification times, so an edited
+    file, or another project's folder, is read again.
     """
-    key = (args, tuple(sorted(kwargs.items())))
+    key = (args, tuple(sorted(kwargs.items())), None if kwargs.get("config_dir") else agent_config_dir())
     try:
         cached = _CACHE.get(key)
         if cached is not None and cached[0] == _stamps(cached[1]):

@@ -22,8 +22,10 @@ from __future__ import annotations
 
 import logging
 import os
+import tempfile
 import uuid
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
+from contextlib import contextmanager
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -39,6 +41,7 @@ from agent_evals.packs.release.repository import (
     sweep,
     undo,
 )
+from agent_evals.packs.release.seed_repo import build_seed_repository
 from agent_evals.packs.release.snapshot import RESOURCE
 from agent_evals.paths import default_data_dir
 from agent_evals.processes import ProcessRef
@@ -198,6 +201,13 @@ class ReleaseSystem(System):
 
     def conversation(self, trace: Trace, env: Mapping[str, str] | None = None) -> Conversation:
         return RepositoryConversation(trace, os.environ if env is None else env)
+
+    @contextmanager
+    def preflight_variables(self) -> Iterator[Mapping[str, str]]:
+        """A seed repository in a temporary folder as ``${REPO}``, so the preflight starts both servers
+        on a repository like a conversation's; removed with the folder."""
+        with tempfile.TemporaryDirectory(prefix="agent-evals-preflight-") as folder:
+            yield {"REPO": str(build_seed_repository(Path(folder) / "repo")), **SERVER_ENVIRONMENT}
 
 
 # -- conversation scope ---------------------------------------------------------------------------
