@@ -5,7 +5,9 @@ the tests start, pytest's ``tmp_path`` under it too) and, unless a test sets its
 data dir and a Promptfoo folder of its own: no test writes into the developer's ``data/`` or
 ``~/.promptfoo``, and parallel workers never share them. At the end, anything a test, a run or
 a process it started left in that temporary directory (outside pytest's own ``tmp_path``
-folders), and any process still running from the session, fails the session with the list.
+folders), and any process still running from the session (one that inherited its environment, or
+whose command line names its folder: an MCP stdio server on a working copy), fails the session
+with the list.
 A passing session removes the directory; a failing one keeps it and prints where (the logs of
 the failed tests are in their ``tmp_path`` folders there).
 """
@@ -17,6 +19,7 @@ import os
 import shutil
 import tempfile
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -55,20 +58,38 @@ def processes_with(name: str, value: str) -> list[str]:
     """Processes still running with ``name=value`` in their environment (descendants of whoever
     set it), but for this one and its parent."""
     marker = f"{name}={value}".encode()
+    return _running(lambda entry: marker in (entry / "environ").read_bytes().split(b"\0"))
+
+
+def processes_naming(text: str) -> list[str]:
+    """Processes still running whose command line holds ``text`` (a folder), but for this one and its
+    parent: those that do not inherit the environment of whoever started them, e.g. MCP stdio servers
+    (the MCP SDK gives them a minimal one), named by the working copy in their arguments."""
+    return _running(lambda entry: text in _command(entry))
+
+
+def _running(matches: Callable[[Path], bool]) -> list[str]:
+    """``pid <pid>: <command>`` of every live process (not a zombie) ``matches`` (given its /proc folder)."""
     mine = {os.getpid(), os.getppid()}
     found = []
     for entry in Path("/proc").iterdir() if Path("/proc").is_dir() else []:
         if not entry.name.isdigit() or int(entry.name) in mine:
             continue
         try:
-            if marker in (entry / "environ").read_bytes().split(b"\0"):
-                command = (entry / "cmdline").read_bytes().replace(b"\0", b" ").decode(errors="replace").strip()
-                state = (entry / "stat").read_text().rsplit(")", 1)[1].split()[0]
-                if state != "Z":
-                    found.append(f"pid {entry.name}: {command[:200]}")
+            if matches(entry) and (entry / "stat").read_text().rsplit(")", 1)[1].split()[0] != "Z":
+                found.append(f"pid {entry.name}: {_command(entry)[:200]}")
         except OSError:
             continue
     return found
+
+
+def _command(entry: Path) -> str:
+    return (entry / "cmdline").read_bytes().replace(b"\0", b" ").decode(errors="replace").strip()
+
+
+def _left_running(root: Path) -> list[str]:
+    """The session's processes: those that inherited its environment, and those named by its folder."""
+    return sorted(set(processes_with(SESSION_ENV, str(root))) | set(processes_naming(str(root))))
 
 
 @pytest.hookimpl(trylast=True)
@@ -77,7 +98,7 @@ def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
         return
     root = Path(os.environ[SESSION_ENV])
     deadline = time.monotonic() + SETTLE_S
-    while (processes := processes_with(SESSION_ENV, str(root))) and time.monotonic() < deadline:
+    while (processes := _left_running(root)) and time.monotonic() < deadline:
         time.sleep(0.1)
     files = left_in(root) if root.is_dir() else []
     reporter = session.config.pluginmanager.get_plugin("terminalreporter")

@@ -7,6 +7,7 @@ from __future__ import annotations
 import fcntl
 import os
 import pty
+import signal
 import sqlite3
 import subprocess
 import termios
@@ -69,6 +70,20 @@ class Terminal:
         self._reader.join(timeout=5)
         os.close(self._master)
         return code
+
+
+def kill_outright(runner: subprocess.Popen[bytes]) -> None:
+    """SIGKILL for a runner started with ``start_new_session`` and, at the same moment, for every
+    session it started (Promptfoo, its workers and hooks): a machine that dies, so nothing gets to
+    clean up. (Promptfoo alone would get SIGTERM from the runner's death and clean up itself.)"""
+    children = subprocess.run(["pgrep", "-P", str(runner.pid)], capture_output=True, text=True).stdout.split()
+    for child in children:
+        try:
+            os.killpg(os.getpgid(int(child)), signal.SIGKILL)
+        except ProcessLookupError:
+            pass
+    os.killpg(runner.pid, signal.SIGKILL)
+    runner.wait(timeout=30)
 
 
 RUN_MARK = "AGENT_EVALS_TEST_RUN_MARK"  # every process of one test's run carries it: none may be left

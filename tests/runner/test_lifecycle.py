@@ -18,7 +18,7 @@ from agent_evals.testing.pause_points import PAUSE_ENV
 from agent_evals.testing.scripted_openai import ScriptedOpenAIServer
 from tests.conftest import PROJECT_ROOT
 
-from .terminal import Terminal, eval_descriptions, is_stopped, left_in_temp, pull_requests, runner_env
+from .terminal import Terminal, eval_descriptions, is_stopped, kill_outright, left_in_temp, pull_requests, runner_env
 
 pytestmark = pytest.mark.skipif(
     not (PROJECT_ROOT / "node_modules" / ".bin" / "promptfoo").exists(), reason="npm packages not installed"
@@ -123,19 +123,6 @@ def test_sigterm_like_a_cancelled_ci_job(env: dict[str, str]) -> None:
     assert _settle(lambda: _no_portal_left(env))
 
 
-def _kill_everything(runner_pid: int) -> None:
-    """SIGKILL for the runner and, at the same moment, for Promptfoo's own session (its workers and
-    hooks): a machine that dies, so nothing gets to clean up. (Promptfoo alone would get SIGTERM from
-    the runner's death and clean up itself.)"""
-    children = subprocess.run(["pgrep", "-P", str(runner_pid)], capture_output=True, text=True).stdout.split()
-    for child in children:
-        try:
-            os.killpg(os.getpgid(int(child)), signal.SIGKILL)
-        except ProcessLookupError:
-            pass
-    os.killpg(runner_pid, signal.SIGKILL)
-
-
 def test_a_killed_runner_is_swept_by_the_next_run(env: dict[str, str], tmp_path: Path) -> None:
     """With a portal the runner does not own (``npm run portal``), a runner killed with SIGKILL
     leaves PRs behind; the next run sweeps them and says so."""
@@ -148,7 +135,7 @@ def test_a_killed_runner_is_swept_by_the_next_run(env: dict[str, str], tmp_path:
         deadline = time.monotonic() + 120
         while not pull_requests(_data(env)) and time.monotonic() < deadline:
             time.sleep(0.1)
-        _kill_everything(runner.pid)
+        kill_outright(runner)
         first = runner.communicate(timeout=30)[0].decode()
         assert "using the portal already serving" in first
         left = pull_requests(_data(env))

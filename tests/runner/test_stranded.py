@@ -21,7 +21,7 @@ from agent_evals.testing.pause_points import PAUSE_ENV
 from agent_evals.testing.scripted_openai import ScriptedOpenAIServer
 from tests.conftest import PROJECT_ROOT
 
-from .terminal import is_stopped, left_in_temp, pull_requests, runner_env
+from .terminal import is_stopped, kill_outright, left_in_temp, pull_requests, runner_env
 
 pytestmark = pytest.mark.skipif(
     not (PROJECT_ROOT / "node_modules" / ".bin" / "promptfoo").exists(), reason="npm packages not installed"
@@ -73,7 +73,7 @@ def test_a_run_killed_outright_against_an_external_portal_is_swept_by_the_next_r
                                   start_new_session=True)
         _wait(lambda: pull_requests(external) or runner.poll() is not None, "a pull request")
         assert runner.poll() is None, runner.communicate()[0].decode()[-3000:]
-        _kill_run(runner)
+        kill_outright(runner)
         assert pull_requests(external), "the killed run left no PR to sweep"
 
         again = subprocess.run([*RUN, "--replay", "--filter-pattern", "C09"], env=env, cwd=PROJECT_ROOT,
@@ -81,18 +81,6 @@ def test_a_run_killed_outright_against_an_external_portal_is_swept_by_the_next_r
         assert again.returncode == 0, again.stdout[-3000:]
         assert "left active by 1 run(s) that died" in again.stdout, again.stdout[-3000:]
         assert pull_requests(external) == []
-
-
-def _kill_run(runner: subprocess.Popen[bytes]) -> None:
-    """SIGKILL for the runner and every session it started (Promptfoo and its workers): nothing cleans up."""
-    children = subprocess.run(["pgrep", "-P", str(runner.pid)], capture_output=True, text=True).stdout.split()
-    for child in children:
-        try:
-            os.killpg(os.getpgid(int(child)), signal.SIGKILL)
-        except ProcessLookupError:
-            pass
-    os.killpg(runner.pid, signal.SIGKILL)
-    runner.wait(timeout=30)
 
 
 def test_a_serving_file_whose_pid_now_belongs_to_another_process_is_ignored(tmp_path: Path) -> None:
