@@ -7,7 +7,8 @@ fresh token, owned by the Promptfoo process: it abandons the run's PRs and stops
 exits, Ctrl-C included) and prints ``{"run_id", "started", "env", "where"}`` for the hook to put
 ``env`` in the environment (the pack's name in ``AGENT_EVALS_PACK`` included; secrets such as the
 portal's token travel only there, never to disk) and print ``where``. ``stop``
-(``afterAll``) undoes the run and stops a system it started.
+(``afterAll``) asks the same system to undo the run and take back what ``start`` made
+(``stop_plain``: the release pack's run folder), and stops a process it started.
 
     python -m agent_evals.runner.plain start <suite folder> --owner-pid <promptfoo pid>
     python -m agent_evals.runner.plain stop <pid> <run id>
@@ -41,7 +42,8 @@ def start(folder: Path, owner_pid: int) -> dict[str, object]:
 
 
 def stop(pid: int, run_id: str) -> dict[str, object]:
-    report = cleanup_run(run_id)
+    pack = os.environ.get(PACK_ENV, "").strip()  # set by start, in the hook's environment
+    report = load_pack(pack).system.stop_plain(pid, run_id) if pack else cleanup_run(run_id)
     if pid:
         try:
             os.kill(pid, signal.SIGTERM)
