@@ -5,7 +5,8 @@ Each system covers the places its runs used (the portal: every data dir the kit'
 their shards' and those of runs that died, through the portal serving each or one started for the
 purpose; or ``--portal-url`` / ``PORTAL_URL``, or ``--data-dir``) and marks the runs that died as
 swept. What people made is never touched, nor is what runs still going made (their manifest
-unfinished, their runner alive: ``sweep.live_runs``); they clean up after themselves.
+unfinished, their runner alive: ``sweep.live_runs``); they clean up after themselves. The temporary
+directories of runs that are over go too (``sweep.sweep_leftovers``, as at a run's start).
 :func:`sweep_dead_runs` is the sweep alone, for ``agent-evals merge``.
 """
 
@@ -18,7 +19,7 @@ from agent_evals.packs import built_in, load_pack
 from agent_evals.record import KitError
 from agent_evals.suites.manifest import runs_dir
 from agent_evals.suites.discovery import discover
-from agent_evals.runner.sweep import live_runs, run_of
+from agent_evals.runner.sweep import live_runs, run_of, sweep_leftovers
 from agent_evals.system import System
 
 log = logging.getLogger(__name__)
@@ -30,6 +31,7 @@ def cleanup_command(portal_url: str | None, data_dir: Path | None, eval_id: str 
               "left to it (it cleans up when it ends, Ctrl-C included)")
         return 1
     alive = set(live_runs(runs_dir()))  # asked now: a run that ends meanwhile is swept by the next cleanup or run
+    sweep_leftovers(runs_dir())  # the temporary directories of runs that are over (a kill -9 leaves its own)
     worst = 0
     for system in systems_in_reach():
         code = system.clean(url=portal_url, data_dir=data_dir, eval_id=eval_id, alive=alive)
