@@ -66,7 +66,8 @@ def test_a_conversation_outside_a_run_removes_its_own_run_folder(data_dir: Path)
     assert list(data_dir.iterdir()) == []
 
 
-def test_the_next_pool_sweeps_a_run_killed_with_minus_9(data_dir: Path, tmp_path: Path) -> None:
+def test_the_next_pool_sweeps_a_run_killed_with_minus_9(data_dir: Path, tmp_path: Path,
+                                                        capsys: pytest.CaptureFixture[str]) -> None:
     code = ("import sys, time; from pathlib import Path; from agent_evals.packs.release.repository import start_run; "
             "start_run(Path(sys.argv[1]), 'run-dead'); print('ready', flush=True); time.sleep(60)")
     child = subprocess.Popen([sys.executable, "-c", code, str(runs_base())], stdout=subprocess.PIPE, text=True)
@@ -79,3 +80,4 @@ def test_the_next_pool_sweeps_a_run_killed_with_minus_9(data_dir: Path, tmp_path
     with PACK.system.pool("run-2", tmp_path, []):
         assert not (data_dir / "run-dead").exists()
     assert list(data_dir.iterdir()) == []
+    assert capsys.readouterr().out == f"swept the repositories of 1 run(s) that died: {data_dir / 'run-dead'}\n"

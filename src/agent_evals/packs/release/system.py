@@ -20,7 +20,6 @@ version, so these live in the snapshot only (resource ``side_effects``), never i
 
 from __future__ import annotations
 
-import logging
 import os
 import tempfile
 import uuid
@@ -53,8 +52,6 @@ if TYPE_CHECKING:
     from agent_evals.llm.types import ToolSpec
     from agent_evals.suites.discovery import Suite
     from agent_evals.suites.shard_spec import Shard
-
-log = logging.getLogger(__name__)
 
 RUN_ENV = "AGENT_EVALS_RELEASE_RUN"  # the run folder, in the workers' (and hooks') environment
 SIDE_EFFECTS = "side_effects"  # the snapshot's resource listing the branches, commits and files changed
@@ -133,8 +130,9 @@ class RepositoryPool(SystemPool):
         self._suites: set[str] = set()
 
     def __enter__(self) -> RepositoryPool:
-        for folder in sweep(self.base):
-            log.info("removed the repositories of a run that died: %s", folder)
+        swept = sweep(self.base)
+        if swept:  # the run's own line, as the portal's sweep says what it abandoned
+            print(f"swept the repositories of {len(swept)} run(s) that died: {', '.join(map(str, swept))}", flush=True)
         return self
 
     def __exit__(self, *exc: object) -> None:
