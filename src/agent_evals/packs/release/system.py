@@ -5,7 +5,8 @@
   by the pool, named to the workers by :data:`RUN_ENV`; undo by eval id removes that eval's working
   copies; the pool's end removes the folder; the sweep (at every pool's start, ``agent-evals merge``
   and ``cleanup``) removes the folders of runs whose owner is gone (a ``kill -9``). A plain
-  ``promptfoo eval`` makes the folder in its ``beforeAll``, owned by the Promptfoo process.
+  ``promptfoo eval`` makes the folder in its ``beforeAll``, owned by the Promptfoo process, and
+  removes it in its ``afterAll`` (:meth:`ReleaseSystem.stop_plain`).
 - conversation scope: a working copy of the seed, made when the agent is built
   (``variables``: ``REPO``, its path, and the commit dates of :data:`.repository.SERVER_ENVIRONMENT`,
   so a replay makes the recording's commit ids); the end-state snapshot is the repository's state against the
