@@ -112,6 +112,7 @@ class TicketsSystem(System):
     """A fake help desk: nothing to start, tickets as side effects, queues as fixtures."""
 
     name = "desk"
+    undo_words = "closing this run's tickets"
 
     def pool(self, run_id: str, log_folder: Path, suites: Sequence[Any]) -> SystemPool:
         return DeskPool()

@@ -26,6 +26,7 @@ Two scopes, each a small object the core holds while it lasts:
 ``System.sweep_dead_runs``  undo what runs that died left, wherever they ran (``agent-evals merge``)
 ``System.preflight``        problems with an external system the environment names, before a run
 ``System.offered_tools``    the tools it offers the agent, known offline (the preflight's names)
+``System.undo_words``       what undoing a run does, as the runner says it after a Ctrl-C
 ``System.add_commands``     its own subcommands of ``agent-evals`` (the portal's ``portal serve``)
 ``Running``                 one started or attached system: the environment the workers get
                             (``env``), where its side effects live (``data_dir``, ``url``), undo by
@@ -234,6 +235,8 @@ class System:
     """A system under test with nothing to start and no side effects (see the module docstring)."""
 
     name = "none"
+    #: what undoing a run does, in the runner's words after a Ctrl-C ("stopping Promptfoo, then …"); "": nothing
+    undo_words = ""
 
     # -- run scope
 

@@ -5,8 +5,10 @@ A terminal's Ctrl-C goes to the whole foreground process group. Promptfoo and th
 run in sessions of their own, so only the runner gets it (``npm run`` forwards it once more:
 a signal within a second of the first is the same press), and the runner decides: it
 forwards exactly one SIGINT to Promptfoo (which then saves what finished and stops its
-workers), waits for it, abandons the run's pull requests through the still-running
-portal, marks the eval interrupted, stops the portal and exits 130 (143 for SIGTERM).
+workers), waits for it, undoes the run through its systems (the portal, still running,
+abandons the run's pull requests; the release pack removes its working copies: the line says
+which, from ``System.undo_words``), marks the eval interrupted, stops the systems and exits 130
+(143 for SIGTERM).
 """
 
 from __future__ import annotations
@@ -22,6 +24,7 @@ from typing import Any, Self
 
 HANDLED = (signal.SIGINT, signal.SIGTERM)
 GRACE_S = 15.0  # Promptfoo stops within about a second; after this it is killed
+CLEANING_UP = "cleaning up this run"  # what the first press says comes next when the systems undo nothing
 SAME_PRESS_S = 1.0  # signals this close to the first are the same press (npm run forwards it again)
 
 
@@ -36,7 +39,8 @@ class ForcedExit(BaseException):
 class Interrupts:
     """Installs the handlers for the duration of a run (main thread only)."""
 
-    def __init__(self) -> None:
+    def __init__(self, undo_words: str = CLEANING_UP) -> None:
+        self.undo_words = undo_words  # the systems' (runner.systems.undo_words), said after the first press
         self.signum: int | None = None
         self.count = 0
         self.children: set[subprocess.Popen[bytes]] = set()  # the Promptfoo processes running (one per suite)
@@ -73,7 +77,7 @@ class Interrupts:
         self.signum = signum
         self._first_at = now
         name = "Ctrl-C" if signum == signal.SIGINT else signal.Signals(signum).name
-        print(f"\n{name}: stopping Promptfoo, then abandoning this run's pull requests "
+        print(f"\n{name}: stopping Promptfoo, then {self.undo_words} "
               "(press Ctrl-C again to force the exit)", file=sys.stderr, flush=True)
         for quiet in list(self.on_first):
             quiet()

@@ -10,6 +10,7 @@ from contextlib import ExitStack
 from pathlib import Path
 
 from agent_evals.packs import load_pack
+from agent_evals.runner.interrupts import CLEANING_UP
 from agent_evals.record import KitError
 from agent_evals.suites.discovery import Suite
 from agent_evals.suites.shard_spec import Shard
@@ -30,6 +31,20 @@ def suite_pack(suite: Suite) -> str:
         raise KitError(f"suite {suite.name}: its providers name packs with different systems ({', '.join(names)}): "
                        "give each its own suite", kind="config")
     return names[0]
+
+
+def undo_words(suites: Sequence[Suite]) -> str:
+    """What undoing a run of ``suites`` does, in their systems' words ("abandoning this run's pull
+    requests and removing this run's working copies"); ``CLEANING_UP`` when none undoes anything."""
+    words: dict[str, None] = {}
+    for suite in suites:
+        try:
+            system = load_pack(suite_pack(suite)).system
+        except KitError:  # that suite says so when its turn comes
+            continue
+        if system.undo_words:
+            words.setdefault(system.undo_words)
+    return " and ".join(words) or CLEANING_UP
 
 
 class Systems:

@@ -159,6 +159,7 @@ class ReleaseSystem(System):
     """A test repository per run, a working copy per conversation, worked on by the agent's stdio servers."""
 
     name = "repository"
+    undo_words = "removing this run's working copies"
 
     def pool(self, run_id: str, log_folder: Path, suites: Sequence[Suite]) -> SystemPool:
         return RepositoryPool(run_id, runs_base())

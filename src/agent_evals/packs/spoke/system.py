@@ -40,6 +40,7 @@ class PortalSystem(System):
     """The portal, as the core sees it."""
 
     name = "portal"
+    undo_words = "abandoning this run's pull requests"
 
     # -- run scope
 
