@@ -146,4 +146,4 @@ def test_promptfoo_killed_by_a_signal_is_one_line_exit_2_and_the_cleanup_still_r
     assert "suite spoke-create: Promptfoo was killed by SIGKILL after " in output, output[-3000:]
     assert "Traceback" not in output
     assert pull_requests(_data(env)) == []
-    assert "logs of this run (portal, Promptfoo): " in output
+    assert "logs of this run: " in output

@@ -620,7 +620,7 @@ def _finish(manifest: RunManifest, folder: Path, code: int) -> None:
         for path in logs:
             path.unlink(missing_ok=True)
     elif logs:
-        print("logs of this run (portal, Promptfoo): " + ", ".join(str(p) for p in logs), flush=True)
+        print("logs of this run: " + ", ".join(str(p) for p in logs), flush=True)
 
 
 def _with_cases(suites: list[Suite], result: Preflight) -> list[Suite]:

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import signal
 import subprocess
 import sys
@@ -186,6 +187,7 @@ def test_ctrl_c_mid_conversation_leaves_nothing(held: tuple[HeldModels, dict[str
     assert code == 130, output[-3000:]
     assert "Ctrl-C: stopping Promptfoo, then removing this run's working copies" in output, output[-3000:]
     assert "Traceback" not in output
+    assert not re.search(r"portal|pull request", output, re.IGNORECASE), output[-3000:]  # the spoke's words, not these
     _until(lambda: _left(env) == [], "the servers to stop")  # they end with their session, in the workers' teardown
     assert left_in_temp(env) == []
 
