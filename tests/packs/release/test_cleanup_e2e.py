@@ -60,6 +60,11 @@ def _replies(request: ChatRequest) -> int:
     return sum(1 for m in request.messages if m.get("role") == "assistant")
 
 
+def _spoke_words(output: str) -> list[str]:
+    """What a release run must not say: the portal's words (its pull requests, its logs)."""
+    return re.findall(r"portal|pull requests?|\bPRs?\b", output, re.IGNORECASE)
+
+
 def _until(condition: Callable[[], bool], what: str, timeout: float = 30) -> None:
     deadline = time.monotonic() + timeout
     while not condition():
@@ -134,6 +139,7 @@ def test_pass_fail_and_error_rows_each_leave_nothing(bent: tuple[BentModels, dic
     printed = done.stdout
     assert done.returncode == 100, printed[-3000:] + done.stderr[-2000:]  # rows failed and errored; the run completed
     assert "Traceback" not in printed + done.stderr, done.stderr[-3000:]
+    assert not _spoke_words(printed + done.stderr), printed[-3000:]
     lines = {line.split()[0]: line for line in printed.splitlines() if line.startswith("  R")}
     assert lines["R01"].split()[1] == "PASS", printed[-3000:]
     assert "FAIL" in lines["R05"] and "protected_branches: protected branch main moved" in lines["R05"]
@@ -187,7 +193,7 @@ def test_ctrl_c_mid_conversation_leaves_nothing(held: tuple[HeldModels, dict[str
     assert code == 130, output[-3000:]
     assert "Ctrl-C: stopping Promptfoo, then removing this run's working copies" in output, output[-3000:]
     assert "Traceback" not in output
-    assert not re.search(r"portal|pull request", output, re.IGNORECASE), output[-3000:]  # the spoke's words, not these
+    assert not _spoke_words(output), output[-3000:]
     _until(lambda: _left(env) == [], "the servers to stop")  # they end with their session, in the workers' teardown
     assert left_in_temp(env) == []
 
@@ -223,6 +229,7 @@ def test_plain_npx_promptfoo_eval_on_the_golden_cassettes_leaves_nothing(tmp_pat
                            "--filter-pattern", "R0[17]", "--no-table", "-o", str(out)], env=env, cwd=PROJECT_ROOT,
                           capture_output=True, text=True, timeout=300)
     assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-2000:]
+    assert "agent-evals: repositories in " in done.stdout and not _spoke_words(done.stdout + done.stderr)
     rows = json.loads(out.read_text())["results"]["results"]
     assert sorted((r["testCase"]["metadata"]["id"], r["success"]) for r in rows) == [("R01", True), ("R07", True)]
     assert _left(env) == []  # afterAll removed the run folder beforeAll made
