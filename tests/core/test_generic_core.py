@@ -135,6 +135,8 @@ def _off_the_surface(path: Path, own: str, package: list[str] | None = None) -> 
 
 
 def test_the_packs_import_the_kit_through_the_authoring_surface_only() -> None:
+    """The release pack and the toy packs reach the kit through agent_evals.authoring (and their own folder)
+    only. The spoke pack is exempt: it still imports the kit's modules (its portal, its pull requests)."""
     assert len(SURFACE_PACKS) > 12
     found = [line for path in SURFACE_PACKS for line in _off_the_surface(
         path, "agent_evals.packs.release", None if path.is_relative_to(PACKAGE) else ["tests"])]
