@@ -192,3 +192,60 @@ def test_a_suite_whose_packs_check_cannot_be_loaded_errs_before_the_conversation
     assert answer["error"] == ("[config] pack 'tickets': check 'ticket_opened' (module ticketkit.checks.ticket_opened) "
                                "has no parse_config, grade")
     assert answer["metadata"]["tool_calls"] == []
+
+
+def test_a_live_policy_scores_production_conversations_with_the_outside_packs_check(outside: Path) -> None:
+    """``agent-evals live``: the policy knows the pack's check, its system reads the end state."""
+    from agent_evals.live.policy import load_policy
+    from agent_evals.live.scoring import LiveSnapshots, Scorer
+    from agent_evals.live.stored import StoredConversation
+    from agent_evals.record import AgentInfo, End, ToolCall, Turn
+
+    path = outside / "live-policy.yaml"
+    path.write_text("agents:\n  spoke:\n    pack: ticketkit:TicketsPack\n    checks:\n"
+                    "      - {check: ticket_opened, metric: ticket, config: {about: laptop}}\n")
+    policy, problems = load_policy(path)
+    assert problems == [] and policy is not None
+    stored = StoredConversation.new("c1", "u1", AgentInfo("spoke", "gpt-4.1"), now=1.0)
+    call = ToolCall.request("c1", "open_ticket", '{"title": "laptop broken"}').with_outcome("ok", {"id": 3})
+    stored.record.turns.append(Turn("my laptop is broken", "Opened #3.", (call.placed(turn=1, index=1),)))
+    stored.record.end = End("done")
+    scored = Scorer(policy, snapshots=LiveSnapshots({})).score(stored)
+    assert [(r["name"], r["pass"], r["reason"]) for r in scored.results] == [
+        ("ticket_opened", True, "ticket_opened: a ticket about 'laptop' was opened")]
+
+    path.write_text(path.read_text().replace("ticket_opened, metric", "ticket_closed, metric"))
+    _, problems = load_policy(path)
+    assert [p.message for p in problems] == [  # one line, with the pack's checks among the known
+        f"agent spoke: unknown check 'ticket_closed'; checks: {', '.join(kit_check_names_of('ticketkit:TicketsPack'))}"
+        "; did you mean ticket_opened?"]
+
+
+def kit_check_names_of(pack: str) -> tuple[str, ...]:
+    from agent_evals.assertions.registry import kit_check_names
+
+    return kit_check_names(load_pack(pack))
+
+
+def test_regrade_grades_the_outside_packs_check_again(outside: Path) -> None:
+    """``agent-evals regrade``: a stored row's pack check is graded again, the pack read from the eval's
+    provider config (a row of the pack's suite without it keeps its recorded result)."""
+    from agent_evals.regrade.command import pack_of_row, packs_of_providers
+    from agent_evals.regrade.rows import regrade_row
+
+    provider, test = _suite(outside)
+    answer = _run(provider, test)
+    (entry,) = answer["metadata"]["checks"]
+    today = {**test["assert"][0], "config": {"about": "printer"}}  # the suite's config as it is now
+    component = {key: entry[key] for key in ("pass", "score", "reason")} | {"assertion": today}
+    row = {"response": answer, "testCase": {**test, "assert": [today]},
+           "success": True, "score": 1.0, "failureReason": 0, "provider": {"id": "file://../../providers/agent.py"},
+           "gradingResult": {"pass": True, "score": 1.0, "reason": "All assertions passed", "componentResults": [component]},
+           "metadata": {}}
+    config = {"providers": [{"id": "file://../../providers/agent.py", "config": provider}]}
+    pack = pack_of_row(row, packs_of_providers(config))
+    assert pack is not None and pack.name == "tickets"
+    again = regrade_row(row, pack)  # today's config asks about a printer: the recorded pass becomes a fail
+    assert (again.checks, again.before, again.after) == (1, "pass", "fail")
+    assert again.row["response"]["metadata"]["checks"][0]["reason"].startswith("ticket_opened: expected a ticket about")
+    assert regrade_row(row).checks == 0  # without its pack the row's check is not the kit's: kept as recorded
