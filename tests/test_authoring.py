@@ -249,3 +249,17 @@ def test_regrade_grades_the_outside_packs_check_again(outside: Path) -> None:
     assert (again.checks, again.before, again.after) == (1, "pass", "fail")
     assert again.row["response"]["metadata"]["checks"][0]["reason"].startswith("ticket_opened: expected a ticket about")
     assert regrade_row(row).checks == 0  # without its pack the row's check is not the kit's: kept as recorded
+
+
+def test_the_outside_checks_not_form_is_its_get_assert_not(outside: Path) -> None:
+    """The kit's hook turns ``not-python`` into the kit's negation only for the kit's own files: a pack
+    outside names the not- form as ``python`` on ``assertions/<check>.py:get_assert_not``."""
+    provider, test = _suite(outside)
+    negated = {**test["assert"][0], "value": "file://assertions/ticket_opened.py:get_assert_not"}
+    answer = _run(provider, {**test, "assert": [negated]})
+    (check,) = answer["metadata"]["checks"]
+    assert (check["name"], check["negated"], check["pass"]) == ("ticket_opened", True, False)
+    assert check["reason"].startswith("not-ticket_opened fails: the check passes, which the not- form forbids")
+    module = _load(outside / "evals" / "desk" / "assertions" / "ticket_opened.py")
+    ran = module.get_assert_not(answer["output"], {"providerResponse": answer, "config": negated["config"]})
+    assert (ran["pass"], ran["reason"]) == (False, check["reason"])
