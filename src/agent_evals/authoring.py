@@ -1,8 +1,8 @@
 """Everything a domain pack needs from the kit, under names that stay: import from here only.
 
 A pack (your own, or one of the kit's) imports ``agent_evals`` through this module and nothing
-else; its own modules import each other. ``tests/core/test_generic_core.py`` holds the kit's
-release pack and the tests' toy pack to that. The guide with a whole example is
+else; its own modules import each other. ``tests/core/test_generic_core.py`` holds every built-in
+pack but the first one (its portal still reaches inside) and the tests' toy pack to that. The guide with a whole example is
 ``docs/authoring.md``; in brief:
 
 1. **The pack**: subclass :class:`Pack` and override what your domain needs (every hook has a

@@ -104,12 +104,14 @@ def test_the_import_scan_would_catch_a_core_module_importing_the_portal(tmp_path
 
 
 AUTHORING = "agent_evals.authoring"
-# The packs held to the authoring surface: the kit's release pack and the tests' toy packs. The spoke pack
-# (packs/spoke/, the first one, with its portal) still imports the kit's modules directly: exempt until it
-# moves (its pull-request code is being replaced by the record's side effects). Until then too, a pack may
-# name the record's PullRequestRef (the toy pack's side effect), which the surface leaves out.
-SURFACE_PACKS = [*sorted((PACKAGE / "packs" / "release").rglob("*.py")), ROOT / "tests" / "toy_pack.py",
-                 ROOT / "tests" / "cases" / "desk_pack.py"]
+# The packs held to the authoring surface: every built-in pack (a new one too) and the tests' toy packs. The
+# spoke pack (packs/spoke/, the first one, with its portal) still imports the kit's modules directly: exempt
+# until it moves (its pull-request code is being replaced by the record's side effects). Until then too, a
+# pack may name the record's PullRequestRef (the toy pack's side effect), which the surface leaves out.
+EXEMPT = {"spoke"}
+SURFACE_PACKS = [(path, f"agent_evals.packs.{folder}") for folder in sorted(PACK_FOLDERS - EXEMPT)
+                 for path in sorted((PACKAGE / "packs" / folder).rglob("*.py"))]
+SURFACE_PACKS += [(ROOT / "tests" / "toy_pack.py", "tests"), (ROOT / "tests" / "cases" / "desk_pack.py", "tests")]
 PENDING = {"agent_evals.record": {"PullRequestRef"}}
 
 
@@ -135,11 +137,12 @@ def _off_the_surface(path: Path, own: str, package: list[str] | None = None) -> 
 
 
 def test_the_packs_import_the_kit_through_the_authoring_surface_only() -> None:
-    """The release pack and the toy packs reach the kit through agent_evals.authoring (and their own folder)
-    only. The spoke pack is exempt: it still imports the kit's modules (its portal, its pull requests)."""
-    assert len(SURFACE_PACKS) > 12
-    found = [line for path in SURFACE_PACKS for line in _off_the_surface(
-        path, "agent_evals.packs.release", None if path.is_relative_to(PACKAGE) else ["tests"])]
+    """Every built-in pack (the release pack; a new one too) and the toy packs reach the kit through
+    agent_evals.authoring (and their own folder) only. The spoke pack is exempt: it still imports the kit's
+    modules (its portal, its pull requests)."""
+    assert {own for _, own in SURFACE_PACKS} >= {"agent_evals.packs.release", "tests"} and len(SURFACE_PACKS) > 12
+    found = [line for path, own in SURFACE_PACKS
+             for line in _off_the_surface(path, own, None if path.is_relative_to(PACKAGE) else ["tests"])]
     assert found == [], "a pack imports the kit around agent_evals.authoring:\n" + "\n".join(found)
 
 
