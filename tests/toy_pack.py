@@ -2,7 +2,9 @@
 
 It knows nothing of the portal's spokes; the core must work with it alone. Its system under test
 (:class:`TicketsSystem`) is a fake help desk kept in this module: nothing to start, tickets as side
-effects, queues as fixtures, what it undid written down in ``DESK`` for the tests to read.
+effects, queues as fixtures, what it undid written down in ``DESK`` for the tests to read. Like any
+pack, it imports the kit through :mod:`agent_evals.authoring` only (tests/core/test_generic_core.py
+checks it); the agent that talks to it is a team's own factory, apart (:mod:`tests.toy_agent`).
 """
 
 from __future__ import annotations
@@ -12,13 +14,26 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from agent_evals.conversation.users import UserFraming
-from agent_evals.golden.plan import Live
-from agent_evals.golden.selfcheck import _Tape
-from agent_evals.packs.plans import Mutation, PlanValues
-from agent_evals.packs import FixtureError, Pack
-from agent_evals.record import PullRequestRef, RunRecord, Snapshot, ToolCall, Trace
-from agent_evals.system import CleanupReport, Conversation, Running, System, SystemPool
+from agent_evals.authoring import (
+    CassetteTape,
+    CleanupReport,
+    Conversation,
+    FixtureError,
+    Live,
+    Mutation,
+    Pack,
+    PlanValues,
+    Running,
+    RunRecord,
+    Snapshot,
+    System,
+    SystemPool,
+    ToolCall,
+    Trace,
+    UserFraming,
+    trace_of_row,
+)
+from agent_evals.record import PullRequestRef  # the one exception, until the record's side effects replace PRs
 
 TICKET_TOOL = "open_ticket"
 DESK_URL = "https://desk.example"
@@ -63,8 +78,6 @@ class DeskRunning(Running):
         return DESK.undo(lambda trace: trace.eval_id != eval_id)
 
     def undo_row(self, result: Mapping[str, Any]) -> CleanupReport:
-        from agent_evals.cleanup import trace_of_row
-
         trace = trace_of_row(result)
         return DESK.undo(lambda t: trace is None or t.test_id != trace.test_id)
 
@@ -154,45 +167,10 @@ class TicketsPack(Pack):
         )
 
     def mutations(self, case: Any, cassette: Any) -> Iterator[Mutation]:
-        tape = _Tape(cassette)
+        tape = CassetteTape(cassette)
         response = tape.calls[tape.last_agent_reply()]["response"]
         response["content"] = (response["content"] or "") + " (ticket closed)"
         yield Mutation("ticket said closed", "ticket_open", tape.done())
 
 
 PACK = TicketsPack()
-
-
-class EchoAgent:
-    """A toy agent (a team's own factory): opens a ticket when asked, and repeats the user's message."""
-
-    def __init__(self, name: str | None, **_: Any) -> None:
-        from agent_evals.record import AgentInfo
-
-        self.info = AgentInfo(name=name or "echo", model="none")
-
-    async def __aenter__(self) -> EchoAgent:
-        return self
-
-    async def __aexit__(self, *exc: object) -> None:
-        return None
-
-    async def respond(self, history: Any, *, on_tool_call: Any = None) -> Any:
-        import json
-
-        from agent_evals.agent.types import AgentReply
-        from agent_evals.record import Usage
-
-        said = str(history[-1]["content"])
-        calls = []
-        if "ticket" in said:
-            ticket = {"id": 12, "url": "https://desk.example/tickets/12"}
-            calls.append(ToolCall.request("t1", TICKET_TOOL, json.dumps({"title": said})).with_outcome("ok", ticket, 1.0))
-            for call in calls:
-                if on_tool_call is not None:
-                    on_tool_call(call)
-        return AgentReply(text=f"You said: {said}", tool_calls=tuple(calls), usage=Usage())
-
-
-def create_agent(name: str | None = None, **kwargs: Any) -> EchoAgent:
-    return EchoAgent(name, **kwargs)

@@ -36,8 +36,8 @@ RECORDED = {
     "input_diff": (1, "f8b416a6d542"),
     "spoke_json_valid": (1, "87b00e36472b"),
     "pull_request": (1, "1efa0f5dccd1"),
-    "protected_branches": (1, "0c1b37e13142"),
-    "changelog_entry": (1, "4c1b52ab4c12"),
+    "protected_branches": (1, "26b69b9d17fe"),
+    "changelog_entry": (1, "faf6fc6fe57a"),
 }
 SCOPE = ("agent_evals.assertions", "agent_evals.packs.spoke.checks", "agent_evals.packs.release")
 

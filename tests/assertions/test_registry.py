@@ -121,5 +121,5 @@ def test_a_bad_config_raises_the_checks_own_config_error(name: str, config: dict
 
 
 def test_an_unknown_check_name() -> None:
-    with pytest.raises(KeyError, match="unknown kit check 'tool_ordering'; known: tool_sequence, "):
+    with pytest.raises(KeyError, match="unknown kit check 'tool_ordering': not a core check, nor a check of a built-in pack; known: tool_sequence, "):
         parse_check_config("tool_ordering", {})

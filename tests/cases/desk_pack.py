@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from agent_evals.packs import CaseDerivation
+from agent_evals.authoring import CaseDerivation
 from tests.toy_pack import TicketsPack
 
 SLA_HOURS = {"1": 4, "2": 8, "3": 24}

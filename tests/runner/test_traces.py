@@ -16,7 +16,7 @@ import pytest
 import yaml
 
 from agent_evals.conversation.cassette import load_cassette, save_cassette
-from agent_evals.golden.selfcheck import _edit_tool_arguments, exceed_step_budget, forbidden_tool, swap_tools
+from agent_evals.golden.selfcheck import edit_tool_arguments, exceed_step_budget, forbidden_tool, swap_tools
 from agent_evals.packs.spoke.golden import PR_TOOL
 from agent_evals.runner.run import run
 from agent_evals.suites.discovery import select
@@ -88,7 +88,7 @@ def _rename(arguments: dict[str, Any]) -> None:
 def test_native_and_kit_checks_fail_together_on_broken_conversations(isolated: Path) -> None:
     first = _replay(_mutated(isolated / "a", {
         "O01": lambda c: forbidden_tool(c, "complete_pull_request"),
-        "O02": lambda c: _edit_tool_arguments(c, PR_TOOL, _rename).done(),
+        "O02": lambda c: edit_tool_arguments(c, PR_TOOL, _rename).done(),
         "O03": lambda c: exceed_step_budget(c, 12, ("list_spokes", {})),
     }), isolated / "a.json")
     assert first["O01"]["forbidden_tools"] is False and first["O01"]["native_forbidden_tools"] is False

@@ -14,15 +14,19 @@ from __future__ import annotations
 import hashlib
 import json
 from collections.abc import Mapping
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from agent_evals.assertions.registry import check_module
 from agent_evals.record import judgement_key
 
+if TYPE_CHECKING:
+    from agent_evals.packs.base import Pack
 
-def check_version(name: str) -> int:
-    """The ``VERSION`` of a kit check (raises KeyError for an unknown check)."""
-    version = getattr(check_module(name), "VERSION", None)
+
+def check_version(name: str, pack: Pack | None = None) -> int:
+    """The ``VERSION`` of a kit check (``pack``: the suite's; raises ``KitCheckError``, a KeyError, for an
+    unknown check)."""
+    version = getattr(check_module(name, pack), "VERSION", None)
     if not isinstance(version, int) or isinstance(version, bool):
         raise TypeError(f"the kit check {name} declares no integer VERSION")
     return version
@@ -34,10 +38,10 @@ def config_sha256(config: Any) -> str:
     return hashlib.sha256(canonical.encode()).hexdigest()[:12]
 
 
-def grader_stamp(name: str, config: Any, metadata: Mapping[str, Any]) -> dict[str, Any]:
+def grader_stamp(name: str, config: Any, metadata: Mapping[str, Any], pack: Pack | None = None) -> dict[str, Any]:
     """``{check, version, config}``, and for a judged check ``judge_model`` and ``rubric`` (the
     judgement the row's record holds for it; empty when it was not judged)."""
-    stamp: dict[str, Any] = {"check": name, "version": check_version(name), "config": config_sha256(config)}
+    stamp: dict[str, Any] = {"check": name, "version": check_version(name, pack), "config": config_sha256(config)}
     judged = metadata.get("judged") if isinstance(metadata, Mapping) else None
     if isinstance(judged, list) and judged:
         key = judgement_key(name, config)

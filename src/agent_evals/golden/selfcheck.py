@@ -32,8 +32,12 @@ from agent_evals.packs import Pack
 from agent_evals.packs.plans import Case, Mutation
 
 
-class _Tape:
-    """A mutable copy of a cassette's JSON form: model responses and recorded tool calls edited together."""
+class CassetteTape:
+    """A mutable copy of a cassette's JSON form: model responses and recorded tool calls edited together.
+
+    What a pack's :meth:`~agent_evals.packs.base.Pack.mutations` edits: ``calls`` (the model calls,
+    each ``{"role", "response"}``), ``tools`` (the recorded tool calls, in order), ``insert_call``,
+    ``remove_model_call``; :meth:`done` gives the mutated cassette back, consistent, to replay."""
 
     def __init__(self, cassette: Cassette) -> None:
         self.data = copy.deepcopy(cassette.to_dict())
@@ -102,7 +106,7 @@ class _Tape:
 
 def forbidden_tool(cassette: Cassette, tool: str) -> Cassette:
     """The agent calls ``tool`` just before its last reply (not one of its tools: the loop refuses it)."""
-    tape = _Tape(cassette)
+    tape = CassetteTape(cassette)
     note = f"{tool!r} is not one of your tools, so it was not called"
     tape.insert_call(tape.last_agent_reply(), tool, {"id": 1}, "refused", note)
     return tape.done()
@@ -110,7 +114,7 @@ def forbidden_tool(cassette: Cassette, tool: str) -> Cassette:
 
 def swap_tools(cassette: Cassette, first: str, second: str) -> Cassette | None:
     """The model responses calling ``first`` and ``second`` trade places (with their tool records)."""
-    tape = _Tape(cassette)
+    tape = CassetteTape(cassette)
     calls = tape.agent_calls()
     a = next((i for i in calls if any(t["name"] == first for t in tape.requests(i))), None)
     b = next((i for i in calls if any(t["name"] == second for t in tape.requests(i))), None)
@@ -131,9 +135,10 @@ def swap_tools(cassette: Cassette, first: str, second: str) -> Cassette | None:
     return tape.done()
 
 
-def _edit_tool_arguments(cassette: Cassette, tool: str, edit: Callable[[dict[str, Any]], None]) -> _Tape | None:
-    """Apply ``edit`` to the arguments of every call of ``tool`` (response and record)."""
-    tape = _Tape(cassette)
+def edit_tool_arguments(cassette: Cassette, tool: str, edit: Callable[[dict[str, Any]], None]) -> CassetteTape | None:
+    """Apply ``edit`` to the arguments of every call of ``tool`` (response and record); None when the
+    conversation never called it."""
+    tape = CassetteTape(cassette)
     changed = False
     index = 0
     for position, call in enumerate(tape.calls):
@@ -153,7 +158,7 @@ def _edit_tool_arguments(cassette: Cassette, tool: str, edit: Callable[[dict[str
 
 def drop_tool(cassette: Cassette, tool: str) -> Cassette | None:
     """The model responses calling ``tool`` (alone) are gone, with their tool records."""
-    tape = _Tape(cassette)
+    tape = CassetteTape(cassette)
     positions = [i for i in tape.agent_calls() if [t["name"] for t in tape.requests(i)] == [tool]]
     if not positions:
         return None
@@ -164,7 +169,7 @@ def drop_tool(cassette: Cassette, tool: str) -> Cassette | None:
 
 def exceed_step_budget(cassette: Cassette, budget: int, call: tuple[str, dict[str, Any]]) -> Cassette:
     """The agent repeats a harmless call (the pack's) in one tool round, past the case's step budget."""
-    tape = _Tape(cassette)
+    tape = CassetteTape(cassette)
     name, arguments = call
     extra = max(budget + 1 - len(tape.tools), 1)
     tape.insert_calls(tape.last_agent_reply(), [(name, dict(arguments), "ok", {})] * extra)  # one tool round
@@ -173,7 +178,7 @@ def exceed_step_budget(cassette: Cassette, budget: int, call: tuple[str, dict[st
 
 def drop_key_fact(cassette: Cassette, facts: list[str], every_reply: bool = False) -> Cassette:
     """The final answer (or, with ``every_reply``, every answer) loses its first key fact."""
-    tape = _Tape(cassette)
+    tape = CassetteTape(cassette)
     replies = [i for i, c in enumerate(tape.calls) if c["role"] == "agent"] if every_reply else [tape.last_agent_reply()]
     for index in replies:
         response = tape.calls[index]["response"]
@@ -189,7 +194,7 @@ INVENTED = {  # a value of each kind no tool returns and no user says
 
 def invent_value(cassette: Cassette, value: str) -> Cassette:
     """The final answer states a value that nothing in the conversation gave the agent."""
-    tape = _Tape(cassette)
+    tape = CassetteTape(cassette)
     response = tape.calls[tape.last_agent_reply()]["response"]
     response["content"] = f"{response['content'] or ''}\n\nFor reference: {value}."
     return tape.done()

@@ -29,7 +29,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from agent_evals.assertions.registry import JUDGED_CHECKS, kit_check_names, pack_of
+from agent_evals.assertions.registry import JUDGED_CHECKS, KitCheckError, kit_check_names, pack_checks, pack_of
 
 from agent_evals.suites.check_ref import CheckRef
 from agent_evals.suites.problems import Problem, did_you_mean
@@ -153,8 +153,8 @@ def _agent(name: str, raw: Any, at: Located, where: Any, problems: list[Problem]
     problems += _unknown(raw, _AGENT, at, f"agent {name}")
     pack_name = str(raw.get("pack") or "generic")
     try:
-        load_pack(pack_name)
-    except PackError as exc:
+        pack_checks(load_pack(pack_name))  # its checks' names: none may shadow a core check
+    except (PackError, KitCheckError) as exc:
         problems.append(Problem(at, f"agent {name}: {exc}"))
         return None
     checks = raw.get("checks")
@@ -196,13 +196,14 @@ def _check(
     name = raw["check"]
     head = f"agent {agent}: check {name}"
     problems += _unknown(raw, _CHECK, at, head)
-    known = list(kit_check_names())
+    its_pack = load_pack(pack)  # loaded before (_agent), so it loads
+    known = list(kit_check_names(its_pack))  # the core's, the built-in packs' and the agent's pack's
     if name not in known:
         problems.append(Problem(at, f"agent {agent}: unknown check {name!r}; checks: {', '.join(known)}{did_you_mean(name, known)}"))
         return None
-    owner = pack_of(name)
-    if owner is not None and owner != pack:
-        problems.append(Problem(at, f"{head}: a check of the {owner} pack; this agent's pack is {pack} (`pack:`)"))
+    owner = pack_of(name, its_pack)
+    if owner is not None and owner != its_pack.name:
+        problems.append(Problem(at, f"{head}: a check of the {owner} pack; this agent's pack is {its_pack.name} (`pack:`)"))
         return None
     if name == "goal_reached" and raw.get("config"):
         problems.append(Problem(at, f"{head}: give no config: in a live policy the goal is inferred from the user's messages"))
@@ -233,8 +234,11 @@ def _assertion_problems(
 
     entry = ProviderEntry(id="live", label=agent, config={}, where=Located(Path(".")))
     plan = ProviderPlan(entry, {}, load_agent_config(agent, config_dir=config_dir), load_pack(pack))
+    # the scorer grades in its own process: a check of a pack outside the kit has no file in the kit's assertions/
+    outside = pack_of(check.name) is None and pack_of(check.name, plan.pack) is not None
     found = [line.replace(f"assertion 1 ({check.name})", f"check {check.name}", 1)
-             for line in suite_assertion_problems(check.assertion(), 0, [plan], evals_dir() / "live")]
+             for line in suite_assertion_problems(check.assertion(), 0, [plan], evals_dir() / "live")
+             if not (outside and " names no file " in line)]
     found += [f"check {check.name}: when.called: {line}"
               for line in tool_name_problems("tool_not_executed", _Tools(called), plan)]
     return found

@@ -96,7 +96,7 @@ class Scorer:
         refs = [c.ref(position) for position, c in enumerate(applicable)]
         pack = load_pack(agent.pack)
         not_graded: list[str] = []
-        needs_state = [c for c in applicable if pack_of(c.name) is not None]
+        needs_state = [c for c in applicable if pack_of(c.name, pack) is not None]
         if needs_state and self.snapshots is not None:
             record.snapshot = self.snapshots.take(record, pack, refs)
         elif needs_state:
@@ -109,7 +109,7 @@ class Scorer:
         graded_refs = [r for r, c in zip(refs, applicable, strict=True)
                        if not any(line.startswith(f"{c.metric}: ") for line in not_graded)]
         metadata = record.to_metadata()
-        results = grade_checks(graded_refs, [c.assertion() for c in applicable], metadata)
+        results = grade_checks(graded_refs, [c.assertion() for c in applicable], metadata, pack)
         for result in [r for r in results if str(r["reason"]).startswith(NOT_GRADED)]:
             why = str(result["reason"]).removeprefix(f"{NOT_GRADED}: ").removeprefix(f"{result['name']}: ")
             not_graded.append(f"{result['metric']}: {why.split('; this check did not run')[0]}")

@@ -16,7 +16,7 @@ from agent_evals.agent.config import AgentConfig, AgentConfigError, load_agent_c
 from agent_evals.agent.mcp_servers import HttpServer
 from agent_evals.assertions._config import ConfigError
 from agent_evals.assertions.names import is_glob, name_matches
-from agent_evals.assertions.registry import JUDGED_CHECKS, check_name, pack_of, parse_check_config
+from agent_evals.assertions.registry import JUDGED_CHECKS, KitCheckError, check_name, pack_checks, pack_of, parse_check_config
 from agent_evals.judge import MODEL_GRADED_TYPES
 from agent_evals.packs import Pack, PackError, load_pack
 from agent_evals.preflight.offline_tools import portal_tool_specs
@@ -101,8 +101,10 @@ def portal_server_tools(agent: AgentConfig) -> list[str]:
 
 def _pack(entry: ProviderEntry, config: dict[str, Any], problems: list[Problem]) -> Pack | None:
     try:
-        return load_pack(str(config.get("pack") or "generic"))
-    except PackError as exc:
+        pack = load_pack(str(config.get("pack") or "generic"))
+        pack_checks(pack)  # its checks' names: none may shadow a core check
+        return pack
+    except (PackError, KitCheckError) as exc:
         problems.append(Problem(entry.where, f"provider {entry.label or entry.id}: {exc}"))
         return None
 
@@ -166,7 +168,10 @@ def _reference_problems(config: ProviderConfig, test: TestEntry) -> list[str]:
 
 def _assertion_problems(item: Mapping[str, Any], position: int, plans: list[ProviderPlan], base: Path) -> list[str]:
     kind = str(item.get("type") or "")
-    name = check_name(item)
+    # a kit check of the core, a built-in pack or a suite's own pack (named by a dotted path too)
+    named = next(((found, pack) for pack in [*(plan.pack for plan in plans), None]
+                  if (found := check_name(item, pack)) is not None), None)
+    name, its_pack = named if named is not None else (None, None)
     head = f"assertion {position + 1} ({name or kind or 'no type'})"
     out = [f"{head}: {p}" for p in assertion_problems(item, base)]
     if not item.get("metric"):
@@ -174,11 +179,13 @@ def _assertion_problems(item: Mapping[str, Any], position: int, plans: list[Prov
     if name is None:  # Promptfoo's own, or a team's own Python assertion: Promptfoo checks those
         return out
     try:
-        config = parse_check_config(name, item.get("config"))
+        config = parse_check_config(name, item.get("config"), its_pack)
     except ConfigError as exc:
         return [*out, f"{head}: invalid config: {exc}"]
+    except KitCheckError as exc:
+        return [*out, f"{head}: {exc}"]
     for plan in plans:
-        owner = pack_of(name)
+        owner = pack_of(name, plan.pack)
         if plan.pack is not None and owner is not None and owner != plan.pack.name:
             out.append(f"{head}: a check of the {owner} pack; this suite's pack is {plan.pack.name} (provider config pack:)")
             continue

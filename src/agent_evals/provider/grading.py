@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Mapping, Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from agent_evals.assertions._judged import NOT_GRADED
 from agent_evals.assertions._run import reading_once
@@ -29,18 +29,22 @@ from agent_evals.assertions.grader_version import grader_stamp
 from agent_evals.assertions.registry import check_module
 from agent_evals.suites.check_ref import CheckRef
 
+if TYPE_CHECKING:
+    from agent_evals.packs.base import Pack
+
 log = logging.getLogger(__name__)
 
 
 def grade_checks(
-    checks: Sequence[CheckRef], asserts: Sequence[Mapping[str, Any]], metadata: Mapping[str, Any]
+    checks: Sequence[CheckRef], asserts: Sequence[Mapping[str, Any]], metadata: Mapping[str, Any],
+    pack: Pack | None = None,
 ) -> list[dict[str, Any]]:
     """One result per kit check: ``{name, metric, config, position, pass, score, reason, namedScores,
-    grader}`` (``grader``: which version of the check gave it: :mod:`agent_evals.assertions.grader_version`)
+    grader}`` (``pack``: the suite's, whose own checks are graded too; ``grader``: which version of the check gave it: :mod:`agent_evals.assertions.grader_version`)
     (``informative: true`` on a check the provider added, which the test does not list)."""
     out = []
     with reading_once():  # the record is read from the metadata once, not once per check
-        results = [_grade_one(check, metadata) for check in checks]
+        results = [_grade_one(check, metadata, pack) for check in checks]
     for check, result in zip(checks, results, strict=True):
         listed = not check.informative and check.position < len(asserts)
         threshold = asserts[check.position].get("threshold") if listed else None
@@ -52,7 +56,7 @@ def grade_checks(
             "name": check.name, "metric": check.metric, "config": check.config, "position": check.position,
             "pass": bool(result["pass"]), "score": float(result["score"]), "reason": str(result["reason"]),
             "namedScores": dict(result.get("namedScores") or {}),
-            "grader": grader_stamp(check.name, check.config, metadata),
+            "grader": grader_stamp(check.name, check.config, metadata, pack),
         }
         if check.informative:
             entry["informative"] = True
@@ -64,9 +68,9 @@ def grade_checks(
     return out
 
 
-def _grade_one(check: CheckRef, metadata: Mapping[str, Any]) -> dict[str, Any]:
+def _grade_one(check: CheckRef, metadata: Mapping[str, Any], pack: Pack | None) -> dict[str, Any]:
     try:
-        grade = check_module(check.name).grade
+        grade = check_module(check.name, pack).grade
         return dict(grade(check.config, metadata, negated=True) if check.negated else grade(check.config, metadata))
     except Exception as exc:  # noqa: BLE001 - this check fails with its reason; the others still report
         log.warning("check %s raised", check.name, exc_info=True)

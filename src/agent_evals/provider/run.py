@@ -174,7 +174,7 @@ async def run_case(
     graded = [*checks, *informative_checks(record, checks, asserts)]
     if graded and not _errored(record):  # an error row is not graded (an invalid one is, for the record)
         # graded on exactly the metadata the Python assertions would read from Promptfoo
-        response["metadata"]["checks"] = grade_checks(graded, list(asserts), response["metadata"])
+        response["metadata"]["checks"] = grade_checks(graded, list(asserts), response["metadata"], pack)
     if not reads_stored_metadata(asserts):  # graded on whole values above: what is stored keeps MAX_CHARS of each
         response = capped(response)
     if tracer is not None:
@@ -210,14 +210,14 @@ def validated_checks(asserts: Sequence[Any], pack: Pack | None = None, *, base: 
     """The test's kit checks, each config checked by its own parser, each of the core or of the suite's
     pack, and every assertion of a type Promptfoo knows whose ``file://`` (relative to ``base``, the
     suite's folder) exists: a bad one is a config error before the conversation, not a failure after it."""
-    checks = kit_checks(list(asserts))
+    checks = kit_checks(list(asserts), pack)
     problems = []
     for position, item in enumerate(asserts):
         if isinstance(item, Mapping):
             label = f"assertion {position + 1} ({item.get('type') or 'no type'}, metric {item.get('metric') or 'none'})"
             problems += [f"{label}: {p}" for p in assertion_problems(item, base or Path.cwd())]
     for check in checks:
-        owner = pack_of(check.name)
+        owner = pack_of(check.name, pack)
         if pack is not None and owner is not None and owner != pack.name:
             problems.append(
                 f"assertion {check.position + 1} ({check.name}) is a check of the {owner} pack; this suite's pack is "
@@ -225,7 +225,7 @@ def validated_checks(asserts: Sequence[Any], pack: Pack | None = None, *, base: 
             )
             continue
         try:
-            parse_check_config(check.name, check.config)
+            parse_check_config(check.name, check.config, pack)
         except ConfigError as exc:
             problems.append(f"assertion {check.position + 1} ({check.name}, metric {check.metric or 'none'}): {exc}")
     if problems:

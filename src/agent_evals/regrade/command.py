@@ -18,11 +18,12 @@ import asyncio
 import json
 import sys
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
+from agent_evals.packs import Pack, PackError, load_pack
 from agent_evals.paths import promptfoo_config_dir
 from agent_evals.regrade.rows import Regraded, regrade_row
 from agent_evals.regrade.source import load_eval
@@ -41,7 +42,8 @@ def regrade_command(spec: str, *, output: Path | None = None, judge: bool = Fals
         rows = data["results"]["results"]
         if judge:
             _rejudge_all(rows)
-        regraded = [regrade_row(row) for row in rows]
+        packs = packs_of_providers(data.get("config") or {})
+        regraded = [regrade_row(row, pack_of_row(row, packs)) for row in rows]
         document = regraded_document(data, regraded, judge=judge)
         path = output or Path("results") / f"{data.get('evalId') or Path(spec).stem}.regraded.json"
         _write(document, path)
@@ -49,11 +51,31 @@ def regrade_command(spec: str, *, output: Path | None = None, judge: bool = Fals
             from agent_evals.runner.merge_command import import_results_file  # lazy: keeps agent_evals.regrade.command's start-up as small as it is
 
             import_results_file(path)
-    except (ReportInputError, ShardError) as exc:
+    except (ReportInputError, ShardError, PackError) as exc:
         print(f"regrade: {str(exc).removeprefix('merge: ')}", file=sys.stderr)
         return 2
     print("\n".join(summary(data, document, regraded, path, imported=import_eval)))
     return 0
+
+
+def packs_of_providers(config: Mapping[str, Any]) -> dict[str, Pack]:
+    """The pack of each of the eval's providers that names one (``config.pack``: a built-in pack or a
+    dotted path), by its label and by its id, as a row names its provider; raises PackError, one line."""
+    out: dict[str, Pack] = {}
+    for provider in config.get("providers") or []:
+        settings = provider.get("config") if isinstance(provider, Mapping) else None
+        if isinstance(settings, Mapping) and settings.get("pack"):
+            pack = load_pack(str(settings["pack"]))
+            out.update({str(key): pack for key in (provider.get("label"), provider.get("id")) if key})
+    return out
+
+
+def pack_of_row(row: Mapping[str, Any], packs: Mapping[str, Pack]) -> Pack | None:
+    """The pack of the provider that answered ``row`` (None: the generic pack's, or not known)."""
+    provider = row.get("provider")
+    if not isinstance(provider, Mapping):
+        return None
+    return packs.get(str(provider.get("label") or "")) or packs.get(str(provider.get("id") or ""))
 
 
 def _rejudge_all(rows: Sequence[dict[str, Any]]) -> None:

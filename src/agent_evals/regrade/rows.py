@@ -19,7 +19,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from agent_evals.assertions._judged import NOT_GRADED
 from agent_evals.assertions.registry import check_name, kit_checks
@@ -27,6 +27,9 @@ from agent_evals.suites.check_ref import CheckRef
 from agent_evals.judging.questions import rubric_sha256
 from agent_evals.provider.grading import grade_checks
 from agent_evals.record import judgement_key
+
+if TYPE_CHECKING:
+    from agent_evals.packs.base import Pack
 
 
 @dataclass(frozen=True)
@@ -44,8 +47,9 @@ def outcome(row: Mapping[str, Any]) -> str:
     return "pass" if row.get("success") else "fail"
 
 
-def regrade_row(row: Mapping[str, Any]) -> Regraded:
-    """``row`` graded again with today's checks (a new dict; ``row`` is left as it was)."""
+def regrade_row(row: Mapping[str, Any], pack: Pack | None = None) -> Regraded:
+    """``row`` graded again with today's checks (a new dict; ``row`` is left as it was); ``pack``: the
+    suite's, whose own checks are graded again too."""
     was = outcome(row)
     if was == "error":
         return Regraded(dict(row), 0, 0, was, was)
@@ -57,14 +61,14 @@ def regrade_row(row: Mapping[str, Any]) -> Regraded:
     if not isinstance(metadata, dict):
         return Regraded(new, 0, len(components), was, was)
     _unserve_old_rubrics(metadata)
-    listed = kit_checks(asserts)
+    listed = kit_checks(asserts, pack)
     checks = listed + _informative(metadata, listed, len(asserts))
-    entries = grade_checks(checks, asserts, metadata)
+    entries = grade_checks(checks, asserts, metadata, pack)
     metadata["checks"] = entries
     if isinstance(new.get("metadata"), dict) and "checks" in new["metadata"]:
         new["metadata"]["checks"] = entries
     not_graded: list[str] = []
-    replaced = _replace_components(components, [e for e in entries if not e.get("informative")], not_graded)
+    replaced = _replace_components(components, [e for e in entries if not e.get("informative")], not_graded, pack)
     if not_graded:
         row_meta = new.setdefault("metadata", {})
         row_meta["not_graded"] = list(dict.fromkeys([*(row_meta.get("not_graded") or []), *not_graded]))
@@ -114,7 +118,7 @@ def _informative(metadata: Mapping[str, Any], checks: Sequence[CheckRef], positi
 
 
 def _replace_components(
-    components: list[dict[str, Any]], entries: Sequence[dict[str, Any]], not_graded: list[str]
+    components: list[dict[str, Any]], entries: Sequence[dict[str, Any]], not_graded: list[str], pack: Pack | None = None
 ) -> int:
     """Each kit check's component result replaced by its new grading; the count replaced. A check
     that is now NOT GRADED becomes the weight-0 entry the hook makes (listed in ``not_graded``)."""
@@ -122,11 +126,12 @@ def _replace_components(
     replaced = 0
     for index, component in enumerate(components):
         assertion = component.get("assertion") if isinstance(component, dict) else None
-        if not isinstance(assertion, dict) or check_name(assertion) is None:
+        name = check_name(assertion, pack) if isinstance(assertion, dict) else None
+        if not isinstance(assertion, dict) or name is None:
             continue
         entry = by_position.get(index)
-        if entry is None or entry["name"] != check_name(assertion):
-            entry = next((e for e in entries if e["name"] == check_name(assertion)
+        if entry is None or entry["name"] != name:
+            entry = next((e for e in entries if e["name"] == name
                           and e.get("config") == assertion.get("config")), None)
         if entry is None:
             continue

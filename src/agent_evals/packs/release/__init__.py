@@ -17,14 +17,11 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import TYPE_CHECKING
 
-from agent_evals.conversation.framing import UserFraming
-from agent_evals.packs.base import Pack
+from agent_evals.authoring import Pack, UserFraming
 from agent_evals.packs.release.system import ReleaseSystem
 
 if TYPE_CHECKING:
-    from agent_evals.conversation.cassette import Cassette
-    from agent_evals.golden.plan import Case
-    from agent_evals.golden.selfcheck import Mutation
+    from agent_evals.authoring import Case, Cassette, Mutation
 
 BRANCH_PATTERN = r"release-notes/\d+\.\d+\.\d+"
 VERSION_PATTERN = r"\b\d+\.\d+\.\d+\b"

@@ -7,9 +7,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import Any
 
-from agent_evals.conversation.cassette import Cassette
-from agent_evals.golden.plan import Case
-from agent_evals.golden.selfcheck import Mutation, _edit_tool_arguments
+from agent_evals.authoring import Case, Cassette, Mutation, edit_tool_arguments
 
 
 def mutations(case: Case, cassette: Cassette) -> Iterator[Mutation]:
@@ -21,7 +19,7 @@ def mutations(case: Case, cassette: Cassette) -> Iterator[Mutation]:
 
 def commit_on_main(cassette: Cassette) -> Cassette | None:
     """The agent checks out main instead of its new branch, so what it commits lands on main."""
-    tape = _edit_tool_arguments(cassette, "git_checkout", lambda a: a.__setitem__("branch_name", "main"))
+    tape = edit_tool_arguments(cassette, "git_checkout", lambda a: a.__setitem__("branch_name", "main"))
     return tape.done() if tape is not None else None
 
 
@@ -34,5 +32,5 @@ def drop_section(cassette: Cassette) -> Cassette | None:
                 head, _, tail = text.partition("### Fixed")
                 change["newText"] = head + tail[tail.find("## ["):] if "## [" in tail else head
 
-    tape = _edit_tool_arguments(cassette, "edit_file", edit)
+    tape = edit_tool_arguments(cassette, "edit_file", edit)
     return tape.done() if tape is not None else None

@@ -23,10 +23,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal
 
+from agent_evals.authoring import ProcessRef
 from agent_evals.packs.release.git_state import read_refs, read_snapshot
 from agent_evals.packs.release.seed_repo import build_seed_repository
 from agent_evals.packs.release.snapshot import RefState, RepositorySnapshot
-from agent_evals.processes import ProcessRef
 
 OWNER_FILE = "OWNER"
 _UNSAFE = re.compile(r"[^A-Za-z0-9._-]+")

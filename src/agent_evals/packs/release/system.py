@@ -29,6 +29,20 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from agent_evals.authoring import (
+    CleanupReport,
+    Conversation,
+    ProcessRef,
+    Running,
+    RunRecord,
+    Snapshot,
+    System,
+    SystemPool,
+    SystemSetupError,
+    Trace,
+    default_data_dir,
+    trace_of_row,
+)
 from agent_evals.packs.release.repository import (
     SERVER_ENVIRONMENT,
     RunRepositories,
@@ -43,16 +57,9 @@ from agent_evals.packs.release.repository import (
 )
 from agent_evals.packs.release.seed_repo import build_seed_repository
 from agent_evals.packs.release.snapshot import RESOURCE
-from agent_evals.paths import default_data_dir
-from agent_evals.processes import ProcessRef
-from agent_evals.record import RunRecord, Snapshot, Trace
-from agent_evals.system import CleanupReport, Conversation, Running, System, SystemPool, SystemSetupError
 
 if TYPE_CHECKING:
-    from agent_evals.assertions.registry import CheckRef
-    from agent_evals.llm.types import ToolSpec
-    from agent_evals.suites.discovery import Suite
-    from agent_evals.suites.shard_spec import Shard
+    from agent_evals.authoring import CheckRef, Shard, Suite, ToolSpec
 
 RUN_ENV = "AGENT_EVALS_RELEASE_RUN"  # the run folder, in the workers' (and hooks') environment
 SIDE_EFFECTS = "side_effects"  # the snapshot's resource listing the branches, commits and files changed
@@ -98,8 +105,6 @@ class RunningRepository(Running):
         return report
 
     def undo_row(self, result: Mapping[str, Any]) -> CleanupReport:
-        from agent_evals.cleanup import trace_of_row  # lazy: only a hook's cleanup of a row needs it
-
         trace = trace_of_row(result)
         report = CleanupReport()
         copy = self._root / "work" / folder_name(copy_key(trace)) if trace is not None else None
@@ -194,7 +199,7 @@ class ReleaseSystem(System):
     def offered_tools(self) -> Mapping[str, ToolSpec] | None:
         """Every tool of ``mcp-server-git`` and the filesystem server, from the generated catalog
         (:mod:`.tool_catalog`): the preflight knows ``git_reset`` exists though the agent is not offered it."""
-        from agent_evals.agent.mcp_sdk import mcp_tool_to_spec  # lazy: the MCP SDK, for the preflight only
+        from agent_evals.authoring import mcp_tool_to_spec  # lazy: the MCP SDK, for the preflight only
         from agent_evals.packs.release.tool_catalog import catalog  # lazy: read for the preflight only
 
         return {t["name"]: mcp_tool_to_spec(t["name"], t["description"], t["input_schema"]) for t in catalog()}

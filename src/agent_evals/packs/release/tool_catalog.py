@@ -35,8 +35,11 @@ def catalog() -> tuple[dict[str, Any], ...]:
 def listed_by_the_servers() -> list[dict[str, Any]]:
     """What the agent's servers list now, every tool (no filter), on a scratch copy of the seed."""
 
-    from agent_evals.agent.config import load_agent_config  # lazy: only to regenerate or test the catalog
-    from agent_evals.agent.mcp_servers import StdioServer, resolve_servers  # lazy: only to regenerate the catalog
+    from agent_evals.authoring import (  # lazy: the agent's configuration, only to regenerate or test the catalog
+        StdioServer,
+        load_agent_config,
+        resolve_servers,
+    )
 
     config = load_agent_config(AGENT)
     with tempfile.TemporaryDirectory(prefix="release-catalog-") as scratch:

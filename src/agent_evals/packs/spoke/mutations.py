@@ -9,7 +9,7 @@ from collections.abc import Iterator, Mapping
 from typing import Any
 
 from agent_evals.conversation.cassette import Cassette
-from agent_evals.golden.selfcheck import _edit_tool_arguments, _Tape
+from agent_evals.golden.selfcheck import CassetteTape, edit_tool_arguments
 from agent_evals.packs.plans import Case, Mutation
 from agent_evals.packs.spoke.golden import PR_TOOL, apply_changes, seed_spoke
 
@@ -22,9 +22,9 @@ def change_argument(cassette: Cassette, expected_args: Mapping[str, Any]) -> Cas
     tape = None
     if "source_spoke" in expected_args:
         other = "crm-dev-neu" if expected_args["source_spoke"] == "payments-prod-weu" else "payments-prod-weu"
-        tape = _edit_tool_arguments(cassette, PR_TOOL, lambda a: a.__setitem__("source_spoke", other))
+        tape = edit_tool_arguments(cassette, PR_TOOL, lambda a: a.__setitem__("source_spoke", other))
     elif "costCenter" in (expected_args.get("config") or {}).get("tags", {}):
-        tape = _edit_tool_arguments(
+        tape = edit_tool_arguments(
             cassette, PR_TOOL, lambda a: a["config"]["tags"].__setitem__("costCenter", "CC-0000")
         )
     return tape.done() if tape is not None else None
@@ -37,14 +37,14 @@ def unexpected_config_change(cassette: Cassette, expected_changes: Mapping[str, 
             def edit(arguments: dict[str, Any], tag: str = tag, value: str = value) -> None:
                 arguments["config"]["tags"][tag] = value  # still valid: only input_diff may notice
 
-            tape = _edit_tool_arguments(cassette, PR_TOOL, edit)
+            tape = edit_tool_arguments(cassette, PR_TOOL, edit)
             return tape.done() if tape is not None else None
     return None
 
 
 def drop_pull_request(cassette: Cassette) -> Cassette | None:
     """No PR is created and the last reply carries no link."""
-    tape = _Tape(cassette)
+    tape = CassetteTape(cassette)
     position = next((i for i in tape.agent_calls() if tape.requests(i)[0]["name"] == PR_TOOL), None)
     if position is None or len(tape.requests(position)) != 1:
         return None
@@ -64,14 +64,14 @@ def create_pull_request(cassette: Cassette, case_id: str) -> Cassette:
          "/subnets/1/addressPrefix": "10.99.1.0/26"},
     )
     arguments = {"spoke_name": name, "config": config, "title": "selfcheck", "description": "selfcheck"}
-    tape = _Tape(cassette)
+    tape = CassetteTape(cassette)
     tape.insert_call(tape.last_agent_reply(), PR_TOOL, arguments, "ok", {})
     return tape.done()
 
 
 def invalid_submission(cassette: Cassette) -> Cassette | None:
     """The PR is opened with a configuration the gate rejects (an unknown region)."""
-    tape = _edit_tool_arguments(cassette, PR_TOOL, lambda a: a["config"].__setitem__("location", "moon-central"))
+    tape = edit_tool_arguments(cassette, PR_TOOL, lambda a: a["config"].__setitem__("location", "moon-central"))
     if tape is None:
         return None
     for record in tape.tools:
@@ -82,7 +82,7 @@ def invalid_submission(cassette: Cassette) -> Cassette | None:
 
 def misquote_pull_request(cassette: Cassette) -> Cassette | None:
     """The final answer links another pull request than the one the tools returned."""
-    tape = _Tape(cassette)
+    tape = CassetteTape(cassette)
     response = tape.calls[tape.last_agent_reply()]["response"]
     text = response["content"] or ""
     if not _PR_LINK.search(text):

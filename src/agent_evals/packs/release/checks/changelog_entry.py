@@ -24,9 +24,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any, Literal, get_args
 
-from agent_evals.assertions._config import ConfigError, ConfigReader, describe
-from agent_evals.assertions._context import grader
-from agent_evals.assertions._result import GradingResult, make_result
+from agent_evals.authoring import ConfigError, ConfigReader, GradingResult, describe, grader, make_result
 from agent_evals.packs.release.changelog import Changelog, Entry, mentions, parse_changelog
 from agent_evals.packs.release.checks.repository import repository_snapshot, short
 from agent_evals.packs.release.snapshot import BranchChange, RepositorySnapshot

@@ -18,10 +18,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from agent_evals.assertions._config import ConfigReader
-from agent_evals.assertions._context import grader
-from agent_evals.assertions._result import GradingResult, make_result
-from agent_evals.assertions.names import first_match
+from agent_evals.authoring import ConfigReader, GradingResult, first_match, grader, make_result
 from agent_evals.packs.release.checks.repository import repository_snapshot, short
 from agent_evals.packs.release.snapshot import RepositorySnapshot
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from agent_evals.assertions._run import MetadataError, RunRecord, read_record, require_snapshot
+from agent_evals.authoring import MetadataError, RunRecord, read_record, require_snapshot
 from agent_evals.packs.release.snapshot import RESOURCE, RepositorySnapshot, SnapshotError
 
 
