@@ -454,18 +454,18 @@ def _release_suite() -> Suite:
     return suite
 
 
-def _preflight_folders() -> set[str]:
-    import tempfile  # lazy: only these tests look at the temporary directory
+def test_the_release_agents_servers_start_in_the_preflight_on_a_repository_its_system_makes_up(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import tempfile  # lazy: only this test looks at the temporary directory
 
-    return {p.name for p in Path(tempfile.gettempdir()).glob("agent-evals-preflight-*")}
-
-
-def test_the_release_agents_servers_start_in_the_preflight_on_a_repository_its_system_makes_up() -> None:
-    before = _preflight_folders()
+    private = tmp_path / "tmp"  # this test's own temporary directory: other workers' runs make theirs elsewhere
+    private.mkdir()
+    monkeypatch.setattr(tempfile, "tempdir", str(private))
     result = preflight([_release_suite()], read_flags([]), offline=True)
     assert [str(p) for p in result.problems if "role has no model" not in str(p)] == []
     assert not [note for note in result.notes if "REPO" in note]  # started, not left as a note for later
-    assert _preflight_folders() == before  # the made-up repository is gone
+    assert list(private.iterdir()) == []  # the made-up repository is gone
 
 
 def test_a_release_server_that_cannot_start_is_a_problem_before_the_run(tmp_path: Path,
