@@ -17,7 +17,7 @@ from agent_evals.golden.plan import Live
 from agent_evals.golden.selfcheck import _Tape
 from agent_evals.packs.plans import Mutation, PlanValues
 from agent_evals.packs import FixtureError, Pack
-from agent_evals.record import PullRequestRef, RunRecord, Snapshot, ToolCall, Trace
+from agent_evals.record import RunRecord, SideEffect, Snapshot, ToolCall, Trace
 from agent_evals.system import CleanupReport, Conversation, Running, System, SystemPool
 
 TICKET_TOOL = "open_ticket"
@@ -95,9 +95,10 @@ class DeskConversation(Conversation):
         return made
 
     def snapshot(self, record: RunRecord, checks: Sequence[Any]) -> Snapshot | None:
-        for ref in record.pull_requests:  # the tickets the conversation opened, on the desk
-            DESK.tickets.setdefault(ref.id, self.trace)
-        tickets = tuple({"id": ref.id, "url": ref.url, "status": "open"} for ref in record.pull_requests)
+        opened = record.side_effects_of("ticket")  # the tickets the conversation opened, on the desk
+        for ticket in opened:
+            DESK.tickets.setdefault(int(ticket.id), self.trace)
+        tickets = tuple({"id": int(t.id), "url": t.url, "status": "open"} for t in opened)
         return Snapshot(DESK_URL, tickets, {"queues": sorted(DESK.queues)})
 
     def undo(self, record: RunRecord, *, fixtures: bool) -> dict[str, Any] | None:
@@ -121,10 +122,10 @@ class TicketsSystem(System):
 
         return DeskRunning(url=DESK_URL) if (os.environ if env is None else env).get("DESK_URL") else None
 
-    def side_effect(self, call: ToolCall) -> PullRequestRef | None:
+    def side_effect(self, call: ToolCall) -> SideEffect | None:
         """A ticket is the side effect this domain tracks and cleans up."""
         if call.name == TICKET_TOOL and call.outcome == "ok" and isinstance(call.result, dict):
-            return PullRequestRef(int(call.result["id"]), str(call.result["url"]))
+            return SideEffect("ticket", str(call.result["id"]), str(call.result["url"]))
         return None
 
     def fixture_problems(self, fixtures: Any) -> list[str]:

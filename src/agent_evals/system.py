@@ -32,7 +32,8 @@ Two scopes, each a small object the core holds while it lasts:
                             eval id (``undo_eval``), a row's undo (``undo_row``), what an eval
                             still has (``active``), whether it is still up (``alive``)
 **conversation scope**      in the provider, in Promptfoo's Python worker
-``System.side_effect``      the side effect a successful tool call made (a pull request…), or None
+``System.side_effect``      the side effect a successful tool call made (a ``SideEffect`` of the
+                            system's kind: a pull request, a branch…), or None
 ``System.fixture_problems`` a case's ``vars.fixtures`` checked offline
 ``System.conversation``     a :class:`Conversation`: its trace (``headers``), ``variables``, fixtures,
                             side effects found again by test id, the end-state snapshot (and
@@ -53,7 +54,7 @@ from pathlib import Path
 from types import TracebackType
 from typing import TYPE_CHECKING, Any
 
-from agent_evals.record import KitError, PullRequestRef, RunRecord, Snapshot, ToolCall, Trace
+from agent_evals.record import KitError, RunRecord, SideEffect, Snapshot, ToolCall, Trace
 
 if TYPE_CHECKING:
     from agent_evals.suites.check_ref import CheckRef
@@ -278,8 +279,9 @@ class System:
 
     # -- conversation scope
 
-    def side_effect(self, call: ToolCall) -> PullRequestRef | None:
-        """The side effect a successful tool call made (undone after the case), or None."""
+    def side_effect(self, call: ToolCall) -> SideEffect | None:
+        """The side effect a successful tool call made (the record's ``side_effects``; undone after the
+        case), or None. Its kind is the system's word (``pull_request``, ``branch``…)."""
         return None
 
     def fixture_problems(self, fixtures: Any) -> list[str]:

@@ -59,7 +59,7 @@ def test_provider_response_metadata_first_then_context_metadata() -> None:
 
 
 UNSUPPORTED = (
-    "is not supported (this kit reads version 2); re-run the case, or upgrade cassettes with "
+    "is not supported (this kit reads versions 2, 3); re-run the case, or upgrade cassettes with "
     "`npx agent-evals cassettes upgrade DIR`"
 )
 FOREIGN = [

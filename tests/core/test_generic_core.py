@@ -167,7 +167,7 @@ def test_golden_plans_use_the_packs_placeholders_and_the_cores_find() -> None:
 def _cassette() -> Cassette:
     call = {"id": "c1", "name": "open_ticket", "arguments": '{"queue": "hardware"}'}
     record = {
-        "agent_evals": 2, "case_id": "T01", "agent": {"name": "echo", "model": "m"}, "user": {"kind": "user_messages"},
+        "agent_evals": 3, "case_id": "T01", "agent": {"name": "echo", "model": "m"}, "user": {"kind": "user_messages"},
         "turns": 1,
         "transcript": [{"role": "user", "content": "[T01] I need a laptop", "turn": 1, "tool_calls": []},
                        {"role": "assistant", "content": "Opened https://desk.example/tickets/12", "turn": 1,
@@ -176,7 +176,7 @@ def _cassette() -> Cassette:
                         "raw_arguments": call["arguments"], "outcome": "ok", "is_error": False,
                         "result": {"id": 12, "url": "https://desk.example/tickets/12"}, "turn": 1, "index": 1,
                         "duration_ms": 1.0}],
-        "pull_requests": [], "conversation_end": "done", "ended_by": "user", "final_reply": "Opened",
+        "side_effects": [], "conversation_end": "done", "ended_by": "user", "final_reply": "Opened",
     }
     calls = [
         {"role": "agent", "response": {"content": None, "tool_calls": [call], "finish_reason": "tool_calls"}},
@@ -239,7 +239,7 @@ def test_the_core_runs_a_case_on_the_toy_system_alone(monkeypatch: pytest.Monkey
     meta = answer["metadata"]
     assert meta["fixtures"] == [{"kind": "queue", "key": "hw", "name": "hardware", "id": 40}]
     assert meta["transcript"][0]["content"] == "Please open a ticket in hardware (queue 40)"
-    assert meta["pull_requests"] == [{"id": 12, "url": "https://desk.example/tickets/12"}]  # found by the system
+    assert meta["side_effects"] == [{"kind": "ticket", "id": "12", "url": "https://desk.example/tickets/12"}]  # the system's
     assert meta["snapshot"]["pull_requests"] == [{"id": 12, "url": "https://desk.example/tickets/12", "status": "open"}]
     assert meta["snapshot"]["resources"] == {"queues": ["hw"]}  # read while the case's queue existed
     assert meta["cleanup"] == {"abandoned": [12], "already_closed": [], "removed_fixtures": ["queue hw"],

@@ -26,6 +26,7 @@ from agent_evals.packs.spoke.portal.api import PortalAPI
 from agent_evals.provider.run import call_api
 from agent_evals.suites.files import load_suite
 from agent_evals.suites.discovery import Suite, discover
+from tests.spoke_prs import prs
 
 SUITES = discover()
 
@@ -129,7 +130,7 @@ def test_each_golden_cassette_and_its_mutations(
         graded = grade_row(suite.folder, asserts, baseline)
         assert graded and all(graded.values()), f"golden {case.id} fails offline checks: {graded}"
     finally:
-        abandon(api, [p["id"] for p in baseline["metadata"]["pull_requests"]])
+        abandon(api, [p["id"] for p in prs(baseline["metadata"])])
 
     caught = []
     for mutation in mutations(case, golden, suite_pack(suite)):
@@ -145,7 +146,7 @@ def test_each_golden_cassette_and_its_mutations(
             )
             caught.append(mutation.name)
         finally:
-            abandon(api, [p["id"] for p in row["metadata"]["pull_requests"]])
+            abandon(api, [p["id"] for p in prs(row["metadata"])])
     assert any(name.startswith("forbidden tool") for name in caught)
     assert len(caught) >= 3, f"{case.id}: only {caught} were checked"
     _user_mutation_replays_invalid(suite, case, test, golden, tmp_path, api)
@@ -175,4 +176,4 @@ def _user_mutation_replays_invalid(suite: Suite, case: Any, test: dict[str, Any]
         assert review["invalid"] is True and mutation.must_find in {f["check"] for f in review["findings"]}
         assert "checks" in row["metadata"]  # graded for the record, though the row is neither pass nor fail
     finally:
-        abandon(api, [p["id"] for p in row["metadata"]["pull_requests"]])
+        abandon(api, [p["id"] for p in prs(row["metadata"])])

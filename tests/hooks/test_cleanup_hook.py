@@ -50,18 +50,20 @@ def test_abandon_retries_then_reports() -> None:
 def test_a_row_names_its_prs_in_metadata_and_in_output_urls_of_this_portal_only() -> None:
     row = {
         "response": {
-            "metadata": {"pull_requests": [{"id": 7, "url": f"{BASE}/repos/spokes/pullrequest/7"}]},
+            "metadata": {"side_effects": [{"kind": "pull_request", "id": "7", "url": f"{BASE}/repos/spokes/pullrequest/7"},
+                                          {"kind": "branch", "id": "8"}, {"kind": "pull_request", "id": "x"}]},
             "output": f"see {BASE}/repos/spokes/pullrequest/9 and http://elsewhere:1/repos/spokes/pullrequest/11",
         },
-        "metadata": {"pull_requests": [{"id": 7}, {"id": "x"}]},
+        "metadata": {"pull_requests": [{"id": 7}, {"id": 6}, {"id": "x"}]},  # a version-2 record's, read too
     }
-    assert pull_request_ids_of_row(row, BASE) == [7, 9]
+    assert pull_request_ids_of_row(row, BASE) == [7, 6, 9]
     assert pull_request_ids_of_row({}, BASE) == []  # a row whose provider raised has no response
 
 
 def test_after_each_never_breaks_the_eval_when_the_portal_is_gone(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("PORTAL_URL", "http://127.0.0.1:9")  # nothing listens there
-    row = {"response": {"metadata": {"pull_requests": [{"id": 3, "url": "x"}], "trace": {"test_id": "C01#1"}}}}
+    row = {"response": {"metadata": {"side_effects": [{"kind": "pull_request", "id": "3", "url": "x"}],
+                                     "trace": {"test_id": "C01#1"}}}}
 
     out = extension_hook("afterEach", {"test": {}, "result": row})
 

@@ -18,6 +18,7 @@ from agent_evals.provider.run import call_api
 from agent_evals.testing.conversations import ScriptedConversations
 from agent_evals.packs.spoke.scripts import SpokeCopy, relocate
 from agent_evals.testing.scripted_openai import ScriptedOpenAIServer
+from tests.spoke_prs import prs
 
 from .conftest import check_contract, context
 
@@ -59,12 +60,12 @@ def test_a_portal_that_dies_before_grading_makes_an_error_row_and_its_pr_is_clea
     check_contract(metadata)
     assert row["error"].startswith("[portal] could not read the end state from the portal for grading: ")
     assert metadata["error_kind"] == "portal" and metadata["conversation_end"] == "error"
-    assert len(metadata["pull_requests"]) == 1  # the PR the conversation made is in the record
+    assert len(prs(metadata)) == 1  # the PR the conversation made is in the record
     with PortalProcess(data_dir=tmp_path / "data", token="dies-token") as back:
         api = PortalAPI(back.url, token="dies-token")
         assert [pr["status"] for pr in api.list_pull_requests()] == ["active"]
         report = cleanup_test({"response": row}, api)  # what the afterEach hook does
-        assert report.abandoned == [metadata["pull_requests"][0]["id"]]
+        assert report.abandoned == [prs(metadata)[0]["id"]]
         assert api.list_pull_requests(status="active") == []
 
 

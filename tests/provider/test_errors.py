@@ -15,6 +15,7 @@ from agent_evals.packs.spoke.scripts import SpokeCopy
 from agent_evals.testing.scripted_openai import Reply, ScriptedOpenAIServer
 from tests.agent import notes_agent
 from tests.conftest import PROJECT_ROOT
+from tests.spoke_prs import prs
 
 from .conftest import Call, check_contract
 
@@ -73,7 +74,7 @@ def test_bad_input_is_an_error_result_and_the_next_call_still_works(
     metadata = result["metadata"]
     assert result["error"].startswith("[config] ") and metadata["error_kind"] == "config"
     assert metadata["conversation_end"] == "error" and result["error"] == f"[config] {metadata['error']}"
-    assert metadata["tool_calls"] == [] and metadata["pull_requests"] == []
+    assert metadata["tool_calls"] == [] and prs(metadata) == []
     assert result["output"].endswith(f"[conversation ended: error (config): {metadata['error']}]")
 
     after = converse([COPY.script()], "E01", FIXED, config={"mode": "single_turn"}, prompt=COPY.request)
@@ -112,7 +113,7 @@ def test_model_failing_after_a_pr_was_created_still_lists_the_pr(converse: Call,
     metadata = result["metadata"]
     check_contract(metadata)
     assert metadata["conversation_end"] == "error" and metadata["turns"] == 2
-    [pr] = metadata["pull_requests"]  # created in the turn that broke off
+    [pr] = prs(metadata)  # created in the turn that broke off
     calls = [(c["name"], c["turn"]) for c in metadata["tool_calls"]]
     assert calls[-1] == ("create_spoke_pull_request", 2)  # the broken turn's calls are kept too
     assert "[tool] create_spoke_pull_request(" in result["output"]  # and shown under the unanswered message
@@ -141,7 +142,7 @@ def test_a_stdio_server_dying_mid_conversation_is_a_system_error_and_the_pr_is_s
     )
     assert (metadata["error_kind"], metadata["conversation_end"]) == ("system", "error")
     assert {c["name"]: c.get("server") for c in metadata["tool_calls"]}["create_spoke_pull_request"] == "portal"
-    [pr] = metadata["pull_requests"]
+    [pr] = prs(metadata)
     assert portal_api.get_pull_request(pr["id"])["status"] == "abandoned"
     assert metadata["cleanup"]["abandoned"] == [pr["id"]]  # undone by the provider
 
@@ -153,7 +154,7 @@ def test_user_model_failing_after_a_pr_keeps_the_recorded_turns(converse: Call) 
     metadata = result["metadata"]
     assert result["error"].startswith("[user_simulator] the simulated user's model failed: ")
     assert "user model down" in result["error"] and metadata["error_kind"] == "user_simulator"
-    assert metadata["turns"] == 2 and len(metadata["pull_requests"]) == 1
+    assert metadata["turns"] == 2 and len(prs(metadata)) == 1
     assert [c["name"] for c in metadata["tool_calls"]][-1] == "create_spoke_pull_request"
     assert metadata["usage"]["user"]["calls"] == 2
 
@@ -200,7 +201,7 @@ def test_a_pull_request_taken_away_mid_run_is_an_error_not_a_failure(
     result = converse([ConversationScript(COPY.key, [*steps[:-1], cleaned_up_meanwhile])], "E07", FIXED,
                       eval_id=eval_id, asserts=asserts, config={"pack": "spoke"})
     metadata = result["metadata"]
-    [pr] = metadata["pull_requests"]
+    [pr] = prs(metadata)
     assert result["error"] == (
         f"[portal] pull request(s) #{pr['id']}, created in this conversation, were abandoned before it was graded, not "
         "by the agent: something else cleaned them up while the run was going (`npm run cleanup`, or another run's "

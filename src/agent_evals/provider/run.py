@@ -271,7 +271,7 @@ async def converse(
                 user,
                 record=record,
                 max_turns=1 if config.mode == "single_turn" else config.max_turns,
-                find_pull_request=pack.system.side_effect,
+                find_side_effect=pack.system.side_effect,
                 on_turn=on_turn,
                 on_user_message=on_message,
                 on_tool_call=on_tool,

@@ -44,7 +44,7 @@ def test_a_run_a_conversation_its_snapshot_and_undo(data_dir: Path, tmp_path: Pa
         git(repo, "commit", "--quiet", "-am", "docs: notes")
         record = _record(trace)
         record.snapshot = conversation.snapshot(record, [])
-        assert record.snapshot is not None and record.pull_requests == []  # no branch in the record's PR list
+        assert record.snapshot is not None and record.side_effects == []  # the snapshot adds none: the calls do
         assert record.snapshot.resources[RESOURCE]["end"]["branches"]["release-notes/2.0.0"]
         assert [e["kind"] for e in record.snapshot.resources[SIDE_EFFECTS]] == ["branch", "commit"]
         assert conversation.undo(record, fixtures=False) == {"abandoned": [], "already_closed": [], "by": "provider",

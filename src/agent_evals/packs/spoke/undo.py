@@ -25,6 +25,7 @@ from collections.abc import Callable, Iterable, Mapping
 from typing import Any
 
 from agent_evals.cleanup import metadata_of_row, trace_of_row
+from agent_evals.packs.spoke.created_prs import pull_request_ids
 from agent_evals.packs.spoke.portal.api import PortalAPI, PortalError, PortalNotFound, find_pull_request_urls
 from agent_evals.system import CleanupReport
 
@@ -66,13 +67,12 @@ def _abandon_one(api: PortalAPI, pr_id: int, report: CleanupReport, sleep: Calla
 
 
 def pull_request_ids_of_row(result: Mapping[str, Any], base_url: str) -> list[int]:
-    """PR ids named by one Promptfoo result row: the run record's ``pull_requests`` (read leniently, so
-    a damaged record still gets its PRs cleaned up) and URLs of this portal in the output."""
+    """PR ids named by one Promptfoo result row: the run record's pull requests (read leniently, so a
+    damaged record still gets its PRs cleaned up: :func:`.created_prs.pull_request_ids`) and URLs of this
+    portal in the output."""
     ids: list[int] = []
     for metadata in metadata_of_row(result):
-        for pr in metadata.get("pull_requests") or ():
-            if isinstance(pr, Mapping) and isinstance(pr.get("id"), int) and not isinstance(pr.get("id"), bool):
-                ids.append(pr["id"])
+        ids.extend(pull_request_ids(metadata))
     output = (result.get("response") or {}).get("output")
     if isinstance(output, str):
         ids.extend(find_pull_request_urls(output, base_url))
