@@ -42,7 +42,7 @@ Two scopes, each a small object the core holds while it lasts:
 
 Every method has a default that does nothing: :class:`System` itself is the system of an agent
 with nothing the kit must start or undo (the generic pack's). Errors are one family,
-:class:`SystemFailure` (kind ``portal`` in the run record until the record's next version).
+:class:`SystemFailure` (kind ``system`` in the run record; ``portal`` in records of version 2).
 """
 
 from __future__ import annotations
@@ -70,8 +70,8 @@ PACK_ENV = "AGENT_EVALS_PACK"
 
 
 class SystemFailure(KitError):
-    """The system under test failed the kit: it cannot be started, reached or read (kind ``portal`` in
-    the run record until its next version names it ``system``). The family::
+    """The system under test failed the kit: it cannot be started, reached or read (kind ``system``, the
+    kind of the agent's MCP servers' failures too; its message names the system). The family::
 
         SystemFailure             any failure of the system under test
         ├── SystemNotConfigured   the environment names no system where one is needed
@@ -80,7 +80,7 @@ class SystemFailure(KitError):
 
     A system adds its own below these (the portal's ``PortalError``, with the HTTP status)."""
 
-    kind = "portal"
+    kind = "system"
 
 
 class SystemNotConfigured(SystemFailure):

@@ -187,7 +187,7 @@ def test_a_pull_request_taken_away_mid_run_is_an_error_not_a_failure(
     converse: Call, portal_api: PortalAPI
 ) -> None:
     """Someone else abandons the conversation's PR before it is graded (a cleanup while the run went on):
-    the row cannot be graded, so it is an error of kind portal, never the agent's failure."""
+    the row cannot be graded, so it is an error of kind system, never the agent's failure."""
     steps = COPY.agent_steps()
     final = steps[-1]
     eval_id = "eval-taken-away"
@@ -203,9 +203,9 @@ def test_a_pull_request_taken_away_mid_run_is_an_error_not_a_failure(
     metadata = result["metadata"]
     [pr] = prs(metadata)
     assert result["error"] == (
-        f"[portal] pull request(s) #{pr['id']}, created in this conversation, were abandoned before it was graded, not "
+        f"[system] pull request(s) #{pr['id']}, created in this conversation, were abandoned before it was graded, not "
         "by the agent: something else cleaned them up while the run was going (`npm run cleanup`, or another run's "
         "sweep); the row cannot be graded"
     )
-    assert metadata["error_kind"] == "portal"
+    assert metadata["error_kind"] == "system"
     assert "checks" not in metadata  # an error row is not graded: pull_request never said "PR is abandoned"

@@ -41,7 +41,7 @@ def _record() -> RunRecord:
         pending=Turn("hello?", None, (_call("get_doc", "invalid_arguments", 3, 4, "not JSON"),)),
         side_effects=[SideEffect("pull_request", "7", "http://p/repos/spokes/pullrequest/7"),
                       SideEffect("branch", "release/1.2")],
-        end=End.failed("portal", "the portal went away"),
+        end=End.failed("system", "the portal went away"),
         trace=Trace("run-1", "C01#abc"),
         replay={"cassette": "C01.json"},
         snapshot=Snapshot("http://p", ({"id": 7, "status": "active"},), {"schema": {"type": "object"}}),
@@ -62,7 +62,7 @@ def test_metadata_round_trip_keeps_everything() -> None:
         {"kind": "branch", "id": "release/1.2"},  # no url: the key is left out
     ]
     assert "pull_requests" not in metadata
-    assert (metadata["conversation_end"], metadata["ended_by"], metadata["error_kind"]) == ("error", "error", "portal")
+    assert (metadata["conversation_end"], metadata["ended_by"], metadata["error_kind"]) == ("error", "error", "system")
     assert [c["outcome"] for c in metadata["tool_calls"]] == ["ok", "refused", "tool_error", "invalid_arguments"]
     assert [c["is_error"] for c in metadata["tool_calls"]] == [False, True, True, True]
     assert [c.get("server") for c in metadata["tool_calls"]] == ["portal", None, "git", None]
@@ -101,7 +101,7 @@ def test_the_first_error_is_kept() -> None:
     record = RunRecord()
     record.finish(End("done"))
     record.finish(End.failed("replay", "left over responses"))  # an error after the end still counts
-    record.finish(End.failed("portal", "later"))
+    record.finish(End.failed("system", "later"))
     assert record.end == End.failed("replay", "left over responses")
 
 

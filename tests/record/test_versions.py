@@ -7,8 +7,12 @@ import json
 
 import pytest
 
-from agent_evals.record import MARKER, RecordError, RunRecord, SideEffect, upgrade_record
+from agent_evals.live.sources import SourceError
+from agent_evals.live.store import StoreUnavailable
+from agent_evals.packs.spoke.portal.api import PortalUnavailable
+from agent_evals.record import ERROR_KINDS, MARKER, End, RecordError, RunRecord, SideEffect, upgrade_record
 from agent_evals.record.versions import unsupported
+from agent_evals.system import SystemFailure, SystemSetupError
 
 V2 = {
     MARKER: 2, "case_id": "C01", "agent": {"name": "spoke", "model": "m"}, "user": {"kind": "simulated_user"},
@@ -67,3 +71,13 @@ def test_any_other_version_is_refused_with_the_hint(version: object) -> None:
     assert "\n" not in str(caught.value)
     with pytest.raises(RecordError, match=f"run record version {version!r} is not supported"):
         RunRecord.from_metadata({MARKER: version, "case_id": "C01"})
+
+
+def test_version_3_writes_no_portal_error_kind() -> None:
+    assert "portal" not in ERROR_KINDS and "system" in ERROR_KINDS
+    with pytest.raises(ValueError, match="needs an error kind"):
+        End.failed("portal", "the portal went away")  # type: ignore[arg-type]
+    for failure in (SystemFailure, SystemSetupError, PortalUnavailable, StoreUnavailable, SourceError):
+        assert failure("down").kind == "system", failure
+    record = RunRecord(end=End.failed("system", "the portal at http://p is not reachable"))
+    assert record.to_metadata()["error_kind"] == "system"

@@ -5,7 +5,7 @@ When a conversation ends, the provider reads every pull request it created or li
 its replies (status, validation, diff…) and the resources the case's checks name (the
 portal's schema, each source spoke an ``input_diff`` check compares with). The assertions
 then read the metadata only; a snapshot that cannot be taken makes the row an error of kind
-``portal``, never a failure of the agent.
+``system``, never a failure of the agent.
 """
 
 from __future__ import annotations
@@ -31,7 +31,7 @@ def take_snapshot(
     record: RunRecord, checks: Sequence[CheckRef], api: PortalAPI, *, test_id: str | None = None,
     any_host: bool = False,
 ) -> Snapshot:
-    """Raises ``PortalError`` (kind ``portal``) when the portal cannot be read.
+    """Raises ``PortalError`` (kind ``system``) when the portal cannot be read.
 
     With ``test_id``, the pull requests the portal recorded with it (the ones this conversation
     created, whatever tool made them) are added to the record first: one request for all of them.

@@ -155,7 +155,7 @@ class PortalConversation(Conversation):
 
     def create_fixtures(self, fixtures: Any) -> list[dict[str, Any]]:
         """Made through the portal with the case's trace headers; raises a ``config`` error when the pack or
-        the portal rejects one, a ``portal`` error when the portal does not answer."""
+        the portal rejects one, a ``system`` error when the portal does not answer."""
         from agent_evals.packs.spoke.fixtures import create, parse_fixtures  # lazy: loads pydantic only when used (start-up time)
 
         return create(self._api(), parse_fixtures(fixtures), self.headers)
