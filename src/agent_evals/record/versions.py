@@ -54,9 +54,10 @@ def upgrade_record(metadata: Mapping[str, Any]) -> dict[str, Any]:
         return out
     if version not in UPGRADABLE or isinstance(version, bool):
         raise ValueError(unsupported(version))
+    out = {("side_effects" if key == "pull_requests" else key): value for key, value in out.items()}  # in place
     out[MARKER] = RECORD_VERSION
-    if "pull_requests" in out:
-        out["side_effects"] = _side_effects(out.pop("pull_requests"))
+    if "side_effects" in out and "pull_requests" in metadata:
+        out["side_effects"] = _side_effects(out["side_effects"])
     kind = out.get("error_kind")
     if isinstance(kind, str):
         out["error_kind"] = RENAMED_ERROR_KINDS.get(kind, kind)
