@@ -12,10 +12,11 @@
   seed's (:mod:`.snapshot`, in the snapshot's resource ``repository``); undo removes the copy. No
   fixtures, and no trace headers to send: the copy is the conversation's.
 
-Side effects are branches, commits and changed files, found from the repository's state
-(:func:`.repository.side_effects`). The run record's side effects are pull requests until its next
-version, so these live in the snapshot only (resource ``side_effects``), never in
-``record.pull_requests``: :meth:`ReleaseSystem.side_effect` answers None for every call.
+Side effects are branches, commits and changed files. The run record lists those the agent's git and
+filesystem calls made (:meth:`ReleaseSystem.side_effect`, :mod:`.made`: kinds ``branch``, ``commit``,
+``file``); the snapshot's resource ``side_effects`` lists what the repository shows at the end
+(:func:`.repository.side_effects`: branches moved or deleted and files left uncommitted too). Undo
+needs neither: it removes the working copy.
 """
 
 from __future__ import annotations
@@ -27,6 +28,7 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from agent_evals.packs.release.made import made_by
 from agent_evals.packs.release.repository import (
     SERVER_ENVIRONMENT,
     RunRepositories,
@@ -42,7 +44,7 @@ from agent_evals.packs.release.repository import (
 from agent_evals.packs.release.snapshot import RESOURCE
 from agent_evals.paths import default_data_dir
 from agent_evals.processes import ProcessRef
-from agent_evals.record import RunRecord, Snapshot, Trace
+from agent_evals.record import RunRecord, SideEffect, Snapshot, ToolCall, Trace
 from agent_evals.system import CleanupReport, Conversation, Running, System, SystemPool, SystemSetupError
 
 if TYPE_CHECKING:
@@ -196,6 +198,10 @@ class ReleaseSystem(System):
 
         return {t["name"]: mcp_tool_to_spec(t["name"], t["description"], t["input_schema"]) for t in catalog()}
 
+    def side_effect(self, call: ToolCall) -> SideEffect | None:
+        """The branch, commit or file a successful git or filesystem call made (:func:`.made.made_by`)."""
+        return made_by(call)
+
     def conversation(self, trace: Trace, env: Mapping[str, str] | None = None) -> Conversation:
         return RepositoryConversation(trace, os.environ if env is None else env)
 
@@ -238,8 +244,8 @@ class RepositoryConversation(Conversation):
         return self._own_run
 
     def snapshot(self, record: RunRecord, checks: Sequence[CheckRef]) -> Snapshot | None:
-        """The repository's state against the seed's, and the side effects found from it (the record's
-        side effects are pull requests until its next version: these are in the snapshot only)."""
+        """The repository's state against the seed's, and the changes found from it (resource
+        ``side_effects``; the record's side effects are what the calls made)."""
         if self._copy is None:
             return None  # no conversation reached the repository
         state = self._copy.snapshot()
