@@ -14,3 +14,9 @@ def prs(metadata: Mapping[str, Any]) -> list[dict[str, Any]]:
             assert isinstance(effect["id"], str) and effect["id"].isdigit(), effect
             out.append({"id": int(effect["id"]), "url": effect.get("url", "")})
     return out
+
+
+def abandoned(cleanup: Mapping[str, Any]) -> list[int]:
+    """The pull requests a row's ``metadata.cleanup`` says were abandoned: its ``undone`` of kind
+    ``pull_request``, ids as numbers."""
+    return [int(e["id"]) for e in cleanup["undone"] if e["kind"] == "pull_request"]

@@ -18,7 +18,7 @@ from agent_evals.golden.selfcheck import _Tape
 from agent_evals.packs.plans import Mutation, PlanValues
 from agent_evals.packs import FixtureError, Pack
 from agent_evals.record import RunRecord, SideEffect, Snapshot, ToolCall, Trace
-from agent_evals.system import CleanupReport, Conversation, Running, System, SystemPool
+from agent_evals.system import CleanupReport, Conversation, Running, System, SystemPool, UndoWords
 
 TICKET_TOOL = "open_ticket"
 DESK_URL = "https://desk.example"
@@ -34,11 +34,11 @@ class Desk:
 
     def undo(self, keep: Any) -> CleanupReport:
         """Close every ticket and remove every queue whose trace ``keep`` rejects."""
-        report = CleanupReport()
+        report = CleanupReport(words=(UndoWords("ticket", "closed", "ticket", "#"),))
         for number, trace in list(self.tickets.items()):
             if not keep(trace):
                 del self.tickets[number]
-                report.abandoned.append(number)
+                report.undone.append(SideEffect("ticket", str(number)))
                 self.undone.append(f"ticket {number}")
         for key, trace in list(self.queues.items()):
             if not keep(trace):

@@ -18,6 +18,7 @@ from agent_evals.golden.plan import Case, PlanError, scripts_for
 from agent_evals.golden.selfcheck import mutations
 from agent_evals.packs import GenericPack, PackError, built_in, load_pack
 from agent_evals.provider.run import call_api
+from agent_evals.record import SideEffect
 from agent_evals.testing.scripted_replies import ChatRequest
 from tests.conftest import PROJECT_ROOT
 from tests.toy_pack import DESK, DESK_URL, PACK, TicketsPack, TicketsSystem
@@ -242,7 +243,8 @@ def test_the_core_runs_a_case_on_the_toy_system_alone(monkeypatch: pytest.Monkey
     assert meta["side_effects"] == [{"kind": "ticket", "id": "12", "url": "https://desk.example/tickets/12"}]  # the system's
     assert meta["snapshot"]["pull_requests"] == [{"id": 12, "url": "https://desk.example/tickets/12", "status": "open"}]
     assert meta["snapshot"]["resources"] == {"queues": ["hw"]}  # read while the case's queue existed
-    assert meta["cleanup"] == {"abandoned": [12], "already_closed": [], "removed_fixtures": ["queue hw"],
+    assert meta["cleanup"] == {"undone": [{"kind": "ticket", "id": "12"}], "already_gone": [],
+                               "removed_fixtures": ["queue hw"], "summary": "closed 1 ticket(s), removed 1 fixture(s)",
                                "by": "provider", "fixtures": {"removed": ["queue hw"]}}
     assert DESK.undone == ["ticket 12", "queue hw"] and not DESK.tickets and not DESK.queues
 
@@ -296,9 +298,9 @@ def test_the_runner_and_the_hooks_reach_the_toy_system_alone(tmp_path: Path, mon
     DESK.undone.clear()
     DESK.tickets.update({7: Trace("run-toy.desk-suite", "T01#a"), 8: Trace("other", "T02#b")})
     assert running.active("run-toy.desk-suite") == ["#7"]
-    assert cleanup_run("run-toy.desk-suite").abandoned == [7] and DESK.tickets.keys() == {8}
+    assert cleanup_run("run-toy.desk-suite").undone == [SideEffect("ticket", "7")] and DESK.tickets.keys() == {8}
     row = {"response": {"metadata": {"trace": {"eval_id": "other", "test_id": "T02#b"}}}}
-    assert cleanup_test(row).abandoned == [8] and not DESK.tickets
+    assert cleanup_test(row).undone == [SideEffect("ticket", "8")] and not DESK.tickets
 
     runs = tmp_path / "runs"
     dead = RunManifest("run-dead", "replay", pid=2**22 + 12345)
@@ -318,7 +320,7 @@ def test_the_generic_pack_has_a_system_with_nothing_to_start(tmp_path: Path) -> 
     with Systems("run-g", tmp_path, [suite]) as systems:
         running = systems.get(suite)
         assert (running.env(), running.started, running.undo_eval("run-g").as_dict()) == (
-            {}, False, {"abandoned": [], "already_closed": []})
+            {}, False, {"undone": [], "already_gone": [], "summary": "nothing to undo"})
 
 
 def test_the_toy_pack_is_a_pack() -> None:

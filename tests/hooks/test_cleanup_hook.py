@@ -6,7 +6,9 @@ from typing import Any
 
 import pytest
 
-from agent_evals.packs.spoke.undo import abandon, pull_request_ids_of_row
+from agent_evals.packs.spoke.created_prs import pull_request
+from agent_evals.packs.spoke.undo import PR_WORDS, abandon, pull_request_ids_of_row
+from agent_evals.record import SideEffect
 from agent_evals.hooks import extension_hook
 from agent_evals.packs.spoke.portal.api import PortalError, PortalNotFound
 
@@ -40,9 +42,11 @@ def test_abandon_retries_then_reports() -> None:
 
     report = abandon(portal, [1, 2, 3, 4, 5, 5], sleep=waits.append)  # type: ignore[arg-type]
 
-    assert report.abandoned == [1, 5]
-    assert report.already_closed == [2]
-    assert report.failed == {3: "no such pull request", 4: "boom"}
+    assert report.undone == [pull_request(1), pull_request(5)]
+    assert report.already_gone == [pull_request(2)]
+    assert report.failed == {pull_request(3): "no such pull request", pull_request(4): "boom"}
+    assert report.summary() == "abandoned 2 PR(s), 2 failed: #3: no such pull request; #4: boom"
+    assert report.as_dict()["failed"] == {"pull_request 3": "no such pull request", "pull_request 4": "boom"}
     assert portal.calls.count(4) == 4 and portal.calls.count(5) == 1  # duplicates abandoned once
     assert waits == [0.2, 0.2, 0.5, 1.0]
 
@@ -75,3 +79,16 @@ def test_after_each_without_a_portal_url_reports_it(monkeypatch: pytest.MonkeyPa
     monkeypatch.delenv("PORTAL_URL", raising=False)
     out = extension_hook("afterEach", {"test": {}, "result": {}})
     assert out is not None and "PORTAL_URL" in out["result"]["metadata"]["cleanup"]["error"]
+
+
+def test_a_report_says_each_kind_in_its_systems_words() -> None:
+    from agent_evals.system import CleanupReport, UndoWords
+
+    assert CleanupReport(words=(PR_WORDS,)).summary() == "abandoned 0 PR(s)"  # the first kind is said at 0
+    mixed = CleanupReport(undone=[SideEffect("branch", "b"), pull_request(4), SideEffect("branch", "c")],
+                          kept=[pull_request(9)], words=(PR_WORDS, UndoWords("branch", "removed", "branch")))
+    assert mixed.summary() == "abandoned 1 PR(s), removed 2 branch(s), left 1 PR(s) of runs still going (#9)"
+    assert CleanupReport(undone=[SideEffect("file", "a.md")]).summary() == "undid 1 file side effect(s)"
+    assert CleanupReport().summary() == "nothing to undo" and not CleanupReport().acted
+    failed = CleanupReport(failed={SideEffect("branch", "b"): "locked"})
+    assert failed.acted and failed.summary() == "1 failed: branch b: locked"

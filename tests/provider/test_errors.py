@@ -15,7 +15,7 @@ from agent_evals.packs.spoke.scripts import SpokeCopy
 from agent_evals.testing.scripted_openai import Reply, ScriptedOpenAIServer
 from tests.agent import notes_agent
 from tests.conftest import PROJECT_ROOT
-from tests.spoke_prs import prs
+from tests.spoke_prs import abandoned, prs
 
 from .conftest import Call, check_contract
 
@@ -119,7 +119,7 @@ def test_model_failing_after_a_pr_was_created_still_lists_the_pr(converse: Call,
     assert "[tool] create_spoke_pull_request(" in result["output"]  # and shown under the unanswered message
     live = portal_api.get_pull_request(pr["id"])
     assert live["test_id"] == metadata["trace"]["test_id"]
-    assert live["status"] == "abandoned" and metadata["cleanup"]["abandoned"] == [pr["id"]]  # by the provider
+    assert live["status"] == "abandoned" and abandoned(metadata["cleanup"]) == [pr["id"]]  # by the provider
     assert live["spoke_name"] == "crm9-dev-neu"
 
 
@@ -144,7 +144,8 @@ def test_a_stdio_server_dying_mid_conversation_is_a_system_error_and_the_pr_is_s
     assert {c["name"]: c.get("server") for c in metadata["tool_calls"]}["create_spoke_pull_request"] == "portal"
     [pr] = prs(metadata)
     assert portal_api.get_pull_request(pr["id"])["status"] == "abandoned"
-    assert metadata["cleanup"]["abandoned"] == [pr["id"]]  # undone by the provider
+    assert abandoned(metadata["cleanup"]) == [pr["id"]]  # undone by the provider
+    assert metadata["cleanup"]["summary"] == "abandoned 1 PR(s)"  # in the spoke pack's words
 
 
 def test_user_model_failing_after_a_pr_keeps_the_recorded_turns(converse: Call) -> None:

@@ -45,7 +45,7 @@ from agent_evals.packs.release.snapshot import RESOURCE
 from agent_evals.paths import default_data_dir
 from agent_evals.processes import ProcessRef
 from agent_evals.record import RunRecord, SideEffect, Snapshot, ToolCall, Trace
-from agent_evals.system import CleanupReport, Conversation, Running, System, SystemPool, SystemSetupError
+from agent_evals.system import CleanupReport, Conversation, Running, System, SystemPool, SystemSetupError, UndoWords
 
 if TYPE_CHECKING:
     from agent_evals.assertions.registry import CheckRef
@@ -58,6 +58,9 @@ log = logging.getLogger(__name__)
 RUN_ENV = "AGENT_EVALS_RELEASE_RUN"  # the run folder, in the workers' (and hooks') environment
 SIDE_EFFECTS = "side_effects"  # the snapshot's resource listing the branches, commits and files changed
 _SEPARATOR = "--"  # a working copy's folder: <eval id>--<test id>
+#: how a person reads the undo of a conversation's side effects (its working copy removed)
+UNDONE = (UndoWords("branch", "removed", "branch"), UndoWords("commit", "removed", "commit"),
+          UndoWords("file", "reverted", "file"))
 
 
 def runs_base() -> Path:
@@ -253,16 +256,16 @@ class RepositoryConversation(Conversation):
         return Snapshot(self._copy.path.as_uri(), (), {RESOURCE: state.to_dict(), SIDE_EFFECTS: found})
 
     def undo(self, record: RunRecord, *, fixtures: bool) -> dict[str, Any] | None:
-        """Remove the working copy (and a run folder of its own): every branch, commit and file goes."""
+        """Remove the working copy (and a run folder of its own): every branch, commit and file the
+        record lists goes with it."""
         if self._copy is None and self._own_run is None:
             return None
-        found = record.snapshot.resources.get(SIDE_EFFECTS, []) if record.snapshot is not None else []
         if self._copy is not None:
             undo(self._copy.path)
         if self._own_run is not None:
             self._own_run.close()
-        return {"abandoned": [], "already_closed": [], "by": "provider", "undone": len(found),
-                "removed": "working copy"}
+        report = CleanupReport(undone=list(record.side_effects), words=UNDONE)
+        return {**report.as_dict(), "by": "provider", "removed": "working copy"}
 
 
 SYSTEM = ReleaseSystem()

@@ -197,17 +197,16 @@ class PortalConversation(Conversation):
 
     def _abandon_own(self, record: RunRecord) -> dict[str, Any] | None:
         from agent_evals.packs.spoke.portal.api import PortalError  # lazy: keeps agent_evals.packs.spoke.checks.input_diff's start-up as small as it is
-        from agent_evals.packs.spoke.undo import abandon  # lazy: keeps agent_evals.packs.spoke.checks.input_diff's start-up as small as it is
+        from agent_evals.packs.spoke.undo import abandon, pr_report  # lazy: keeps agent_evals.packs.spoke.checks.input_diff's start-up as small as it is
 
         own = created_pull_requests(record)
         if not own:
             errored = record.end is None or record.end.reason == "error"
-            return None if errored or not self._env.get("PORTAL_URL") else {"abandoned": [], "already_closed": [],
-                                                                             "by": "provider"}
+            return None if errored or not self._env.get("PORTAL_URL") else {**pr_report().as_dict(), "by": "provider"}
         try:
             report = abandon(self._api(), [p.id for p in own])
         except PortalError as exc:
-            return {"abandoned": [], "already_closed": [], "error": str(exc), "by": "provider"}
+            return {**pr_report(str(exc)).as_dict(), "by": "provider"}
         return {**report.as_dict(), "by": "provider"}
 
     def _remove_fixtures(self) -> dict[str, Any]:
