@@ -107,8 +107,9 @@ REPOSITORY = {"base": "main", "start": _REFS, "end": _REFS, "head": "main", "hea
 
 
 def _metadata(portal_url: str) -> dict[str, Any]:
-    """A run record (v2) with its end-state snapshot, as the provider returns it."""
-    from agent_evals.record import AgentInfo, End, PullRequestRef, RunRecord, Snapshot, ToolCall, Turn, Usage
+    """A run record (v3) with its end-state snapshot, as the provider returns it."""
+    from agent_evals.packs.spoke.created_prs import pull_request
+    from agent_evals.record import AgentInfo, End, RunRecord, Snapshot, ToolCall, Turn, Usage
 
     config = json.loads(json.dumps(SOURCE))
     config["settings"]["retries"] = 5
@@ -136,7 +137,7 @@ def _metadata(portal_url: str) -> dict[str, Any]:
             Turn("Please raise the retries of billing to 5.", "Here is the plan; shall I go ahead?", tuple(done[:2])),
             Turn("Yes.", reply, tuple(done[2:])),
         ],
-        pull_requests=[PullRequestRef(1, pr_url)],
+        side_effects=[pull_request(1, pr_url)],
         end=End("done"),
         snapshot=Snapshot(portal_url, (pr,), {
             "schema": {"schema": SCHEMA, "additional_schema": None, "file_name_rules": None},

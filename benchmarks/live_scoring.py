@@ -60,7 +60,7 @@ def write_conversations(path: Path, count: int, pr_urls: list[tuple[int, str]]) 
             for index, call in enumerate(calls, start=1):
                 call["index"] = index
             pr_id, url = pr_urls[n % len(pr_urls)]
-            record["pull_requests"] = [{"id": pr_id, "url": url}]
+            record["side_effects"] = [{"kind": "pull_request", "id": str(pr_id), "url": url}]
             record["case_id"] = f"conv-{n:06d}"
             record["user"] = {"kind": "human", "model": None}
             RunRecord.from_metadata(record)  # it reads back

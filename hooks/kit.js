@@ -283,7 +283,7 @@ async function afterEach({ test, result }) {
     const needsCleanup = !cleanup || cleanup.error || (cleanup.failed && Object.keys(cleanup.failed).length);
     if (needsCleanup && process.env.AGENT_EVALS_PACK) {
       const report = runPython(["-m", "agent_evals.hooks", "after-each"], JSON.stringify(result));
-      if ((report.abandoned && report.abandoned.length) || report.error || report.failed) {
+      if ((report.undone && report.undone.length) || report.error || report.failed) {
         out.metadata = { cleanup: { ...report, by: "hook" } };
       }
     }
@@ -308,9 +308,8 @@ async function afterAll() {
   if (!state.plain) return undefined; // the kit's runner sweeps and stops its own portal
   const report = runPython(["-m", "agent_evals.runner.plain", "stop", String(state.startedSystem || 0),
     process.env.AGENT_EVALS_RUN_ID || ""]);
-  const abandoned = (report.abandoned || []).length;
-  if (abandoned || report.error) {
-    console.log(`agent-evals: cleanup of ${process.env.AGENT_EVALS_RUN_ID}: abandoned ${abandoned} PR(s)${report.error ? `, error: ${report.error}` : ""}`);
+  if ((report.undone || []).length || report.error) {  // the summary is in the system's words ("abandoned 2 PR(s)")
+    console.log(`agent-evals: cleanup of ${process.env.AGENT_EVALS_RUN_ID}: ${report.summary}`);
   }
   return undefined;
 }

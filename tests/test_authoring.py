@@ -37,7 +37,7 @@ def test_every_public_name_is_there_and_nothing_about_pull_requests() -> None:
     assert missing == []
     assert not [name for name in authoring.__all__ if "pull" in name.lower() or name.startswith("_")]
     with pytest.raises(AttributeError, match="has no attribute 'PullRequestRef'"):
-        getattr(authoring, "PullRequestRef")  # the record's side effects are about to replace it
+        getattr(authoring, "PullRequestRef")  # the spoke pack's kind of side effect, not the kit's
 
 
 def test_the_surface_loads_no_model_or_mcp_sdk_until_asked() -> None:

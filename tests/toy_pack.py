@@ -24,16 +24,17 @@ from agent_evals.authoring import (
     Pack,
     PlanValues,
     Running,
+    SideEffect,
     RunRecord,
     Snapshot,
     System,
     SystemPool,
     ToolCall,
     Trace,
+    UndoWords,
     UserFraming,
     trace_of_row,
 )
-from agent_evals.record import PullRequestRef  # the one exception, until the record's side effects replace PRs
 
 TICKET_TOOL = "open_ticket"
 DESK_URL = "https://desk.example"
@@ -49,11 +50,11 @@ class Desk:
 
     def undo(self, keep: Any) -> CleanupReport:
         """Close every ticket and remove every queue whose trace ``keep`` rejects."""
-        report = CleanupReport()
+        report = CleanupReport(words=(UndoWords("ticket", "closed", "ticket", "#"),))
         for number, trace in list(self.tickets.items()):
             if not keep(trace):
                 del self.tickets[number]
-                report.abandoned.append(number)
+                report.undone.append(SideEffect("ticket", str(number)))
                 self.undone.append(f"ticket {number}")
         for key, trace in list(self.queues.items()):
             if not keep(trace):
@@ -108,9 +109,10 @@ class DeskConversation(Conversation):
         return made
 
     def snapshot(self, record: RunRecord, checks: Sequence[Any]) -> Snapshot | None:
-        for ref in record.pull_requests:  # the tickets the conversation opened, on the desk
-            DESK.tickets.setdefault(ref.id, self.trace)
-        tickets = tuple({"id": ref.id, "url": ref.url, "status": "open"} for ref in record.pull_requests)
+        opened = record.side_effects_of("ticket")  # the tickets the conversation opened, on the desk
+        for ticket in opened:
+            DESK.tickets.setdefault(int(ticket.id), self.trace)
+        tickets = tuple({"id": int(t.id), "url": t.url, "status": "open"} for t in opened)
         return Snapshot(DESK_URL, tickets, {"queues": sorted(DESK.queues)})
 
     def undo(self, record: RunRecord, *, fixtures: bool) -> dict[str, Any] | None:
@@ -135,10 +137,10 @@ class TicketsSystem(System):
 
         return DeskRunning(url=DESK_URL) if (os.environ if env is None else env).get("DESK_URL") else None
 
-    def side_effect(self, call: ToolCall) -> PullRequestRef | None:
+    def side_effect(self, call: ToolCall) -> SideEffect | None:
         """A ticket is the side effect this domain tracks and cleans up."""
         if call.name == TICKET_TOOL and call.outcome == "ok" and isinstance(call.result, dict):
-            return PullRequestRef(int(call.result["id"]), str(call.result["url"]))
+            return SideEffect("ticket", str(call.result["id"]), str(call.result["url"]))
         return None
 
     def fixture_problems(self, fixtures: Any) -> list[str]:

@@ -14,7 +14,9 @@ pack but the first one (its portal still reaches inside) and the tests' toy pack
    A suite names it by dotted path: ``pack: mypackage.packs:TicketsPack``.
 2. **The system under test**: subclass :class:`System` (run scope: :class:`SystemPool`,
    :class:`Running`; conversation scope: :class:`Conversation`, tagged by its :class:`Trace`;
-   undo answers a :class:`CleanupReport`; :func:`trace_of_row` finds a Promptfoo row's trace).
+   what a tool call made is a :class:`SideEffect` of a kind the pack names (the record's
+   ``side_effects``); undo answers a :class:`CleanupReport`, worded per kind by the pack's
+   :class:`UndoWords`; :func:`trace_of_row` finds a Promptfoo row's trace).
    Its errors are the :class:`SystemFailure` family (:class:`SystemNotConfigured`,
    :class:`SystemUnavailable`, :class:`SystemSetupError`); a case's bad fixtures are a
    :class:`FixtureError`. Everything is a :class:`KitError` with a ``kind``.
@@ -56,7 +58,7 @@ from agent_evals.packs.base import CaseDerivation, GenericPack, Pack
 from agent_evals.packs.plans import Case, Mutation, PlanValues
 from agent_evals.paths import default_data_dir
 from agent_evals.processes import ProcessRef
-from agent_evals.record import KitError, RecordError, RunRecord, Snapshot, ToolCall, Trace
+from agent_evals.record import KitError, RecordError, RunRecord, SideEffect, Snapshot, ToolCall, Trace
 from agent_evals.suites.check_ref import CheckRef
 from agent_evals.suites.discovery import Suite
 from agent_evals.suites.shard_spec import Shard
@@ -71,6 +73,7 @@ from agent_evals.system import (
     SystemPool,
     SystemSetupError,
     SystemUnavailable,
+    UndoWords,
 )
 from agent_evals.testing.scripted_replies import ChatRequest
 
@@ -116,6 +119,7 @@ __all__ = [
     "ProcessRef",
     "Running",
     "Shard",
+    "SideEffect",
     "Suite",
     "System",
     "SystemFailure",
@@ -124,6 +128,7 @@ __all__ = [
     "SystemSetupError",
     "SystemUnavailable",
     "ToolSpec",
+    "UndoWords",
     "default_data_dir",
     "trace_of_row",
     # the checks

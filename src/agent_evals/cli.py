@@ -41,13 +41,18 @@ def _cases_expand(args: argparse.Namespace) -> int:
 
 
 def _cassettes_upgrade(args: argparse.Namespace) -> int:
-    from agent_evals.conversation.cassette import upgrade_folder  # lazy: a subcommand's code loads when it runs (a fast --help)
+    from agent_evals.conversation.cassette import CassetteError, upgrade_folder  # lazy: a subcommand's code loads when it runs (a fast --help)
 
     if not args.folder.is_dir():
         print(f"cassettes upgrade: {args.folder} is not a folder")
         return 2
-    upgraded = upgrade_folder(args.folder)
-    print(f"cassettes upgrade: {len(upgraded)} cassette(s) upgraded in {args.folder} (their fingerprints are unknown)")
+    try:
+        upgraded = upgrade_folder(args.folder)
+    except CassetteError as exc:
+        print(f"cassettes upgrade: [{exc.kind}] {exc} (nothing was changed)")
+        return 2
+    print(f"cassettes upgrade: {len(upgraded)} cassette(s) upgraded in {args.folder} "
+          "(an @1 cassette's fingerprints are unknown; an older record's are kept)")
     return 0
 
 
@@ -213,7 +218,7 @@ def build_parser() -> argparse.ArgumentParser:
 
     cassettes = sub.add_parser("cassettes", help="recorded conversations")
     cassettes_sub = cassettes.add_subparsers(dest="cassettes_command", required=True)
-    upgrade = cassettes_sub.add_parser("upgrade", help="upgrade cassettes of an older format in a folder, in place")
+    upgrade = cassettes_sub.add_parser("upgrade", help="upgrade cassettes of an older format (or with an older run record) in a folder, in place")
     upgrade.add_argument("folder", type=Path)
     upgrade.set_defaults(handler=_cassettes_upgrade)
 

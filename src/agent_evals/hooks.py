@@ -33,7 +33,7 @@ def _after_each(context: Mapping[str, Any]) -> dict[str, Any] | None:
     report = cleanup_test(result)
     if report.failed or report.error:
         log.error("cleanup after test: %s", report.summary())
-    if not (report.abandoned or report.failed or report.error):
+    if not report.acted:
         return None
     # Promptfoo merges ``result.metadata`` of an afterEach return into the row.
     return {"result": {"metadata": {"cleanup": report.as_dict()}}}
@@ -45,7 +45,7 @@ def _after_all(context: Mapping[str, Any]) -> None:
         log.warning("afterAll: no eval id, nothing to clean up")
         return
     report = cleanup_run(eval_id)
-    if report.abandoned or report.failed or report.error:
+    if report.acted:
         log.warning("cleanup after run %s: %s", eval_id, report.summary())
 
 

@@ -33,7 +33,8 @@ Two scopes, each a small object the core holds while it lasts:
                             eval id (``undo_eval``), a row's undo (``undo_row``), what an eval
                             still has (``active``), whether it is still up (``alive``)
 **conversation scope**      in the provider, in Promptfoo's Python worker
-``System.side_effect``      the side effect a successful tool call made (a pull request…), or None
+``System.side_effect``      the side effect a successful tool call made (a ``SideEffect`` of the
+                            system's kind: a pull request, a branch…), or None
 ``System.fixture_problems`` a case's ``vars.fixtures`` checked offline
 ``System.conversation``     a :class:`Conversation`: its trace (``headers``), ``variables``, fixtures,
                             side effects found again by test id, the end-state snapshot (and
@@ -42,7 +43,7 @@ Two scopes, each a small object the core holds while it lasts:
 
 Every method has a default that does nothing: :class:`System` itself is the system of an agent
 with nothing the kit must start or undo (the generic pack's). Errors are one family,
-:class:`SystemFailure` (kind ``portal`` in the run record until the record's next version).
+:class:`SystemFailure` (kind ``system`` in the run record; ``portal`` in records of version 2).
 """
 
 from __future__ import annotations
@@ -54,7 +55,7 @@ from pathlib import Path
 from types import TracebackType
 from typing import TYPE_CHECKING, Any
 
-from agent_evals.record import KitError, PullRequestRef, RunRecord, Snapshot, ToolCall, Trace
+from agent_evals.record import KitError, RunRecord, SideEffect, Snapshot, ToolCall, Trace
 
 if TYPE_CHECKING:
     from agent_evals.suites.check_ref import CheckRef
@@ -70,8 +71,8 @@ PACK_ENV = "AGENT_EVALS_PACK"
 
 
 class SystemFailure(KitError):
-    """The system under test failed the kit: it cannot be started, reached or read (kind ``portal`` in
-    the run record until its next version names it ``system``). The family::
+    """The system under test failed the kit: it cannot be started, reached or read (kind ``system``, the
+    kind of the agent's MCP servers' failures too; its message names the system). The family::
 
         SystemFailure             any failure of the system under test
         ├── SystemNotConfigured   the environment names no system where one is needed
@@ -80,7 +81,7 @@ class SystemFailure(KitError):
 
     A system adds its own below these (the portal's ``PortalError``, with the HTTP status)."""
 
-    kind = "portal"
+    kind = "system"
 
 
 class SystemNotConfigured(SystemFailure):
@@ -104,47 +105,86 @@ class FixtureError(KitError, ValueError):
 # -- undo -----------------------------------------------------------------------------------------
 
 
+@dataclass(frozen=True)
+class UndoWords:
+    """How a person reads the undo of one kind of side effect: ``abandoned 2 PR(s)`` (the portal's pull
+    requests), ``undid 1 branch side effect(s)`` (a kind no pack words)."""
+
+    kind: str  # the record's side effect kind
+    done: str  # what undoing one is, in the past tense
+    noun: str  # what one is called
+    mark: str = ""  # before an id when it is shown: ``#12``
+
+
 @dataclass
 class CleanupReport:
-    """What an undo did. The field names are the record's (``metadata.cleanup``) until its next version:
-    ``abandoned`` / ``already_closed`` / ``failed`` / ``kept`` are side effects by id."""
+    """What an undo did, by kind. ``undone`` (now), ``already_gone`` (undone before, or closed another
+    way), ``failed`` (with why) and ``kept`` (of runs still going, left to them) are the record's side
+    effects; ``words`` say them to a person, per kind (the first is said even at 0: ``abandoned 0 PR(s)``).
 
-    abandoned: list[int] = field(default_factory=list)
-    already_closed: list[int] = field(default_factory=list)
-    failed: dict[int, str] = field(default_factory=dict)
+    Its JSON (``metadata.cleanup``, the hooks') is :meth:`as_dict`: ``{undone: [{kind, id}],
+    already_gone, failed?: {"<kind> <id>": why}, removed_fixtures?, error?, summary}``."""
+
+    undone: list[SideEffect] = field(default_factory=list)
+    already_gone: list[SideEffect] = field(default_factory=list)
+    failed: dict[SideEffect, str] = field(default_factory=dict)
     error: str | None = None  # the system could not be asked at all
     removed_fixtures: list[str] = field(default_factory=list)  # what the cases' fixtures had made
-    kept: list[int] = field(default_factory=list)  # side effects of runs still going, left to them
+    kept: list[SideEffect] = field(default_factory=list)
+    words: tuple[UndoWords, ...] = ()
+
+    @property
+    def acted(self) -> bool:
+        """Something was undone, failed, or the system could not be asked: worth a line."""
+        return bool(self.undone or self.failed or self.error)
 
     def as_dict(self) -> dict[str, Any]:
-        out: dict[str, Any] = {"abandoned": self.abandoned, "already_closed": self.already_closed}
+        out: dict[str, Any] = {"undone": [_short(e) for e in self.undone],
+                               "already_gone": [_short(e) for e in self.already_gone]}
         if self.removed_fixtures:
             out["removed_fixtures"] = self.removed_fixtures
         if self.failed:
-            out["failed"] = {str(k): v for k, v in self.failed.items()}
+            out["failed"] = {e.describe(): why for e, why in self.failed.items()}
         if self.error:
             out["error"] = self.error
+        out["summary"] = self.summary()
         return out
 
     def summary(self) -> str:
-        parts = [f"abandoned {len(self.abandoned)} PR(s)"]
+        kinds = [w.kind for w in self.words] + [e.kind for e in self.undone]
+        counts = {k: sum(e.kind == k for e in self.undone) for k in dict.fromkeys(kinds)}
+        said = {k: n for k, n in counts.items() if n} or dict(list(counts.items())[:1])
+        parts = [f"{self._words(k).done} {n} {self._words(k).noun}(s)" for k, n in said.items()]
         if self.removed_fixtures:
             parts.append(f"removed {len(self.removed_fixtures)} fixture(s)")
-        if self.kept:
-            parts.append(f"left {len(self.kept)} PR(s) of runs still going ({', '.join(f'#{i}' for i in self.kept)})")
+        for kind in dict.fromkeys(e.kind for e in self.kept):
+            kept = [e for e in self.kept if e.kind == kind]
+            parts.append(f"left {len(kept)} {self._words(kind).noun}(s) of runs still going ({self._shown(kept)})")
         if self.failed:
-            parts.append(f"{len(self.failed)} failed: " + "; ".join(f"#{k}: {v}" for k, v in self.failed.items()))
+            parts.append(f"{len(self.failed)} failed: " + "; ".join(f"{self._shown([e])}: {why}"
+                                                                    for e, why in self.failed.items()))
         if self.error:
             parts.append(f"error: {self.error}")
-        return ", ".join(parts)
+        return ", ".join(parts) or "nothing to undo"
 
     def add(self, other: CleanupReport) -> CleanupReport:
         """This report with ``other``'s findings added (a second sweep after an interrupt)."""
-        self.abandoned += [i for i in other.abandoned if i not in self.abandoned]
+        self.undone += [e for e in other.undone if e not in self.undone]
         self.failed.update(other.failed)
         self.removed_fixtures += other.removed_fixtures
         self.error = self.error or other.error
+        self.words = self.words or other.words
         return self
+
+    def _words(self, kind: str) -> UndoWords:
+        return next((w for w in self.words if w.kind == kind), UndoWords(kind, "undid", f"{kind} side effect"))
+
+    def _shown(self, effects: Sequence[SideEffect]) -> str:
+        return ", ".join(f"{self._words(e.kind).mark or e.kind + ' '}{e.id}" for e in effects)
+
+
+def _short(effect: SideEffect) -> dict[str, str]:
+    return {"kind": effect.kind, "id": effect.id}
 
 
 # -- run scope ------------------------------------------------------------------------------------
@@ -288,8 +328,9 @@ class System:
 
     # -- conversation scope
 
-    def side_effect(self, call: ToolCall) -> PullRequestRef | None:
-        """The side effect a successful tool call made (undone after the case), or None."""
+    def side_effect(self, call: ToolCall) -> SideEffect | None:
+        """The side effect a successful tool call made (the record's ``side_effects``; undone after the
+        case), or None. Its kind is the system's word (``pull_request``, ``branch``…)."""
         return None
 
     def fixture_problems(self, fixtures: Any) -> list[str]:
@@ -359,4 +400,5 @@ __all__ = [
     "SystemPool",
     "SystemSetupError",
     "SystemUnavailable",
+    "UndoWords",
 ]

@@ -225,7 +225,7 @@ def _open(url: str, token: str | None) -> None:
 
 
 def test_a_portal_that_is_down(kit_env: dict[str, str]) -> None:
-    """An MCP endpoint that cannot be reached is the kind ``system`` (the REST calls' failures stay ``portal``)."""
+    """An MCP endpoint that cannot be reached is the kind ``system`` (the REST calls' failures are too)."""
     url = f"http://127.0.0.1:{_free_port()}"
     with pytest.raises(ServerUnavailable, match=f"MCP server 'portal' at {url}/mcp/ is not reachable: ConnectError") as caught:
         _open(url, "x" * 20)

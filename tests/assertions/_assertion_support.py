@@ -62,7 +62,7 @@ def metadata(
     snapshot: Mapping[str, Any] | None = None,
     **extra: Any,
 ) -> dict[str, Any]:
-    """A run record's metadata (``RunRecord.to_metadata()`` form, marker 2).
+    """A run record's metadata (``RunRecord.to_metadata()`` form, this kit's version).
 
     The conversation has ``turns`` user turns (default: as many as the replies and the
     calls' turns need), each answered; ``replies`` are the agent's last replies (earlier
@@ -92,7 +92,8 @@ def metadata(
         "turns": count,
         "transcript": transcript,
         "tool_calls": placed,
-        "pull_requests": [{"id": pr, "url": pull_request_url(base_url, pr)} for pr in (pull_requests or [])],
+        "side_effects": [{"kind": "pull_request", "id": str(pr), "url": pull_request_url(base_url, pr)}
+                         for pr in (pull_requests or [])],
         "conversation_end": end,
         "ended_by": ended_by(end),  # type: ignore[arg-type]
         "error_kind": error_kind,

@@ -59,7 +59,7 @@ def test_provider_response_metadata_first_then_context_metadata() -> None:
 
 
 UNSUPPORTED = (
-    "is not supported (this kit reads version 2); re-run the case, or upgrade cassettes with "
+    "is not supported (this kit reads versions 2, 3); re-run the case, or upgrade cassettes with "
     "`npx agent-evals cassettes upgrade DIR`"
 )
 FOREIGN = [
@@ -192,8 +192,8 @@ def test_support_builds_what_the_run_record_writes() -> None:
     assert [ToolCall.from_dict(item).to_dict() for item in data["tool_calls"]] == data["tool_calls"]
     assert record.final_reply == "Done." and record.user_messages_sent == 2
     assert record.snapshot is not None and record.snapshot.pull_request(4)["status"] == "active"
-    errored = RunRecord.from_metadata(metadata(end="error", error_kind="portal", error="down"))
-    assert errored.end is not None and errored.end.describe() == "error (portal): down"
+    errored = RunRecord.from_metadata(metadata(end="error", error_kind="system", error="down"))
+    assert errored.end is not None and errored.end.describe() == "error (system): down"
 
 
 @pytest.mark.parametrize("name", ASSERTIONS)

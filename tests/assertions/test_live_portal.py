@@ -21,7 +21,8 @@ from agent_evals.packs.spoke.checks import input_diff, pull_request, spoke_json_
 from agent_evals.assertions.registry import kit_checks
 from agent_evals.packs.spoke.portal.api import PortalAPI, PortalError, PortalNotFound, pull_request_url
 from agent_evals.packs.spoke.snapshot import take_snapshot
-from agent_evals.record import PullRequestRef, RunRecord
+from agent_evals.packs.spoke.created_prs import pull_request as pull_request_effect
+from agent_evals.record import RunRecord, SideEffect
 
 from ._assertion_support import call, metadata
 
@@ -138,13 +139,14 @@ def test_a_side_effect_elsewhere_is_not_read_from_the_portal(portal: Any, api: P
     snapshot reads only this portal's pull requests, never the portal's PR that shares the id."""
     _, pr = good
     record = RunRecord()
-    record.add_pull_request(PullRequestRef(pr["id"], f"https://desk.example/tickets/{pr['id']}"))
+    record.add_side_effect(SideEffect("ticket", str(pr["id"]), f"https://desk.example/tickets/{pr['id']}"))
+    record.add_side_effect(pull_request_effect(pr["id"], f"https://desk.example/repos/spokes/pullrequest/{pr['id']}"))
     snapshot = take_snapshot(record, [], api)
-    assert snapshot.pull_requests == ()
-    record.add_pull_request(PullRequestRef(pr["id"] + 10**6, pull_request_url(portal.url, pr["id"] + 10**6)))
+    assert snapshot.pull_requests == ()  # another kind, and a pull request of another host
+    record.add_side_effect(pull_request_effect(pr["id"] + 10**6, pull_request_url(portal.url, pr["id"] + 10**6)))
     assert take_snapshot(record, [], api).pull_requests == ()  # this portal's, but not there
     record = RunRecord()
-    record.add_pull_request(PullRequestRef(pr["id"], pull_request_url(portal.url, pr["id"])))
+    record.add_side_effect(pull_request_effect(pr["id"], pull_request_url(portal.url, pr["id"])))
     assert [p["id"] for p in take_snapshot(record, [], api).pull_requests] == [pr["id"]]
 
 

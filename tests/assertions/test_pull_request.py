@@ -172,3 +172,22 @@ def test_expect_none(calls, replies, prs, passes, reason) -> None:
 )
 def test_malformed_config(config: dict, message: str) -> None:
     assert grade(config, metadata())["reason"] == f"pull_request: invalid config: {message}"
+
+
+def _version_2(data: dict) -> dict:
+    """The same record as the kit wrote it before version 3 (an old Promptfoo row, regraded)."""
+    old = {**data, "agent_evals": 2, "pull_requests": [
+        {"id": int(e["id"]), "url": e["url"]} for e in data["side_effects"] if e["kind"] == "pull_request"]}
+    del old["side_effects"]
+    return old
+
+
+def test_a_version_2_record_is_graded_as_its_upgrade() -> None:
+    """Its pull requests are still the ones the conversation created: a check fails when it must."""
+    made = _version_2(metadata([call(C, turn=1)], replies=["I won't."], pull_requests=[7], snapshot=PORTAL))
+    result = grade({"expect": "none"}, made)
+    assert result["pass"] is False and "PR(s) created in the conversation: 7" in result["reason"]
+    other = _version_2(created(reply(3), [5]))  # reported 3, created 5
+    result = grade({}, other)
+    assert result["pass"] is False and "not created in this conversation" in result["reason"], result["reason"]
+    assert grade({}, _version_2(created(reply(3), [3])))["pass"] is True

@@ -95,7 +95,7 @@ def test_no_pr_created() -> None:
     result = grade({}, submitted(VALID, []))
     assert result["pass"] is False
     assert (
-        "no pull request was created in the conversation (metadata pull_requests is empty)"
+        "no pull request was created in the conversation (the record has no pull_request side effect)"
         in result["reason"]
     )
     assert grade({"check_pull_request": False}, submitted(VALID, []))["pass"] is True

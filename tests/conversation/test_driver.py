@@ -4,7 +4,7 @@ import pytest
 
 from agent_evals.conversation.driver import describe_error, run_conversation
 from agent_evals.conversation.users import FixedMessages, UserMessage
-from agent_evals.record import End, PullRequestRef, RunRecord
+from agent_evals.record import End, RunRecord, SideEffect
 from tests.toy_pack import PACK
 
 from .fakes import FakeAgent, QuietAgent, reply, tool_call
@@ -15,7 +15,7 @@ find_pr = PACK.system.side_effect
 
 def _run(agent, user, record: RunRecord | None = None, **kwargs) -> RunRecord:
     record = record if record is not None else RunRecord(case_id="C01")
-    return asyncio.run(run_conversation(agent, user, record=record, find_pull_request=find_pr, **kwargs))
+    return asyncio.run(run_conversation(agent, user, record=record, find_side_effect=find_pr, **kwargs))
 
 
 @pytest.mark.parametrize("agent_class", [FakeAgent, QuietAgent], ids=["reports-calls", "own-agent"])
@@ -31,7 +31,7 @@ def test_fixed_messages_end_done_and_the_record_has_everything(agent_class) -> N
     assert [(c.turn, c.index, c.name) for c in record.tool_calls] == [
         (1, 1, "get_queue"), (2, 2, "open_ticket")
     ]
-    assert record.pull_requests == [PullRequestRef(7, PR["url"])]
+    assert record.side_effects == [SideEffect("ticket", "7", PR["url"])]
     assert record.final_reply == "Done: " + PR["url"] and record.user_messages_sent == 2
     # the agent sees the whole history each turn
     assert [m["content"] for m in agent.histories[1]] == ["copy a", "Shall I?", "yes"]
@@ -69,7 +69,7 @@ def test_an_error_keeps_the_calls_of_the_broken_turn_and_the_unanswered_message(
     assert record.end is None  # the caller ends it with the error's kind
     assert record.pending is not None and record.pending.user == "and create it" and not record.pending.answered
     assert [c.name for c in record.tool_calls] == ["open_ticket"]
-    assert record.user_messages_sent == 2 and record.pull_requests == [PullRequestRef(7, PR["url"])]
+    assert record.user_messages_sent == 2 and record.side_effects == [SideEffect("ticket", "7", PR["url"])]
 
 
 def test_the_user_message_is_checked_before_the_agent_sees_it() -> None:

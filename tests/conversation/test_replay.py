@@ -21,7 +21,8 @@ from agent_evals.conversation.replay import CassetteDivergence, ReplaySession, S
 from agent_evals.conversation.users import FixedMessages
 from agent_evals.llm.types import ChatResponse
 from agent_evals.packs.spoke import SpokePack
-from agent_evals.record import AgentInfo, End, PullRequestRef, RunRecord, ToolCall, Usage
+from agent_evals.packs.spoke.created_prs import pull_request
+from agent_evals.record import AgentInfo, End, RunRecord, ToolCall, Usage
 
 BASE = "http://127.0.0.1:{port}/repos/spokes/pullrequest/{id}"
 
@@ -115,7 +116,7 @@ def _converse(mode: RunMode, tools: Tools, messages: Sequence[str], instructions
         mode.start(FINGERPRINTS)
         agent = LoopAgent(mode, record, tools, instructions)
         await run_conversation(agent, FixedMessages(messages), record=record,
-                               find_pull_request=SpokePack().system.side_effect,
+                               find_side_effect=SpokePack().system.side_effect,
                                on_turn=mode.on_turn, on_user_message=mode.on_user_message)
         mode.finish(record)
 
@@ -142,7 +143,7 @@ def test_recording_keeps_responses_tool_calls_messages_end_and_fingerprints(tmp_
     ]
     assert [t.user for t in cassette.record.turns] == MESSAGES
     assert cassette.record.end == End("done")
-    assert cassette.record.pull_requests == [PullRequestRef(3, BASE.format(port=9000, id=3))]
+    assert cassette.record.side_effects == [pull_request(3, BASE.format(port=9000, id=3))]
     assert cassette.record.usage["agent"].calls == 6  # metered by role
     assert set(cassette.fingerprints) == {"case", "user", "agent"}
     assert set(cassette.fingerprints["agent"]["tools"]) == set(Tools(0, 0).names)
@@ -154,7 +155,7 @@ def test_replay_translates_pr_ids_and_urls_but_not_other_numbers(tmp_path: Path)
     record = _replay(cassette, tools)
 
     new_url = BASE.format(port=8123, id=17)
-    assert record.end == End("done") and record.pull_requests == [PullRequestRef(17, new_url)]
+    assert record.end == End("done") and record.side_effects == [pull_request(17, new_url)]
     assert record.turns[1].assistant == "Done: " + new_url
     assert record.turns[2].assistant == "PR 3 is active: " + new_url  # free-text numbers are left alone
     assert tools.calls[2] == ("get_pull_request", {"id": 17})  # an id argument is translated

@@ -18,6 +18,7 @@ from agent_evals.golden.plan import Case, PlanError, scripts_for
 from agent_evals.golden.selfcheck import mutations
 from agent_evals.packs import GenericPack, PackError, built_in, load_pack
 from agent_evals.provider.run import call_api
+from agent_evals.record import SideEffect
 from agent_evals.testing.scripted_replies import ChatRequest
 from tests.conftest import PROJECT_ROOT
 from tests.toy_pack import DESK, DESK_URL, PACK, TicketsPack, TicketsSystem
@@ -106,13 +107,11 @@ def test_the_import_scan_would_catch_a_core_module_importing_the_portal(tmp_path
 AUTHORING = "agent_evals.authoring"
 # The packs held to the authoring surface: every built-in pack (a new one too) and the tests' toy packs. The
 # spoke pack (packs/spoke/, the first one, with its portal) still imports the kit's modules directly: exempt
-# until it moves (its pull-request code is being replaced by the record's side effects). Until then too, a
-# pack may name the record's PullRequestRef (the toy pack's side effect), which the surface leaves out.
+# until it moves.
 EXEMPT = {"spoke"}
 SURFACE_PACKS = [(path, f"agent_evals.packs.{folder}") for folder in sorted(PACK_FOLDERS - EXEMPT)
                  for path in sorted((PACKAGE / "packs" / folder).rglob("*.py"))]
 SURFACE_PACKS += [(ROOT / "tests" / "toy_pack.py", "tests"), (ROOT / "tests" / "cases" / "desk_pack.py", "tests")]
-PENDING = {"agent_evals.record": {"PullRequestRef"}}
 
 
 def _off_the_surface(path: Path, own: str, package: list[str] | None = None) -> list[str]:
@@ -132,8 +131,7 @@ def _off_the_surface(path: Path, own: str, package: list[str] | None = None) -> 
             found.append((node.lineno, node.value, None))  # importlib.import_module("…"), a check's module
     return [f"{path.name}:{line}: {module}" + (f".{name}" if name else "") for line, module, name in found
             if module.split(".")[0] == "agent_evals"
-            and not any(module == a or module.startswith(f"{a}.") for a in allowed)
-            and name not in PENDING.get(module, ())]
+            and not any(module == a or module.startswith(f"{a}.") for a in allowed)]
 
 
 def test_the_packs_import_the_kit_through_the_authoring_surface_only() -> None:
@@ -156,7 +154,8 @@ def test_the_surface_scan_would_catch_a_pack_reaching_around_it(tmp_path: Path) 
                      "CHECKS = {'x': 'agent_evals.assertions.tool_sequence'}\n")
     found = _off_the_surface(probe, "agent_evals.packs.release", ["agent_evals", "packs", "release"])
     assert found == ["probe.py:2: agent_evals.golden.selfcheck.CassetteTape", "probe.py:5: agent_evals.packs.base.Pack",
-                     "probe.py:6: agent_evals.system", "probe.py:7: agent_evals.record.RunRecord",
+                     "probe.py:6: agent_evals.system", "probe.py:7: agent_evals.record.PullRequestRef",
+                     "probe.py:7: agent_evals.record.RunRecord",
                      "probe.py:9: agent_evals.cleanup.trace_of_row", "probe.py:10: agent_evals.assertions.tool_sequence"]
 
 
@@ -224,7 +223,7 @@ def test_golden_plans_use_the_packs_placeholders_and_the_cores_find() -> None:
 def _cassette() -> Cassette:
     call = {"id": "c1", "name": "open_ticket", "arguments": '{"queue": "hardware"}'}
     record = {
-        "agent_evals": 2, "case_id": "T01", "agent": {"name": "echo", "model": "m"}, "user": {"kind": "user_messages"},
+        "agent_evals": 3, "case_id": "T01", "agent": {"name": "echo", "model": "m"}, "user": {"kind": "user_messages"},
         "turns": 1,
         "transcript": [{"role": "user", "content": "[T01] I need a laptop", "turn": 1, "tool_calls": []},
                        {"role": "assistant", "content": "Opened https://desk.example/tickets/12", "turn": 1,
@@ -233,7 +232,7 @@ def _cassette() -> Cassette:
                         "raw_arguments": call["arguments"], "outcome": "ok", "is_error": False,
                         "result": {"id": 12, "url": "https://desk.example/tickets/12"}, "turn": 1, "index": 1,
                         "duration_ms": 1.0}],
-        "pull_requests": [], "conversation_end": "done", "ended_by": "user", "final_reply": "Opened",
+        "side_effects": [], "conversation_end": "done", "ended_by": "user", "final_reply": "Opened",
     }
     calls = [
         {"role": "agent", "response": {"content": None, "tool_calls": [call], "finish_reason": "tool_calls"}},
@@ -296,10 +295,11 @@ def test_the_core_runs_a_case_on_the_toy_system_alone(monkeypatch: pytest.Monkey
     meta = answer["metadata"]
     assert meta["fixtures"] == [{"kind": "queue", "key": "hw", "name": "hardware", "id": 40}]
     assert meta["transcript"][0]["content"] == "Please open a ticket in hardware (queue 40)"
-    assert meta["pull_requests"] == [{"id": 12, "url": "https://desk.example/tickets/12"}]  # found by the system
+    assert meta["side_effects"] == [{"kind": "ticket", "id": "12", "url": "https://desk.example/tickets/12"}]  # the system's
     assert meta["snapshot"]["pull_requests"] == [{"id": 12, "url": "https://desk.example/tickets/12", "status": "open"}]
     assert meta["snapshot"]["resources"] == {"queues": ["hw"]}  # read while the case's queue existed
-    assert meta["cleanup"] == {"abandoned": [12], "already_closed": [], "removed_fixtures": ["queue hw"],
+    assert meta["cleanup"] == {"undone": [{"kind": "ticket", "id": "12"}], "already_gone": [],
+                               "removed_fixtures": ["queue hw"], "summary": "closed 1 ticket(s), removed 1 fixture(s)",
                                "by": "provider", "fixtures": {"removed": ["queue hw"]}}
     assert DESK.undone == ["ticket 12", "queue hw"] and not DESK.tickets and not DESK.queues
 
@@ -353,9 +353,9 @@ def test_the_runner_and_the_hooks_reach_the_toy_system_alone(tmp_path: Path, mon
     DESK.undone.clear()
     DESK.tickets.update({7: Trace("run-toy.desk-suite", "T01#a"), 8: Trace("other", "T02#b")})
     assert running.active("run-toy.desk-suite") == ["#7"]
-    assert cleanup_run("run-toy.desk-suite").abandoned == [7] and DESK.tickets.keys() == {8}
+    assert cleanup_run("run-toy.desk-suite").undone == [SideEffect("ticket", "7")] and DESK.tickets.keys() == {8}
     row = {"response": {"metadata": {"trace": {"eval_id": "other", "test_id": "T02#b"}}}}
-    assert cleanup_test(row).abandoned == [8] and not DESK.tickets
+    assert cleanup_test(row).undone == [SideEffect("ticket", "8")] and not DESK.tickets
 
     runs = tmp_path / "runs"
     dead = RunManifest("run-dead", "replay", pid=2**22 + 12345)
@@ -375,7 +375,7 @@ def test_the_generic_pack_has_a_system_with_nothing_to_start(tmp_path: Path) -> 
     with Systems("run-g", tmp_path, [suite]) as systems:
         running = systems.get(suite)
         assert (running.env(), running.started, running.undo_eval("run-g").as_dict()) == (
-            {}, False, {"abandoned": [], "already_closed": []})
+            {}, False, {"undone": [], "already_gone": [], "summary": "nothing to undo"})
 
 
 def test_a_ctrl_c_says_what_the_runs_systems_undo(tmp_path: Path) -> None:

@@ -27,6 +27,7 @@ from agent_evals.packs.spoke.runs import portal_settings
 from agent_evals.provider.run import call_api
 from agent_evals.suites.files import load_suite
 from agent_evals.suites.discovery import Suite, discover
+from tests.spoke_prs import prs
 
 SUITES = discover()
 
@@ -129,8 +130,10 @@ def test_each_golden_cassette_and_its_mutations(
         _both_paths_agree(suite.folder, asserts, baseline)
         graded = grade_row(suite.folder, asserts, baseline)
         assert graded and all(graded.values()), f"golden {case.id} fails offline checks: {graded}"
+        if suite_pack(suite).system.name == "repository":
+            _made_is_shown(baseline["metadata"])
     finally:
-        abandon(api, [p["id"] for p in baseline["metadata"]["pull_requests"]])
+        abandon(api, [p["id"] for p in prs(baseline["metadata"])])
 
     caught = []
     for mutation in mutations(case, golden, suite_pack(suite)):
@@ -146,11 +149,22 @@ def test_each_golden_cassette_and_its_mutations(
             )
             caught.append(mutation.name)
         finally:
-            abandon(api, [p["id"] for p in row["metadata"]["pull_requests"]])
+            abandon(api, [p["id"] for p in prs(row["metadata"])])
     assert any(name.startswith("forbidden tool") for name in caught)
     assert len(caught) >= 3, f"{case.id}: only {caught} were checked"
     _user_mutation_replays_invalid(suite, case, test, golden, tmp_path, api)
     assert api.list_pull_requests(status="active") == []
+
+
+def _made_is_shown(metadata: dict[str, Any]) -> None:
+    """The release pack's record lists the branches and commits its calls made (and the files they
+    wrote), and the repository's end state shows each branch and commit."""
+    made = {(e["kind"], e["id"]) for e in metadata["side_effects"]}
+    shown = {(c["kind"], c["name"]) for c in metadata["snapshot"]["resources"]["side_effects"]}
+    assert {kind for kind, _ in made} <= {"branch", "commit", "file"}, made
+    assert {m for m in made if m[0] != "file"} <= shown, (made, shown)  # a committed file is not "uncommitted"
+    calls = {c["name"] for c in metadata["tool_calls"] if c["outcome"] == "ok"}
+    assert ("git_commit" in calls) == any(kind == "commit" for kind, _ in made), (calls, made)
 
 
 USER_KINDS = ["early done", "invented fact", "role swap", "leaked instruction", "repeated message"]
@@ -176,4 +190,4 @@ def _user_mutation_replays_invalid(suite: Suite, case: Any, test: dict[str, Any]
         assert review["invalid"] is True and mutation.must_find in {f["check"] for f in review["findings"]}
         assert "checks" in row["metadata"]  # graded for the record, though the row is neither pass nor fail
     finally:
-        abandon(api, [p["id"] for p in row["metadata"]["pull_requests"]])
+        abandon(api, [p["id"] for p in prs(row["metadata"])])

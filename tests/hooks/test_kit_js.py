@@ -59,7 +59,7 @@ def test_judge_model_none_and_the_runner_switch_grading_off() -> None:
 
 ROW = {
     "success": False, "failureReason": 1, "latencyMs": 2340, "provider": {"id": "file://p.py", "label": "spoke"},
-    "response": {"metadata": {"case_id": "C01", "cleanup": {"abandoned": [3], "by": "provider"}}},
+    "response": {"metadata": {"case_id": "C01", "cleanup": {"undone": [{"kind": "pull_request", "id": "3"}], "by": "provider"}}},
     "gradingResult": {"componentResults": [
         {"pass": True, "reason": "NOT GRADED: x"}, {"pass": False, "reason": "tool_sequence in_order: missing\nmore"},
         {"pass": False, "reason": "argument_match: the last failure"},
@@ -165,11 +165,11 @@ def _line(row: dict[str, Any]) -> dict[str, Any]:
 
 def test_the_case_line_says_invalid_and_incomplete() -> None:
     invalid = {"failureReason": 2, "error": "[user_simulator] invalid: C01 turn 2, the user invented region 'westus9'",
-               "response": {"metadata": {"case_id": "C01", "cleanup": {"abandoned": []}, "user_review": {"invalid": True}}}}
+               "response": {"metadata": {"case_id": "C01", "cleanup": {"undone": []}, "user_review": {"invalid": True}}}}
     line = _line(invalid)
     assert line["status"] == "INVALID" and line["reason"].startswith("[user_simulator] invalid: C01 turn 2")
     down = {**invalid, "error": "[user_simulator] the simulated user's model failed",
-            "response": {"metadata": {"case_id": "C01", "cleanup": {"abandoned": []}}}}
+            "response": {"metadata": {"case_id": "C01", "cleanup": {"undone": []}}}}
     assert _line(down)["status"] == "ERROR"  # the user's model down is an error, not an invalid row
     ungraded = {**ROW, "gradingResult": {"componentResults": [
         {"pass": True, "reason": "tool_sequence: ok"}, {"pass": False, "reason": "NOT GRADED: goal_reached: the judge's …"}]}}

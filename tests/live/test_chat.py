@@ -18,6 +18,7 @@ import psycopg
 import pytest
 
 from agent_evals.testing.scripted_openai import ChatRequest, QueueResponder, Reply, ScriptedOpenAIServer
+from tests.spoke_prs import prs
 
 from ..conftest import PROJECT_ROOT, clean_env
 from .conftest import ChatPortal, store_url
@@ -48,7 +49,7 @@ def test_a_conversation_survives_a_restart_and_goes_on(
     assert stored["agent"]["name"] == "spoke" and stored["agent"]["model"] == "agent-model"
     assert len(stored["agent"]["instructions_sha256"]) == 64
     record = stored["record"]
-    assert record["agent_evals"] == 2 and record["case_id"] == cid and record["user"] == {"kind": "human", "model": None}
+    assert record["agent_evals"] == 3 and record["case_id"] == cid and record["user"] == {"kind": "human", "model": None}
     assert [(e["role"], e["content"]) for e in record["transcript"]] == [
         ("user", "How many subnets has crm-dev-neu?"), ("assistant", "It has 3 subnets."),
         ("user", "And its region?"), ("assistant", "Yes, northeurope."),
@@ -80,7 +81,7 @@ def test_pull_requests_are_in_the_stored_record(chat_portal: ChatPortal, script:
     script([Reply.tool_calls([("create_spoke_pull_request", args)]), "Opened."])
     cid = chat_portal.chat("copy it").json()["conversation_id"]
     record = chat_portal.stored(cid)["record"]
-    assert [pr["id"] for pr in record["pull_requests"]] == [record["tool_calls"][0]["result"]["id"]]
+    assert [pr["id"] for pr in prs(record)] == [record["tool_calls"][0]["result"]["id"]]
 
 
 def test_feedback_is_stored_with_the_conversation(chat_portal: ChatPortal, script: Script) -> None:

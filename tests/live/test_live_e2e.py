@@ -69,7 +69,7 @@ def test_live_gives_exactly_the_planted_verdicts_in_a_promptfoo_eval(
                          if not c["pass"] and "metric" in c["assertion"])
         assert (want.key, outcome, failing) == (want.key, want.outcome, sorted(want.failing)), row["gradingResult"]
         record = row["response"]["metadata"]
-        assert record["agent_evals"] == 2 and record["user"]["kind"] == "human" and record["case_id"] == cid
+        assert record["agent_evals"] == 3 and record["user"]["kind"] == "human" and record["case_id"] == cid
         assert row["testCase"]["metadata"]["group"] == want.agent
         assert row["testCase"]["metadata"].get("rating") == want.rating
         not_graded = row["testCase"]["metadata"]["not_graded"]  # no judge: never a pass

@@ -79,7 +79,7 @@ def test_corrupt_and_foreign_lines_are_named_and_the_rest_is_scored(tmp_path: Pa
         f"{path}:2: not a JSON object: Expecting property name enclosed in double quotes: line 1 column 2 (char 1)",
         f"{path}:3: not a conversation, a run record or an OTLP trace (keys: messages, sessionId)",
         f"{path}:4: a conversation this kit cannot read: run record version 1 is not supported (this kit reads "
-        "version 2); re-run the case, or upgrade cassettes with `npx agent-evals cassettes upgrade DIR`",
+        "versions 2, 3); re-run the case, or upgrade cassettes with `npx agent-evals cassettes upgrade DIR`",
     ]
 
 

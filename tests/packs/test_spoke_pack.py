@@ -7,7 +7,8 @@ import json
 import pytest
 
 from agent_evals.packs import load_pack
-from agent_evals.record import PullRequestRef, ToolCall
+from agent_evals.packs.spoke.created_prs import pull_request
+from agent_evals.record import SideEffect, ToolCall
 
 PR = {"id": 7, "url": "http://127.0.0.1:1/repos/spokes/pullrequest/7", "status": "active"}
 
@@ -19,8 +20,8 @@ def _call(name: str, result: object, outcome: str = "ok") -> ToolCall:
 @pytest.mark.parametrize(
     ("result", "outcome", "name", "expected"),
     [
-        (PR, "ok", "create_spoke_pull_request", PullRequestRef(7, PR["url"])),
-        ({"url": PR["url"]}, "ok", "create_spoke_pull_request", PullRequestRef(7, PR["url"])),  # id from the URL
+        (PR, "ok", "create_spoke_pull_request", SideEffect("pull_request", "7", PR["url"])),
+        ({"url": PR["url"]}, "ok", "create_spoke_pull_request", pull_request(7, PR["url"])),  # id from the URL
         (PR, "tool_error", "create_spoke_pull_request", None),  # a failed call made no PR
         (PR, "ok", "get_pull_request", None),  # reading a PR is not creating one
         ("Error: conflict", "ok", "create_spoke_pull_request", None),

@@ -67,7 +67,7 @@ def converse(kit_env: dict[str, str], scripted_llm: ScriptedOpenAIServer, tmp_pa
 
 
 REQUIRED_KEYS = (
-    "case_id", "agent", "user", "turns", "transcript", "tool_calls", "pull_requests", "conversation_end",
+    "case_id", "agent", "user", "turns", "transcript", "tool_calls", "side_effects", "conversation_end",
     "ended_by", "error_kind", "error", "final_reply", "usage", "trace",
 )
 USAGE_KEYS = {"prompt_tokens", "completion_tokens", "total_tokens", "calls", "cost"}
@@ -76,7 +76,7 @@ CALL_KEYS = {"id", "name", "arguments", "raw_arguments", "outcome", "is_error", 
 
 def check_contract(metadata: Mapping[str, Any]) -> None:
     """The metadata is a run record (it reads back into one), with consistent turn numbers."""
-    assert metadata[MARKER] == 2
+    assert metadata[MARKER] == 3 and "pull_requests" not in metadata
     assert set(REQUIRED_KEYS) <= set(metadata)
     record = RunRecord.from_metadata(metadata)
     assert record.to_metadata() == {k: v for k, v in metadata.items() if k in record.to_metadata()}
@@ -87,8 +87,9 @@ def check_contract(metadata: Mapping[str, Any]) -> None:
     assert set(metadata["usage"]) == {"agent", "user", "judge"}
     for usage in metadata["usage"].values():
         assert set(usage) == USAGE_KEYS
-    for pr in metadata["pull_requests"]:
-        assert set(pr) == {"id", "url"} and isinstance(pr["id"], int) and isinstance(pr["url"], str)
+    for effect in metadata["side_effects"]:
+        assert set(effect) <= {"kind", "id", "url"} and isinstance(effect["id"], str) and effect["kind"] == "pull_request"
+        assert effect["id"].isdigit() and isinstance(effect.get("url", ""), str)
     for index, call in enumerate(metadata["tool_calls"], start=1):
         assert set(call) - {"server"} == CALL_KEYS and call["index"] == index and call["outcome"] in TOOL_OUTCOMES
         assert isinstance(call.get("server", ""), str)  # the MCP server it went to, when it reached one

@@ -11,6 +11,7 @@ from agent_evals.packs.spoke.portal.api import PortalAPI
 from agent_evals.testing.conversations import CONFIRM
 from agent_evals.packs.spoke.scripts import SpokeCopy
 from agent_evals.testing.scripted_openai import ScriptedOpenAIServer
+from tests.spoke_prs import prs
 
 from .conftest import Call, check_contract, tool_names
 
@@ -19,7 +20,7 @@ RULE_USER = "agent_evals.conversation.rule_users:ConfirmingUser"
 
 
 def _created(metadata: dict, portal_api: PortalAPI) -> dict:
-    [pr] = metadata["pull_requests"]
+    [pr] = prs(metadata)
     return portal_api.get_pull_request(pr["id"])
 
 
@@ -89,7 +90,7 @@ def test_simulated_user_gives_up(converse: Call) -> None:
     metadata = result["metadata"]
     check_contract(metadata)
     assert metadata["conversation_end"] == "gave_up" and metadata["turns"] == 1
-    assert metadata["tool_calls"] == [] and metadata["pull_requests"] == []
+    assert metadata["tool_calls"] == [] and prs(metadata) == []
     assert result["output"].endswith("[conversation ended: gave_up, by the user]")
 
 
@@ -141,7 +142,7 @@ def test_single_turn_the_prompt_is_the_message(converse: Call) -> None:
     assert metadata["turns"] == 1 and metadata["conversation_end"] == "done"
     assert tool_names(metadata) == ["get_spoke", "validate_spoke_config"]
     assert metadata["final_reply"].endswith("Shall I create the pull request?")
-    assert metadata["pull_requests"] == []
+    assert prs(metadata) == []
 
 
 def test_provider_overrides_reach_the_agent(converse: Call, scripted_llm: ScriptedOpenAIServer, tmp_path) -> None:

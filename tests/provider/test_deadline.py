@@ -10,6 +10,7 @@ from agent_evals.provider.deadline import MARGIN_S, DeadlineError, configured_de
 from agent_evals.testing.conversations import ConversationScript
 from agent_evals.packs.spoke.scripts import SpokeCopy
 from agent_evals.testing.scripted_openai import Reply
+from tests.spoke_prs import abandoned, prs
 
 from .conftest import Call, check_contract
 
@@ -29,7 +30,7 @@ def test_a_long_conversation_ends_at_its_deadline_with_everything_done_so_far(co
     check_contract(metadata)
     assert metadata["error_kind"] == "timeout" and metadata["ended_by"] == "error"
     assert [c["name"] for c in metadata["tool_calls"]][-1] == "create_spoke_pull_request"  # the calls made so far
-    assert len(metadata["pull_requests"]) == 1 and metadata["cleanup"]["abandoned"] == [metadata["pull_requests"][0]["id"]]
+    assert len(prs(metadata)) == 1 and abandoned(metadata["cleanup"]) == [prs(metadata)[0]["id"]]
     assert metadata["usage"]["agent"]["calls"] == 4
     assert "User: " + COPY.request in result["output"]
 

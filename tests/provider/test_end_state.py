@@ -1,5 +1,5 @@
 """The end-state snapshot: a portal that dies after the conversation but before grading makes the
-row an error of kind ``portal`` (never a failure), and its PRs are cleaned up once a portal is back;
+row an error of kind ``system`` (never a failure), and its PRs are cleaned up once a portal is back;
 grading needs no portal at all."""
 
 from __future__ import annotations
@@ -18,6 +18,7 @@ from agent_evals.provider.run import call_api
 from agent_evals.testing.conversations import ScriptedConversations
 from agent_evals.packs.spoke.scripts import SpokeCopy, relocate
 from agent_evals.testing.scripted_openai import ScriptedOpenAIServer
+from tests.spoke_prs import prs
 
 from .conftest import check_contract, context
 
@@ -57,14 +58,15 @@ def test_a_portal_that_dies_before_grading_makes_an_error_row_and_its_pr_is_clea
 
     metadata = row["metadata"]
     check_contract(metadata)
-    assert row["error"].startswith("[portal] could not read the end state from the portal for grading: ")
-    assert metadata["error_kind"] == "portal" and metadata["conversation_end"] == "error"
-    assert len(metadata["pull_requests"]) == 1  # the PR the conversation made is in the record
+    assert row["error"].startswith("[system] could not read the end state for grading: ")
+    assert "portal" in row["error"]  # the system's failure names it
+    assert metadata["error_kind"] == "system" and metadata["conversation_end"] == "error"
+    assert len(prs(metadata)) == 1  # the PR the conversation made is in the record
     with PortalProcess(data_dir=tmp_path / "data", token="dies-token") as back:
         api = PortalAPI(back.url, token="dies-token")
         assert [pr["status"] for pr in api.list_pull_requests()] == ["active"]
         report = cleanup_test({"response": row}, api)  # what the afterEach hook does
-        assert report.abandoned == [metadata["pull_requests"][0]["id"]]
+        assert [int(e.id) for e in report.undone] == [prs(metadata)[0]["id"]]
         assert api.list_pull_requests(status="active") == []
 
 

@@ -15,6 +15,7 @@ from agent_evals.packs.spoke.scripts import SpokeCopy
 from agent_evals.testing.scripted_openai import Reply, ScriptedOpenAIServer
 from tests.agent import notes_agent
 from tests.conftest import PROJECT_ROOT
+from tests.spoke_prs import abandoned, prs
 
 from .conftest import Call, check_contract
 
@@ -73,7 +74,7 @@ def test_bad_input_is_an_error_result_and_the_next_call_still_works(
     metadata = result["metadata"]
     assert result["error"].startswith("[config] ") and metadata["error_kind"] == "config"
     assert metadata["conversation_end"] == "error" and result["error"] == f"[config] {metadata['error']}"
-    assert metadata["tool_calls"] == [] and metadata["pull_requests"] == []
+    assert metadata["tool_calls"] == [] and prs(metadata) == []
     assert result["output"].endswith(f"[conversation ended: error (config): {metadata['error']}]")
 
     after = converse([COPY.script()], "E01", FIXED, config={"mode": "single_turn"}, prompt=COPY.request)
@@ -112,13 +113,13 @@ def test_model_failing_after_a_pr_was_created_still_lists_the_pr(converse: Call,
     metadata = result["metadata"]
     check_contract(metadata)
     assert metadata["conversation_end"] == "error" and metadata["turns"] == 2
-    [pr] = metadata["pull_requests"]  # created in the turn that broke off
+    [pr] = prs(metadata)  # created in the turn that broke off
     calls = [(c["name"], c["turn"]) for c in metadata["tool_calls"]]
     assert calls[-1] == ("create_spoke_pull_request", 2)  # the broken turn's calls are kept too
     assert "[tool] create_spoke_pull_request(" in result["output"]  # and shown under the unanswered message
     live = portal_api.get_pull_request(pr["id"])
     assert live["test_id"] == metadata["trace"]["test_id"]
-    assert live["status"] == "abandoned" and metadata["cleanup"]["abandoned"] == [pr["id"]]  # by the provider
+    assert live["status"] == "abandoned" and abandoned(metadata["cleanup"]) == [pr["id"]]  # by the provider
     assert live["spoke_name"] == "crm9-dev-neu"
 
 
@@ -141,9 +142,10 @@ def test_a_stdio_server_dying_mid_conversation_is_a_system_error_and_the_pr_is_s
     )
     assert (metadata["error_kind"], metadata["conversation_end"]) == ("system", "error")
     assert {c["name"]: c.get("server") for c in metadata["tool_calls"]}["create_spoke_pull_request"] == "portal"
-    [pr] = metadata["pull_requests"]
+    [pr] = prs(metadata)
     assert portal_api.get_pull_request(pr["id"])["status"] == "abandoned"
-    assert metadata["cleanup"]["abandoned"] == [pr["id"]]  # undone by the provider
+    assert abandoned(metadata["cleanup"]) == [pr["id"]]  # undone by the provider
+    assert metadata["cleanup"]["summary"] == "abandoned 1 PR(s)"  # in the spoke pack's words
 
 
 def test_user_model_failing_after_a_pr_keeps_the_recorded_turns(converse: Call) -> None:
@@ -153,7 +155,7 @@ def test_user_model_failing_after_a_pr_keeps_the_recorded_turns(converse: Call) 
     metadata = result["metadata"]
     assert result["error"].startswith("[user_simulator] the simulated user's model failed: ")
     assert "user model down" in result["error"] and metadata["error_kind"] == "user_simulator"
-    assert metadata["turns"] == 2 and len(metadata["pull_requests"]) == 1
+    assert metadata["turns"] == 2 and len(prs(metadata)) == 1
     assert [c["name"] for c in metadata["tool_calls"]][-1] == "create_spoke_pull_request"
     assert metadata["usage"]["user"]["calls"] == 2
 
@@ -186,7 +188,7 @@ def test_a_pull_request_taken_away_mid_run_is_an_error_not_a_failure(
     converse: Call, portal_api: PortalAPI
 ) -> None:
     """Someone else abandons the conversation's PR before it is graded (a cleanup while the run went on):
-    the row cannot be graded, so it is an error of kind portal, never the agent's failure."""
+    the row cannot be graded, so it is an error of kind system, never the agent's failure."""
     steps = COPY.agent_steps()
     final = steps[-1]
     eval_id = "eval-taken-away"
@@ -200,11 +202,11 @@ def test_a_pull_request_taken_away_mid_run_is_an_error_not_a_failure(
     result = converse([ConversationScript(COPY.key, [*steps[:-1], cleaned_up_meanwhile])], "E07", FIXED,
                       eval_id=eval_id, asserts=asserts, config={"pack": "spoke"})
     metadata = result["metadata"]
-    [pr] = metadata["pull_requests"]
+    [pr] = prs(metadata)
     assert result["error"] == (
-        f"[portal] pull request(s) #{pr['id']}, created in this conversation, were abandoned before it was graded, not "
+        f"[system] pull request(s) #{pr['id']}, created in this conversation, were abandoned before it was graded, not "
         "by the agent: something else cleaned them up while the run was going (`npm run cleanup`, or another run's "
         "sweep); the row cannot be graded"
     )
-    assert metadata["error_kind"] == "portal"
+    assert metadata["error_kind"] == "system"
     assert "checks" not in metadata  # an error row is not graded: pull_request never said "PR is abandoned"

@@ -19,6 +19,7 @@ from agent_evals.packs.spoke.portal.api import PortalAPI
 from agent_evals.provider.run import call_api
 from agent_evals.suites.files import load_suite
 from agent_evals.suites.discovery import select
+from tests.spoke_prs import prs
 
 SUITE = select("integration-qa")[0]
 
@@ -62,7 +63,7 @@ def test_a_passing_case_gets_its_fixture_and_leaves_nothing(api: PortalAPI) -> N
     assert (fixture["kind"], fixture["key"], fixture["validation_status"]) == ("pull_request", "failing", "failed")
     assert fixture["validation_errors"] == ["address-space-overlap-spoke"]
     assert meta["transcript"][0]["content"] == f"My pull request {fixture['url']} failed the validation gate. Why?"
-    assert meta["pull_requests"] == []  # the fixture is not the agent's doing
+    assert prs(meta) == []  # the fixture is not the agent's doing
     read = [c for c in meta["tool_calls"] if c["name"] == "get_pull_request"]
     assert read and read[0]["arguments"] == {"id": fixture["id"]}  # the recorded id, translated
     checks = {c["metric"]: c["pass"] for c in meta["checks"]}

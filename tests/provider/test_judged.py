@@ -18,6 +18,7 @@ from agent_evals.testing.conversations import ScriptedConversations
 from agent_evals.testing.scripted_openai import ChatRequest, Reply, ScriptedOpenAIServer
 
 from tests.conftest import PROJECT_ROOT
+from tests.spoke_prs import prs
 
 from .conftest import check_contract, context
 
@@ -195,7 +196,7 @@ def test_two_replies_that_are_not_verdicts_leave_a_deciding_check_not_graded_nev
         "verdict, twice: "
     )
     assert problem in statements["reason"]
-    assert result["metadata"]["pull_requests"]  # what the conversation did is kept (and was cleaned up)
+    assert prs(result["metadata"])  # what the conversation did is kept (and was cleaned up)
 
 
 def test_without_a_judge_the_checks_are_not_graded_and_never_pass(

@@ -20,6 +20,7 @@ from agent_evals.testing.conversations import AGENT_MODEL, USER_MODEL, ScriptedC
 from agent_evals.packs.spoke.scripts import SpokeCopy
 from agent_evals.testing.scripted_openai import ChatRequest, Reply, ScriptedOpenAIServer
 from tests.conftest import clean_env
+from tests.spoke_prs import prs
 
 from .conftest import check_contract
 
@@ -107,7 +108,7 @@ def test_promptfoo_eval_runs_conversations_concurrently(
         metadata = row["response"]["metadata"]
         check_contract(metadata)
         assert metadata["conversation_end"] == "done" and metadata["case_id"] == key
-        [pr] = metadata["pull_requests"]
+        [pr] = prs(metadata)
         assert pr["url"] in row["response"]["output"]
         live = api.get_pull_request(pr["id"])
         assert live["spoke_name"] == copy.new_name

@@ -12,6 +12,7 @@ from agent_evals.packs.spoke.portal.api import PortalAPI
 from agent_evals.testing.conversations import ConversationScript
 from agent_evals.packs.spoke.scripts import SpokeCopy
 from agent_evals.testing.scripted_openai import Reply, ScriptedOpenAIServer
+from tests.spoke_prs import prs
 
 from .conftest import Call, check_contract
 
@@ -58,7 +59,7 @@ def test_record_then_replay_gives_the_same_tool_calls_and_a_new_pr(
     assert record["user"] == {"kind": "simulated_user", "model": "user-model"}
     assert record["agent"]["model"] == "agent-model"
     assert record["conversation_end"] == "done"
-    assert record["pull_requests"] == first["metadata"]["pull_requests"]
+    assert prs(record) == prs(first["metadata"])
     assert "snapshot" not in record  # re-read on every replay
     assert set(cassette["fingerprints"]) == {"case", "user", "agent"}
 
@@ -70,7 +71,7 @@ def test_record_then_replay_gives_the_same_tool_calls_and_a_new_pr(
     check_contract(second["metadata"])
     assert _calls(second["metadata"]) == _calls(first["metadata"])
     assert second["metadata"]["transcript"][0] == first["metadata"]["transcript"][0]
-    [old], [new] = first["metadata"]["pull_requests"], second["metadata"]["pull_requests"]
+    [old], [new] = prs(first["metadata"]), prs(second["metadata"])
     assert new["id"] != old["id"]
     assert new["url"] in second["metadata"]["final_reply"] and old["url"] not in second["metadata"]["final_reply"]
     assert portal_api.get_pull_request(new["id"])["test_id"] == second["metadata"]["trace"]["test_id"]
@@ -107,7 +108,7 @@ def test_replay_of_fixed_messages_and_a_changed_message_stops_before_the_agent_a
     check_contract(metadata)
     assert metadata["conversation_end"] == "error" and result["error"] == f"[replay] {metadata['error']}"
     assert metadata["replay"]["stale"] == ["the fixed user messages changed"]
-    assert metadata["pull_requests"] == []  # the recorded create call did not run
+    assert prs(metadata) == []  # the recorded create call did not run
     assert portal_api.list_pull_requests(test_id=metadata["trace"]["test_id"]) == []
     assert "create_spoke_pull_request" not in [c["name"] for c in metadata["tool_calls"]]
 
@@ -123,7 +124,7 @@ def _replay(converse: Call, folder: Path, vars_: dict[str, Any] | None = None) -
 
 
 @pytest.mark.parametrize(
-    ("change", "divergence", "prs"),
+    ("change", "divergence", "created"),
     [
         pytest.param(
             lambda c: c["model_calls"].pop(),
@@ -195,7 +196,7 @@ def test_a_cassette_that_no_longer_fits_names_the_first_divergence(
     scripted_llm: ScriptedOpenAIServer,
     change: Any,
     divergence: str,
-    prs: int,
+    created: int,
 ) -> None:
     _, path = recorded
     _edit(path, change)
@@ -207,7 +208,7 @@ def test_a_cassette_that_no_longer_fits_names_the_first_divergence(
     check_contract(result["metadata"])
     assert result["metadata"]["conversation_end"] == "error"
     # stopped before the recorded create call ran, or listed for cleanup when it had run
-    assert len(result["metadata"]["pull_requests"]) == prs
+    assert len(prs(result["metadata"])) == created
 
 
 @pytest.mark.parametrize(
@@ -228,7 +229,7 @@ def test_a_malformed_or_missing_cassette_is_an_error(converse: Call, tmp_path: P
     (folder / "R01.json").write_text(content)
     result = _replay(converse, folder)
     assert "R01.json" in result["error"] and message in result["error"]
-    assert result["metadata"]["conversation_end"] == "error" and result["metadata"]["pull_requests"] == []
+    assert result["metadata"]["conversation_end"] == "error" and prs(result["metadata"]) == []
 
 
 def test_secrets_are_not_in_output_metadata_or_cassettes(

@@ -10,6 +10,7 @@ import pytest
 from agent_evals.testing.conversations import AGENT_MODEL, USER_MODEL, ConversationScript
 from agent_evals.packs.spoke.scripts import SpokeCopy
 from agent_evals.testing.scripted_openai import Reply, ScriptedOpenAIServer
+from tests.spoke_prs import prs
 
 from .conftest import Call, check_contract, tool_names
 
@@ -35,7 +36,7 @@ def test_tools_reach_the_agent_and_tool_call_turns_go_on(converse: Call, strict:
     assert "error" not in result, result.get("error")
     metadata = result["metadata"]
     check_contract(metadata)
-    assert metadata["conversation_end"] == "done" and len(metadata["pull_requests"]) == 1
+    assert metadata["conversation_end"] == "done" and len(prs(metadata)) == 1
     assert tool_names(metadata) == ["get_spoke", "validate_spoke_config", "create_spoke_pull_request"]
     requests = agent_requests(strict)
     assert len(requests) == 5 and all(r.tools for r in requests)  # shown every time, thanks to tool_choice

@@ -10,9 +10,9 @@ from agent_evals.record import (
     MARKER,
     AgentInfo,
     End,
-    PullRequestRef,
     RecordError,
     RunRecord,
+    SideEffect,
     Snapshot,
     ToolCall,
     Trace,
@@ -39,8 +39,9 @@ def _record() -> RunRecord:
             Turn("yes", "Stopped.", (_call("validate_spoke_config", "tool_error", 2, 3, "bad", "git"),), "max_tool_rounds"),
         ],
         pending=Turn("hello?", None, (_call("get_doc", "invalid_arguments", 3, 4, "not JSON"),)),
-        pull_requests=[PullRequestRef(7, "http://p/repos/spokes/pullrequest/7")],
-        end=End.failed("portal", "the portal went away"),
+        side_effects=[SideEffect("pull_request", "7", "http://p/repos/spokes/pullrequest/7"),
+                      SideEffect("branch", "release/1.2")],
+        end=End.failed("system", "the portal went away"),
         trace=Trace("run-1", "C01#abc"),
         replay={"cassette": "C01.json"},
         snapshot=Snapshot("http://p", ({"id": 7, "status": "active"},), {"schema": {"type": "object"}}),
@@ -55,8 +56,13 @@ def test_metadata_round_trip_keeps_everything() -> None:
     metadata = json.loads(json.dumps(record.to_metadata()))  # what Promptfoo stores
     back = RunRecord.from_metadata(metadata)
     assert back == record
-    assert metadata[MARKER] == 2 and metadata["turns"] == 3
-    assert (metadata["conversation_end"], metadata["ended_by"], metadata["error_kind"]) == ("error", "error", "portal")
+    assert metadata[MARKER] == 3 and metadata["turns"] == 3
+    assert metadata["side_effects"] == [
+        {"kind": "pull_request", "id": "7", "url": "http://p/repos/spokes/pullrequest/7"},
+        {"kind": "branch", "id": "release/1.2"},  # no url: the key is left out
+    ]
+    assert "pull_requests" not in metadata
+    assert (metadata["conversation_end"], metadata["ended_by"], metadata["error_kind"]) == ("error", "error", "system")
     assert [c["outcome"] for c in metadata["tool_calls"]] == ["ok", "refused", "tool_error", "invalid_arguments"]
     assert [c["is_error"] for c in metadata["tool_calls"]] == [False, True, True, True]
     assert [c.get("server") for c in metadata["tool_calls"]] == ["portal", None, "git", None]
@@ -95,7 +101,7 @@ def test_the_first_error_is_kept() -> None:
     record = RunRecord()
     record.finish(End("done"))
     record.finish(End.failed("replay", "left over responses"))  # an error after the end still counts
-    record.finish(End.failed("portal", "later"))
+    record.finish(End.failed("system", "later"))
     assert record.end == End.failed("replay", "left over responses")
 
 
@@ -104,14 +110,23 @@ def test_the_first_error_is_kept() -> None:
     [
         ({}, "no provider metadata"),
         ({"output": "x"}, "not from the agent_evals provider .*keys found: output"),
-        ({MARKER: 1, "tool_calls": []}, "run record version 1 is not supported .*version 2"),
+        ({MARKER: 1, "tool_calls": []}, r"run record version 1 is not supported \(this kit reads versions 2, 3\); "
+                                        "re-run the case, or upgrade cassettes with `npx agent-evals cassettes upgrade DIR`"),
+        ({MARKER: 4, "tool_calls": []}, "run record version 4 is not supported .*cassettes upgrade DIR"),
+        ({MARKER: "x", "tool_calls": []}, "run record version 'x' is not supported .*cassettes upgrade DIR"),
+        ({MARKER: True, "tool_calls": []}, "run record version True is not supported"),
         ({MARKER: 2, "tool_calls": "x"}, "'tool_calls' must be a list"),
         ({MARKER: 2, "tool_calls": [{"name": "a", "outcome": "exploded"}]},
          r"tool_calls\[0\] \(a\) has outcome 'exploded', which this kit does not know"),
         ({MARKER: 2, "tool_calls": [{"name": "a", "outcome": "ok", "server": 3}]},
          r"tool_calls\[0\] \(a\) has server 3, which is not a server's name"),
         ({MARKER: 2, "conversation_end": "finished"}, "'conversation_end' is 'finished'"),
-        ({MARKER: 2, "pull_requests": [{"url": "x"}]}, "entries must be"),
+        ({MARKER: 2, "pull_requests": [{"url": "x"}]}, r"'pull_requests' entries must be \{id, url\}, got \{'url': 'x'\}"),
+        ({MARKER: 3, "side_effects": [{"url": "x"}]}, r"side_effects\[0\] must be \{kind, id, url\?\}"),
+        ({MARKER: 3, "side_effects": [{"kind": "pull_request", "id": 7}]}, r"side_effects\[0\] must be .*text values"),
+        ({MARKER: 3, "side_effects": [{"kind": "Pull Request", "id": "7"}]}, "kind must be a lower-case word"),
+        ({MARKER: 3, "side_effects": [{"kind": "branch", "id": ""}]}, "side_effects\\[0\\]: .*needs an id"),
+        ({MARKER: 3, "side_effects": [{"kind": "branch", "id": "b", "url": 3}]}, r"side_effects\[0\]\.url must be text"),
         ({MARKER: 2, "snapshot": {"pull_requests": []}}, "'snapshot' must be an object with a 'portal_url'"),
     ],
 )

@@ -51,7 +51,7 @@ def _old_eval(tmp_path: Path) -> Path:
     rows = [
         kit_row("C01", 0, [SEQUENCE, FORBIDDEN]),  # get_item, open_ticket: passes v1, not v2 (strict)
         kit_row("C02", 1, [SEQUENCE, FORBIDDEN], tool_calls=[("open_ticket", {"queue": "it"})]),
-        result_row("C03", 2, "error", error_kind="portal"),
+        result_row("C03", 2, "error", error_kind="system"),
     ]
     rows[0]["gradingResult"]["componentResults"].append(
         {"pass": True, "score": 1.0, "reason": "Assertion passed", "assertion": {"type": "contains", "value": "Done"}}

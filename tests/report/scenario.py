@@ -4,7 +4,7 @@ case  group    priority  runs (in order)                          passed failed 
 C01   copy     smoke     pass, fail(ts), pass, fail(diff /as/0)   2      2      0      flaky
 C02   copy     full      pass ×4                                  4      0      0
 C03   blocked  smoke     fail(diff /as/0) ×3, error(model)        0      3      1
-C04   new      smoke     error(portal) ×2, pass ×2                2      0      2
+C04   new      smoke     error(system) ×2, pass ×2                2      0      2
 """
 
 from __future__ import annotations
@@ -33,8 +33,8 @@ def scenario_rows(provider: str = "spoke", offset: int = 0) -> list[dict[str, An
         *[("C02", "copy", "full", "pass", {}) for _ in range(4)],
         *[("C03", "blocked", "smoke", "fail", {"failing": [("input_diff", DIFF)]}) for _ in range(3)],
         ("C03", "blocked", "smoke", "error", {"error_kind": "model", "error": "the model is unreachable"}),
-        ("C04", "new", "smoke", "error", {"error_kind": "portal", "error": "the portal is not reachable"}),
-        ("C04", "new", "smoke", "error", {"error_kind": "portal", "error": "the portal is not reachable"}),
+        ("C04", "new", "smoke", "error", {"error_kind": "system", "error": "the portal is not reachable"}),
+        ("C04", "new", "smoke", "error", {"error_kind": "system", "error": "the portal is not reachable"}),
         ("C04", "new", "smoke", "pass", {}),
         ("C04", "new", "smoke", "pass", {}),
     ]

@@ -38,7 +38,7 @@ def test_cases_across_repeats(tmp_path: Path) -> None:
         "pass",
     )  # errors are neither pass nor fail
     assert c01.ends == {"done": 3, "max_turns": 1} and c03.ends == {"done": 3, "error": 1}
-    assert c04.error_kinds == {"portal": 2} and c04.first_error == "[portal] the portal is not reachable"
+    assert c04.error_kinds == {"system": 2} and c04.first_error == "[system] the portal is not reachable"
     assert c01.mean_turns == pytest.approx((2 + 2 + 2 + 6) / 4) and c01.mean_tool_calls == 2
     assert c01.first_failure is not None and c01.first_failure.startswith("tool_sequence in_order")
     assert [(f.test_idx, f.metric) for f in c01.failures] == [(1, "tool_sequence"), (3, "input_diff")]
@@ -71,14 +71,14 @@ def test_groups_priorities_and_totals(tmp_path: Path) -> None:
     t = report.totals
     assert (t.cases, t.runs, t.passed, t.failed, t.errors, t.flaky) == (4, 16, 8, 5, 3, 1)
     assert t.pass_hat_k == pytest.approx(0.5) and t.pass_rate == pytest.approx(8 / 13)
-    assert report.errors_by_kind == {"model": 1, "portal": 2}
+    assert report.errors_by_kind == {"model": 1, "system": 2}
     assert report.cost == pytest.approx(16 * 0.011)
 
 
 def test_errors_make_the_run_incomplete(tmp_path: Path) -> None:
     report = _report(tmp_path, scenario_rows())
     assert not report.complete
-    assert report.incomplete == ("3 error row(s) (portal 2, model 1)",)
+    assert report.incomplete == ("3 error row(s) (system 2, model 1)",)
     clean = _report(tmp_path, [r for r in scenario_rows() if r["failureReason"] != 2])
     assert clean.complete and clean.incomplete == ()
 

@@ -35,10 +35,10 @@ def test_terminal_fits_100_columns_and_says_what_matters(tmp_path: Path) -> None
     assert text.splitlines()[0] == (
         "4 case(s), 16 run(s): 8 passed, 5 failed, 3 error(s); 1 flaky; pass^k (k=runs) 0.50"
     )
-    assert "INCOMPLETE: 3 error row(s) (portal 2, model 1)" in text
+    assert "INCOMPLETE: 3 error row(s) (system 2, model 1)" in text
     assert re.search(r"^C01 +copy +smoke +4 +2 +2 +0 +0\.00 +FLAKY", text, re.M)
     assert "/addressSpace/0 wrong in 2 case(s) (C01, C03; 4 failed run(s)) by input_diff" in text
-    assert "errors by kind (not failures): model 1, portal 2" in text
+    assert "errors by kind (not failures): model 1, system 2" in text
     assert "regressions (1): C01 pass→flaky" in text
 
 
@@ -49,7 +49,7 @@ def test_markdown_is_a_job_summary(tmp_path: Path) -> None:
     assert "| `C01` | FLAKY | 4 | 2 | 2 | 0 | 0.00 | tool_sequence in_order:" in text
     assert "- `/addressSpace/0` wrong in 2 case(s) (C01, C03; 4 failed run(s)) by input_diff" in text
     assert "- **Regressions** (1): `C01` pass → flaky" in text
-    assert "**Incomplete:**\n- 3 error row(s) (portal 2, model 1)" in text
+    assert "**Incomplete:**\n- 3 error row(s) (system 2, model 1)" in text
     assert text.count("<details>") == text.count("</details>") == 5  # the simulated users' too
     clean = render(_report(tmp_path, _runs("C01", "ppp"), "clean"), None, "markdown")
     assert clean.startswith("## ✅ Agent evals\n") and "did not pass" not in clean
@@ -153,8 +153,8 @@ def test_junit_parses_and_carries_the_verdicts(tmp_path: Path) -> None:
     error = cases["C04 [spoke]"].find("error")
     assert (
         error is not None
-        and error.get("type") == "portal"
-        and error.get("message") == "[portal] the portal is not reachable"
+        and error.get("type") == "system"
+        and error.get("message") == "[system] the portal is not reachable"
     )
 
 

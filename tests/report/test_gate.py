@@ -53,8 +53,8 @@ def test_the_scenario_breaks_each_rule(tmp_path: Path) -> None:
     gate = {"max_flaky": 0, "min_pass_hat_k": {"priority": {"smoke": 1.0, "full": 1.0}}, "max_cost_usd": 0.1}
     lines = _lines(gate, _report(tmp_path, scenario_rows()))
     assert lines == [
-        "BROKEN require_complete: the run is incomplete: 3 error row(s) (portal 2, model 1)",
-        "BROKEN max_errors: 3 error row(s) (model 1, portal 2), at most 0",
+        "BROKEN require_complete: the run is incomplete: 3 error row(s) (system 2, model 1)",
+        "BROKEN max_errors: 3 error row(s) (model 1, system 2), at most 0",
         "BROKEN max_flaky: 1 flaky case(s) (C01), at most 0",
         "BROKEN min_pass_hat_k priority smoke: pass^k (k=runs) 0.33 over 3 case(s), at least 1.00; below: C01 0.00, C03 0.00",
         "ok     min_pass_hat_k priority full: pass^k (k=runs) 1.00 over 1 case(s), at least 1.00",

@@ -79,10 +79,24 @@ def test_named_scores_of_weight_zero_are_left_out() -> None:
     assert _row(raw).named_scores == {"key_facts": 1.0}
 
 
+def test_a_version_2_row_reports_its_portal_error_as_a_system_error() -> None:
+    """Rows stored before record version 3 (Promptfoo's database keeps them) report with today's kinds."""
+    raw = result_row("C01", 0, "error", error_kind="system")
+    metadata = raw["response"]["metadata"]
+    metadata.update({"agent_evals": 2, "error_kind": "portal", "pull_requests": [{"id": 3, "url": "http://p/3"}]})
+    del metadata["side_effects"]
+    row = _row(raw)
+    assert row.outcome == "error" and row.error_kind == "system"
+    metadata["error_kind"] = "model"
+    assert _row(raw).error_kind == "model"  # other kinds are kept
+
+
 @pytest.mark.parametrize(
     ("record_kind", "error", "expected"),
     [
-        ("portal", "[portal] the portal is not reachable", "portal"),  # the record's error_kind
+        ("system", "[system] the portal is not reachable", "system"),  # the record's error_kind
+        ("portal", "the portal is not reachable", "unknown"),  # not a kind of a version-3 record
+        (None, "[portal] the portal is not reachable", "system"),  # an older name, read as today's
         (None, "[replay] the cassette is stale", "replay"),  # first in the message
         (None, "[nonsense] what", "unknown"),  # not a kit kind
         (None, "Worker shutting down", "interrupted"),  # Promptfoo's in-flight row after Ctrl-C

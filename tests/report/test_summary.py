@@ -16,8 +16,8 @@ def test_summary_of_files(tmp_path: Path) -> None:
     assert summary_lines([path]) == [
         "report: 4 case(s), 16 run(s): 8 passed, 5 failed, 3 error(s); pass^k (k=runs) 0.50",
         "flaky: 1 (C01); failing every run: 1 (C03)",
-        "errors by kind: model 1, portal 2",
-        "INCOMPLETE: 3 error row(s) (portal 2, model 1)",
+        "errors by kind: model 1, system 2",
+        "INCOMPLETE: 3 error row(s) (system 2, model 1)",
         f"whole report: npm run report -- {path}",  # absolute: the shell is not at the project's root
     ]
 

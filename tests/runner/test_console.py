@@ -45,13 +45,13 @@ def test_cases_become_one_line_each_and_the_noise_is_only_logged() -> None:
     console.feed(_marker(id="C01", status="PASS", latency_ms=12300))
     console.feed(_marker(id="C18", status="FAIL", latency_ms=4000,
                          reason="pull_request: expected no pull request, but PR(s) created in the conversation: 7"))
-    console.feed(_marker(id="Q01", status="ERROR", latency_ms=100, error_kind="portal",
-                         reason="[portal] the portal at http://127.0.0.1:8400 is not reachable", not_graded=1))
+    console.feed(_marker(id="Q01", status="ERROR", latency_ms=100, error_kind="system",
+                         reason="[system] the portal at http://127.0.0.1:8400 is not reachable", not_graded=1))
     console.feed("Error: Cannot find module 'x'")  # Promptfoo's own error: shown as it came
     assert shown.getvalue().splitlines() == [
         "  C01    PASS    12.3s",
         "  C18    FAIL     4.0s  pull_request: expected no pull request, but PR(s) created in the conversation: 7",
-        "  Q01    ERROR    0.1s  [portal] the portal at http://127.0.0.1:8400 is not reachable  (1 not graded)",
+        "  Q01    ERROR    0.1s  [system] the portal at http://127.0.0.1:8400 is not reachable  (1 not graded)",
         "Error: Cannot find module 'x'",
     ]
     logged = log.getvalue()
@@ -59,7 +59,7 @@ def test_cases_become_one_line_each_and_the_noise_is_only_logged() -> None:
     counts = console.counts
     assert (counts.passed, counts.failed, counts.errors, counts.not_graded) == (1, 1, 1, 1)
     assert suite_summary("spoke-create", counts, 12.4, "eval-abc") == (
-        "spoke-create: 1 passed, 1 failed, 1 error(s) (portal 1), 1 check(s) not graded in 12 s; eval eval-abc"
+        "spoke-create: 1 passed, 1 failed, 1 error(s) (system 1), 1 check(s) not graded in 12 s; eval eval-abc"
     )
 
 

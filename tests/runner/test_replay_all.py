@@ -18,6 +18,7 @@ from agent_evals.packs.spoke.portal.process import PortalProcess
 from agent_evals.packs.spoke.portal.api import PortalAPI
 from agent_evals.report import build_report, check_gate, load_gate, load_results
 from tests.conftest import PROJECT_ROOT
+from tests.spoke_prs import abandoned, prs
 
 
 def test_all_suites_replay_offline_and_pass(isolated: Path, monkeypatch: pytest.MonkeyPatch) -> None:
@@ -59,7 +60,7 @@ def test_all_suites_replay_offline_and_pass(isolated: Path, monkeypatch: pytest.
             assert [c["assertion"]["metric"] for c in components] == [c["metric"] for c in metadata["checks"]]
             # cleaned up in the worker, also a row without PRs: the hook starts no process for it
             assert metadata["cleanup"]["by"] == "provider"
-            assert metadata["cleanup"]["abandoned"] == [p["id"] for p in metadata["pull_requests"]]
+            assert abandoned(metadata["cleanup"]) == [p["id"] for p in prs(metadata)]
             if suite == "spoke-qa":  # the golden cassettes hold no judge replies
                 assert row["metadata"]["not_graded"] == [
                     "expected_statements (statements): the case's cassette holds no judge replies (it was recorded "

@@ -23,6 +23,7 @@ from agent_evals.suites.discovery import select
 from agent_evals.testing.conversations import ConversationScript, ScriptedConversations
 from agent_evals.testing.scripted_openai import Reply, ScriptedOpenAIServer, fixed_latency
 from tests.conftest import PROJECT_ROOT, clean_env
+from tests.spoke_prs import abandoned, prs
 
 pytestmark = pytest.mark.skipif(
     not (PROJECT_ROOT / "node_modules" / ".bin" / "promptfoo").exists(), reason="npm packages not installed"
@@ -77,11 +78,11 @@ def test_live_run_of_a_create_and_a_blocked_case(
     ]
     assert metadata["conversation_end"] == "done" and metadata["turns"] == 2
     assert metadata["agent"]["model"] == "agent-model"
-    pr_id = metadata["pull_requests"][0]["id"]
-    assert created["metadata"]["cleanup"]["abandoned"] == [pr_id]  # the afterEach hook's report
+    pr_id = prs(metadata)[0]["id"]
+    assert abandoned(created["metadata"]["cleanup"]) == [pr_id]  # the afterEach hook's report
     assert created["namedScores"]["input_diff"] == 1 and created["namedScores"]["pull_request"] == 1
     blocked = rows["C18"]["response"]["metadata"]
-    assert blocked["pull_requests"] == [] and blocked["tool_calls"] == []
+    assert prs(blocked) == [] and blocked["tool_calls"] == []
     assert _active_prs(isolated / "data" / "portal") == []
     assert scripted_models.requests[-1].headers["authorization"] == f"Bearer {SECRET}"
     assert _files_containing(isolated, SECRET) == []  # results, Promptfoo's database, portal data
@@ -107,9 +108,9 @@ def test_a_provider_error_after_a_pr_still_cleans_it_up(
     assert code == 100  # an errored row makes the run fail
     row = _rows(out)["C01"]
     assert row["failureReason"] == 2 and "model exploded" in row["error"]
-    prs = row["response"]["metadata"]["pull_requests"]
-    assert len(prs) == 1
-    assert row["metadata"]["cleanup"]["abandoned"] == [prs[0]["id"]]
+    made = prs(row["response"]["metadata"])
+    assert len(made) == 1
+    assert abandoned(row["metadata"]["cleanup"]) == [made[0]["id"]]
     assert _active_prs(isolated / "data" / "portal") == []
 
 

@@ -25,7 +25,10 @@ replay checks the run against, and ``fingerprints`` say what the conversation de
 Secrets are redacted before a cassette is written.
 
 Format history: ``@1`` (until 2026-12) had its own tool-call and outcome types and no
-fingerprints; ``agent-evals cassettes upgrade DIR`` converts it (:func:`upgrade_v1`).
+fingerprints; ``agent-evals cassettes upgrade DIR`` converts it (:func:`upgrade_v1`). The embedded
+record has its own version (:mod:`agent_evals.record.versions`): a cassette whose record is of
+version 2 is read as its upgrade, and ``cassettes upgrade`` writes that upgrade into the file
+(:func:`upgrade_record_of`), its fingerprints kept (the upgrade changes no model input).
 """
 
 from __future__ import annotations
@@ -50,6 +53,7 @@ from agent_evals.record import (
     ToolCall,
     ToolCallFormatError,
     Usage,
+    upgrade_record,
 )
 from agent_evals.secrets import redact
 
@@ -219,8 +223,8 @@ def save_cassette(cassette: Cassette, path: Path) -> Path:
 
 # -- format upgrades -----------------------------------------------------------------------------
 def upgrade_v1(raw: Mapping[str, Any]) -> dict[str, Any]:
-    """An ``@1`` cassette in the ``@2`` form. Its fingerprints are unknown (left empty: replay
-    says so in the row's ``replay`` metadata instead of checking them)."""
+    """An ``@1`` cassette in the ``@2`` form, its record of this kit's version. Its fingerprints are
+    unknown (left empty: replay says so in the row's ``replay`` metadata instead of checking them)."""
     raw = copy.deepcopy(dict(raw))
     outcome = raw.get("outcome") or {}
     end = outcome.get("conversation_end", "error")
@@ -243,7 +247,7 @@ def upgrade_v1(raw: Mapping[str, Any]) -> dict[str, Any]:
             transcript.append({"role": "assistant", "content": replies[number - 1], "turn": number,
                                "tool_calls": [c["name"] for c in calls if c["turn"] == number]})
     record = {
-        MARKER: RECORD_VERSION, "case_id": raw.get("case_id", ""), "agent": raw.get("agent") or {},
+        MARKER: 2, "case_id": raw.get("case_id", ""), "agent": raw.get("agent") or {},
         "user": {"kind": (raw.get("user") or {}).get("kind", "simulated_user"), "model": (raw.get("user") or {}).get("model")},
         "turns": len(messages), "transcript": transcript, "tool_calls": calls,
         "pull_requests": outcome.get("pull_requests") or [], "conversation_end": end,
@@ -252,7 +256,7 @@ def upgrade_v1(raw: Mapping[str, Any]) -> dict[str, Any]:
     }
     return {
         "format": FORMAT, "case_id": raw.get("case_id", ""), "recorded_at": raw.get("recorded_at", ""),
-        "fingerprints": {}, "record": record,
+        "fingerprints": {}, "record": upgrade_record(record),
         "model_calls": [
             {"role": c["role"], "response": {**c["response"], "tool_calls": list(c["response"].get("tool_calls") or [])}}
             for c in raw.get("model_calls") or []
@@ -271,17 +275,41 @@ def _v1_outcome(old: Mapping[str, Any]) -> str:
     return "tool_error"
 
 
+def upgrade_record_of(raw: Mapping[str, Any]) -> dict[str, Any]:
+    """An ``@2`` cassette whose record is of an older version, its record upgraded
+    (:func:`agent_evals.record.upgrade_record`); everything else, fingerprints included, as it was."""
+    return {**copy.deepcopy(dict(raw)), "record": upgrade_record(raw["record"])}
+
+
+def _upgraded(raw: Any) -> dict[str, Any] | None:
+    """The upgrade of a cassette that needs one, else None (current, or not a cassette)."""
+    if not isinstance(raw, dict):
+        return None
+    if raw.get("format") in OLD_FORMATS:
+        return upgrade_v1(raw)
+    record = raw.get("record")
+    if raw.get("format") == FORMAT and isinstance(record, Mapping) and record.get(MARKER) != RECORD_VERSION:
+        return upgrade_record_of(raw)  # refuses a version it cannot upgrade (CassetteError below)
+    return None
+
+
 def upgrade_folder(folder: Path) -> list[Path]:
-    """Upgrade every ``@1`` cassette in ``folder`` (recursively) in place; returns the upgraded files."""
-    upgraded = []
+    """Upgrade every ``@1`` cassette, and every ``@2`` cassette whose record is of an older version, in
+    ``folder`` (recursively) in place; returns the upgraded files. Raises :class:`CassetteError` naming
+    a cassette it cannot upgrade (a record version this kit does not know) before writing any."""
+    upgrades = []
     for path in sorted(folder.rglob("*.json")):
         try:
             raw = json.loads(path.read_text(encoding="utf-8"))
         except ValueError:
             continue
-        if isinstance(raw, dict) and raw.get("format") in OLD_FORMATS:
-            new = upgrade_v1(raw)
+        try:
+            new = _upgraded(raw)
+        except ValueError as exc:
+            raise CassetteError(f"cassette {path}: {exc}") from None
+        if new is not None:
             Cassette.from_dict(new, where=str(path))  # it must read back
-            path.write_text(json.dumps(new, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
-            upgraded.append(path)
-    return upgraded
+            upgrades.append((path, new))
+    for path, new in upgrades:
+        path.write_text(json.dumps(new, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
+    return [path for path, _ in upgrades]

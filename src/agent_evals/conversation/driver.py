@@ -17,7 +17,7 @@ from collections.abc import Callable
 from agent_evals.agent.types import AgentReply, ConversationalAgent, ToolObserver
 from agent_evals.conversation.users import BaseUserSimulator
 from agent_evals.llm.types import Message
-from agent_evals.record import End, PullRequestRef, RunRecord, ToolCall, Turn
+from agent_evals.record import End, RunRecord, SideEffect, ToolCall, Turn
 
 log = logging.getLogger(__name__)
 
@@ -29,11 +29,11 @@ TurnObserver = Callable[[RunRecord], None]
 # Called with (turn number, message) before the agent sees a user message (replay checks it first,
 # so a changed message stops the run before the agent's recorded tool calls run against it).
 MessageObserver = Callable[[int, str], None]
-# Which pull request a tool call created, if any (the domain pack knows its PR-creating tools).
-PullRequestFinder = Callable[[ToolCall], PullRequestRef | None]
+# Which side effect a tool call made, if any (the system's pack knows its tools: ``System.side_effect``).
+SideEffectFinder = Callable[[ToolCall], SideEffect | None]
 
 
-def no_pull_requests(call: ToolCall) -> PullRequestRef | None:
+def no_side_effects(call: ToolCall) -> SideEffect | None:
     return None
 
 
@@ -43,7 +43,7 @@ async def run_conversation(
     *,
     record: RunRecord,
     max_turns: int = DEFAULT_MAX_TURNS,
-    find_pull_request: PullRequestFinder = no_pull_requests,
+    find_side_effect: SideEffectFinder = no_side_effects,
     on_turn: TurnObserver | None = None,
     on_user_message: MessageObserver | None = None,
     on_tool_call: ToolObserver | None = None,
@@ -68,7 +68,7 @@ async def run_conversation(
         if on_user_message is not None:
             on_user_message(number, move.text)
         history.append({"role": "user", "content": move.text})
-        reply = await _respond(agent, history, _Collector(record, number, find_pull_request, on_tool_call))
+        reply = await _respond(agent, history, _Collector(record, number, find_side_effect, on_tool_call))
         turn = Turn(move.text, reply.text, record.pending.tool_calls, reply.stop_reason)
         record.turns.append(turn)
         record.pending = None
@@ -84,9 +84,9 @@ class _Collector:
     """Puts each tool call of the turn into the record as it completes."""
 
     def __init__(
-        self, record: RunRecord, turn: int, find_pull_request: PullRequestFinder, observer: ToolObserver | None
+        self, record: RunRecord, turn: int, find_side_effect: SideEffectFinder, observer: ToolObserver | None
     ) -> None:
-        self.record, self.turn, self.find, self.observer = record, turn, find_pull_request, observer
+        self.record, self.turn, self.find, self.observer = record, turn, find_side_effect, observer
         self.seen = 0
 
     def __call__(self, call: ToolCall) -> None:
@@ -95,9 +95,9 @@ class _Collector:
         placed = self.record.place([call], self.turn)[0]
         self.record.pending = Turn(pending.user, tool_calls=(*pending.tool_calls, placed))
         self.seen += 1
-        pr = self.find(placed)
-        if pr is not None:
-            self.record.add_pull_request(pr)
+        effect = self.find(placed)
+        if effect is not None:
+            self.record.add_side_effect(effect)
         if self.observer is not None:
             self.observer(placed)
 
@@ -144,11 +144,11 @@ __all__ = [
     "DEFAULT_MAX_TURNS",
     "MAX_TURNS_LIMIT",
     "MessageObserver",
-    "PullRequestFinder",
+    "SideEffectFinder",
     "ToolObserver",
     "TurnObserver",
     "describe_error",
-    "no_pull_requests",
+    "no_side_effects",
     "run_conversation",
     "unwrap",
 ]

@@ -14,6 +14,7 @@ unfinished) is not made.
 from __future__ import annotations
 
 import copy
+import json
 import re
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
@@ -132,8 +133,8 @@ class _Tape:
         record["transcript"] = [e for e in record["transcript"] if e["turn"] <= turn]
         made = [c for c in record["tool_calls"] if c["turn"] <= turn]
         record["tool_calls"] = made
-        urls = {str((c.get("result") or {}).get("url")) for c in made if isinstance(c.get("result"), dict)}
-        record["pull_requests"] = [p for p in record["pull_requests"] if p.get("url") in urls]
+        said = json.dumps(made, ensure_ascii=False)  # a side effect of a kept call is named by it (link, else id)
+        record["side_effects"] = [s for s in record["side_effects"] if (s.get("url") or s["id"]) in said]
         record["conversation_end"], record["ended_by"] = "done", "user"
 
     def done(self) -> Cassette:

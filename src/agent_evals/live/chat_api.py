@@ -194,7 +194,7 @@ class ChatService:
             fresh = await asyncio.to_thread(store.mark_answering, kept, True, before)
         except StoreUnavailable as exc:
             raise ChatError(503, f"the conversation store is unavailable: {exc}; the message was not sent to the "
-                                 "agent", "portal") from exc
+                                 "agent", "system") from exc
         return kept if fresh else None
 
     def _keep(self, conversation: StoredConversation) -> None:
@@ -252,7 +252,7 @@ class ChatService:
             else:
                 await asyncio.to_thread(store.save, conversation)
         except StoreUnavailable as exc:
-            raise ChatError(503, f"the conversation store is unavailable: {exc}; {consequence}", "portal") from exc
+            raise ChatError(503, f"the conversation store is unavailable: {exc}; {consequence}", "system") from exc
 
     async def _save_quietly(self, store: ConversationStore, conversation: StoredConversation) -> None:
         try:

@@ -21,6 +21,7 @@ from typing import Any
 
 from agent_evals.live.policy import PolicyCheck
 from agent_evals.live.stored import StoredConversation
+from agent_evals.record import RunRecord
 
 GROUP = "from-production"
 _DIGITS = re.compile(r"\d+")
@@ -59,7 +60,7 @@ def user_messages(conversation: StoredConversation) -> list[str]:
 
 def plan_entry(conversation: StoredConversation, *, simulated: bool) -> dict[str, Any]:
     """The golden plan entry: the agent's recorded replies (and the user's lines, for a simulated user)."""
-    created = {p.id: p.url for p in conversation.record.pull_requests if p.url}
+    created = _addressed(conversation.record)
     steps: list[dict[str, Any]] = []
     made: set[int] = set()
     for message in conversation.history:
@@ -78,6 +79,12 @@ def plan_entry(conversation: StoredConversation, *, simulated: bool) -> dict[str
     if simulated:
         entry["user"] = [*user_messages(conversation), "[DONE]"]
     return entry
+
+
+def _addressed(record: RunRecord) -> dict[int, str]:
+    """The side effects with a link and a number (a pull request…): a replay makes them again under new
+    numbers, so the plan finds each by its link's pattern."""
+    return {int(s.id): s.url for s in record.side_effects if s.url and s.id.isascii() and s.id.isdigit()}
 
 
 def _created_in(message: Mapping[str, Any], created: Mapping[int, str]) -> set[int]:

@@ -5,7 +5,7 @@ Outcomes, as in the evaluations (an error is never a failure):
 * **error** (not graded): the conversation ended in an error (the model or the portal failed, or
   it was cut off by a crash: kind ``cut_off``); its agent has no policy, or its version is not one
   the policy covers (kind ``config``, saying so: labelled, not mis-scored); the end state or the
-  judge could not be read (``portal``, ``model``); or nothing the policy asks could be graded;
+  judge could not be read (``system``, ``model``); or nothing the policy asks could be graded;
 * **fail**: a check failed; **pass**: every check that applies passed.
 
 A check with ``when: {called: [...]}`` applies only to conversations that called one of those

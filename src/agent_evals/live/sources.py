@@ -35,9 +35,9 @@ TIMEOUT_S = 60.0
 
 
 class SourceError(KitError):
-    """The conversations cannot be read: the portal is down or refuses, a file is missing (kind ``portal``)."""
+    """The conversations cannot be read: the portal is down or refuses, a file is missing (kind ``system``)."""
 
-    kind = "portal"
+    kind = "system"
 
 
 @dataclass(frozen=True)

@@ -12,7 +12,7 @@ when the store opens and once a day after; ``AGENT_EVALS_LIVE_INSTANCE`` (defaul
 name and the data dir): the server's name in the store, so a restarted server marks the
 conversations it was answering when it stopped as cut off.
 
-Every operation raises :class:`StoreUnavailable` (kind ``portal``) when the database cannot
+Every operation raises :class:`StoreUnavailable` (kind ``system``) when the database cannot
 be reached; nothing already stored is changed by a failed operation. A database URL is
 never logged or shown with its password.
 """
@@ -43,9 +43,9 @@ PURGE_EVERY_S = 86_400.0
 
 
 class StoreUnavailable(KitError):
-    """The conversation store cannot be reached or refused an operation (kind ``portal``)."""
+    """The conversation store cannot be reached or refused an operation (kind ``system``)."""
 
-    kind = "portal"
+    kind = "system"
 
 
 class StoreConfigError(KitError, ValueError):

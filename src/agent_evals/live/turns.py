@@ -64,8 +64,8 @@ def finish_turn(
     record.pending = None
     record.add_usage("agent", usage)
     for call in placed:
-        if (ref := pack.system.side_effect(call)) is not None:
-            record.add_pull_request(ref)
+        if (effect := pack.system.side_effect(call)) is not None:
+            record.add_side_effect(effect)
     record.end = End(stop_reason if stop_reason != "reply" else "done")
     user = {"role": "user", "content": record.turns[-1].user}
     conversation.history = [*conversation.history, user, *scrub(list(messages), secrets)]

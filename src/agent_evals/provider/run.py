@@ -11,7 +11,7 @@ view of it makes the case's fixtures, names the side effects tool calls made, re
 state and undoes what the conversation made.
 
 When the run cannot happen or breaks off, the answer is a Promptfoo ``error`` that starts
-with its kind (``[portal] …``), with the run record so far in ``metadata`` (the side
+with its kind (``[system] …``), with the run record so far in ``metadata`` (the side
 effects made so far included), so the cleanup hook still finds them.
 """
 
@@ -234,23 +234,24 @@ def validated_checks(asserts: Sequence[Any], pack: Pack | None = None, *, base: 
 
 
 def _snapshot(record: RunRecord, system: Conversation, checks: Sequence[CheckRef]) -> None:
-    """Read the end state for grading; a system that cannot be read makes the row an error (kind ``portal``).
+    """Read the end state for grading; a system that cannot be read makes the row an error (kind ``system``).
+    After an error of the system (or of the configuration) it is not asked again.
 
     The side effects the conversation made are also those the system finds by its trace, so they are
     known whichever tool made them.
     """
-    if record.end is not None and record.end.reason == "error" and record.end.error_kind in ("portal", "config"):
+    if record.end is not None and record.end.reason == "error" and record.end.error_kind in ("system", "config"):
         return
     try:
         record.snapshot = system.snapshot(record, checks)
     except SystemFailure as exc:
         if record.end is None or record.end.reason != "error":
-            record.end = End.failed("portal", f"could not read the end state from the portal for grading: {exc}")
+            record.end = End.failed("system", f"could not read the end state for grading: {exc}")
         return
     if record.snapshot is None:
         return
     if (why := system.spoiled(record, record.snapshot)) is not None and (record.end is None or record.end.reason != "error"):
-        record.end = End.failed("portal", why)
+        record.end = End.failed("system", why)
 
 
 async def converse(
@@ -271,7 +272,7 @@ async def converse(
                 user,
                 record=record,
                 max_turns=1 if config.mode == "single_turn" else config.max_turns,
-                find_pull_request=pack.system.side_effect,
+                find_side_effect=pack.system.side_effect,
                 on_turn=on_turn,
                 on_user_message=on_message,
                 on_tool_call=on_tool,

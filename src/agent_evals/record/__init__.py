@@ -1,6 +1,7 @@
 """The run record: one type for what happened in a conversation (standard library only).
 
-``ToolCall`` (one tool call with a typed outcome), ``End`` (how the conversation ended,
+``ToolCall`` (one tool call with a typed outcome), ``SideEffect`` (one thing it made in the
+system under test), ``End`` (how the conversation ended,
 who ended it, the kind of error), ``Usage`` by role, ``UserReview`` (what the checks of the
 simulated user found), and ``RunRecord``, which the
 provider's metadata, cassettes, assertions, cleanup, the golden self-check and the report
@@ -23,7 +24,6 @@ from agent_evals.record.run_record import (
     RECORD_VERSION,
     STOP_REASONS,
     AgentInfo,
-    PullRequestRef,
     RecordError,
     RunRecord,
     Snapshot,
@@ -34,9 +34,11 @@ from agent_evals.record.run_record import (
     UserKind,
     check_marker,
 )
+from agent_evals.record.side_effect import SideEffect, SideEffectFormatError
 from agent_evals.record.tool_call import TOOL_OUTCOMES, ToolCall, ToolCallFormatError, ToolOutcome, parse_arguments
 from agent_evals.record.usage import ROLES, Role, Usage, usage_by_role
 from agent_evals.record.user_review import USER_CHECKS, Undecided, UserCheck, UserFinding, UserReview
+from agent_evals.record.versions import RENAMED_ERROR_KINDS, upgrade_record
 from agent_evals.record.vocabulary import is_one_of, one_of
 
 __all__ = [
@@ -44,6 +46,7 @@ __all__ = [
     "ERROR_KINDS",
     "MARKER",
     "RECORD_VERSION",
+    "RENAMED_ERROR_KINDS",
     "ROLES",
     "STOP_REASONS",
     "TOOL_OUTCOMES",
@@ -55,9 +58,10 @@ __all__ = [
     "ErrorKind",
     "Judgement",
     "KitError",
-    "PullRequestRef",
     "RecordError",
     "Role",
+    "SideEffect",
+    "SideEffectFormatError",
     "RunRecord",
     "Snapshot",
     "StopReason",
@@ -81,5 +85,6 @@ __all__ = [
     "one_of",
     "parse_arguments",
     "question_key",
+    "upgrade_record",
     "usage_by_role",
 ]

@@ -17,9 +17,9 @@ An **error is not a failure**: a failure is something the agent did wrong; an er
 something that kept the run from happening. ``ErrorKind`` names it:
 
 ``config``          the suite, case, provider or agent configuration is wrong
-``portal``          the portal could not be reached, refused, or failed
-``system``          the system under test or one of the agent's MCP servers could not be started or
-                    reached, or stopped during the conversation
+``system``          the system under test (the portal, a test repository…) or one of the agent's MCP
+                    servers could not be started, reached or read, refused, or stopped during the
+                    conversation (records of version 2 called the system under test's failures ``portal``)
 ``model``           the agent's (or judge's) model failed: unreachable, auth, rate limit after retries
 ``user_simulator``  the simulated user's model failed or its reply was unusable
 ``replay``          the cassette no longer fits the run (or is stale)
@@ -39,7 +39,7 @@ EndReason = Literal["done", "gave_up", "max_turns", "max_tool_rounds", "max_toke
 END_REASONS: tuple[EndReason, ...] = get_args(EndReason)
 EndedBy = Literal["user", "limit", "error"]
 ErrorKind = Literal[
-    "config", "portal", "system", "model", "user_simulator", "replay", "budget", "timeout", "interrupted", "internal",
+    "config", "system", "model", "user_simulator", "replay", "budget", "timeout", "interrupted", "internal",
     "cut_off",
 ]
 ERROR_KINDS: tuple[ErrorKind, ...] = get_args(ErrorKind)
@@ -98,7 +98,7 @@ class End:
         return cls("error", kind, message)
 
     def describe(self) -> str:
-        """``done (by the user)``, ``error (portal): …``."""
+        """``done (by the user)``, ``error (system): …``."""
         if self.reason == "error":
             return f"error ({self.error_kind}): {self.error}"
         return f"{self.reason} (by the {self.by})"

@@ -7,16 +7,18 @@ cleanup, the golden self-check and the report read it back with
 
 The metadata form (``docs/record.md`` describes every key)::
 
-    {"agent_evals": 2, "case_id": "C01",
+    {"agent_evals": 3, "case_id": "C01",
      "agent": {"name", "model", "temperature", "instructions_sha256"},
      "user": {"kind", "model"},
      "turns": 2, "transcript": [{"role", "content", "turn", "tool_calls": [names]}],
-     "tool_calls": [ToolCall], "pull_requests": [{"id", "url"}],
+     "tool_calls": [ToolCall], "side_effects": [{"kind", "id", "url"?}],
      "conversation_end": "done", "ended_by": "user", "error_kind": null, "error": null,
      "final_reply": "...", "usage": {"agent": {...}, "user": {...}, "judge": {...}},
      "trace": {"eval_id", "test_id"}, "replay": {...} | absent, "snapshot": {...} | absent,
      "fixtures": [{"kind", "key", ...}] | absent, "judged": [Judgement] | absent,
      "user_review": UserReview | absent}
+
+A record of an older version is read as its upgrade (:mod:`agent_evals.record.versions`).
 """
 
 from __future__ import annotations
@@ -27,13 +29,12 @@ from typing import Any, Literal, get_args
 
 from agent_evals.record.ends import END_REASONS, ERROR_KINDS, End, ended_by
 from agent_evals.record.judgement import Judgement
+from agent_evals.record.side_effect import SideEffect, SideEffectFormatError
 from agent_evals.record.tool_call import ToolCall, ToolCallFormatError
 from agent_evals.record.user_review import UserReview
 from agent_evals.record.usage import ROLES, Role, Usage
+from agent_evals.record.versions import MARKER, RECORD_VERSION, UPGRADABLE, unsupported, upgrade_record
 from agent_evals.record.vocabulary import one_of
-
-RECORD_VERSION = 2
-MARKER = "agent_evals"  # metadata key holding the record version; tells our metadata from another provider's
 
 UserKind = Literal["simulated_user", "user_messages", "class", "single_turn", "human"]  # human: a production conversation
 USER_KINDS: tuple[UserKind, ...] = get_args(UserKind)
@@ -106,17 +107,8 @@ class UserInfo:
 
 
 @dataclass(frozen=True)
-class PullRequestRef:
-    id: int
-    url: str
-
-    def to_dict(self) -> dict[str, Any]:
-        return {"id": self.id, "url": self.url}
-
-
-@dataclass(frozen=True)
 class Trace:
-    """The ids a run's pull requests carry (``X-Eval-Id``, ``X-Test-Id``)."""
+    """The ids a run's side effects carry (``X-Eval-Id``, ``X-Test-Id``)."""
 
     eval_id: str
     test_id: str
@@ -171,7 +163,7 @@ class RunRecord:
     user: UserInfo = field(default_factory=UserInfo)
     turns: list[Turn] = field(default_factory=list)
     pending: Turn | None = None  # a user message the agent never answered, with the calls made for it
-    pull_requests: list[PullRequestRef] = field(default_factory=list)
+    side_effects: list[SideEffect] = field(default_factory=list)  # what it made in the system, in order, once each
     end: End | None = None
     usage: dict[Role, Usage] = field(default_factory=lambda: {role: Usage() for role in ROLES})
     trace: Trace | None = None
@@ -220,9 +212,13 @@ class RunRecord:
         start = len(self.tool_calls)
         return tuple(c.placed(turn=turn, index=start + i + 1) for i, c in enumerate(calls))
 
-    def add_pull_request(self, ref: PullRequestRef) -> None:
-        if all(p.id != ref.id for p in self.pull_requests):
-            self.pull_requests.append(ref)
+    def add_side_effect(self, effect: SideEffect) -> None:
+        """List ``effect`` unless it is listed already (same kind and id)."""
+        if all(s.key != effect.key for s in self.side_effects):
+            self.side_effects.append(effect)
+
+    def side_effects_of(self, kind: str) -> list[SideEffect]:
+        return [s for s in self.side_effects if s.kind == kind]
 
     def finish(self, end: End) -> None:
         """Set the end once; a later error does not overwrite the first cause."""
@@ -240,7 +236,7 @@ class RunRecord:
             "turns": self.user_messages_sent,
             "transcript": self._transcript(),
             "tool_calls": [c.to_dict() for c in self.tool_calls],
-            "pull_requests": [p.to_dict() for p in self.pull_requests],
+            "side_effects": [s.to_dict() for s in self.side_effects],
             "conversation_end": end.reason,
             "ended_by": end.by,
             "error_kind": end.error_kind,
@@ -280,8 +276,13 @@ class RunRecord:
 
     @classmethod
     def from_metadata(cls, metadata: Any) -> RunRecord:
-        """Read the record back; raises :class:`RecordError` naming what is wrong."""
+        """Read the record back (a version-2 record as its upgrade); raises :class:`RecordError` naming
+        what is wrong."""
         check_marker(metadata)
+        try:
+            metadata = upgrade_record(metadata)
+        except ValueError as exc:
+            raise RecordError(str(exc)) from None
         try:
             calls = [
                 ToolCall.from_dict(c, where=f"tool_calls[{i}]") for i, c in enumerate(_list(metadata, "tool_calls"))
@@ -295,7 +296,7 @@ class RunRecord:
             user=UserInfo.from_dict(metadata.get("user")),
             turns=turns,
             pending=pending,
-            pull_requests=_pull_requests(_list(metadata, "pull_requests")),
+            side_effects=_side_effects(_list(metadata, "side_effects")),
             end=_end(metadata),
             usage={role: Usage.from_dict((metadata.get("usage") or {}).get(role)) for role in ROLES},
             trace=_trace(metadata.get("trace")),
@@ -308,7 +309,7 @@ class RunRecord:
 
 
 def check_marker(metadata: Any) -> None:
-    """Raise :class:`RecordError` unless ``metadata`` is a run record of this version."""
+    """Raise :class:`RecordError` unless ``metadata`` is a run record of this version or one it upgrades."""
     if not isinstance(metadata, Mapping) or not metadata:
         raise RecordError(
             "no provider metadata: the agent_evals provider (providers/agent.py) returns the "
@@ -318,11 +319,8 @@ def check_marker(metadata: Any) -> None:
         keys = ", ".join(sorted(map(str, metadata))) or "none"
         raise RecordError(f"the metadata is not from the agent_evals provider (no {MARKER!r} marker; keys found: {keys})")
     version = metadata[MARKER]
-    if version != RECORD_VERSION:
-        raise RecordError(
-            f"run record version {version!r} is not supported (this kit reads version {RECORD_VERSION}); "
-            "re-run the case, or upgrade cassettes with `npx agent-evals cassettes upgrade DIR`"
-        )
+    if isinstance(version, bool) or version not in (*UPGRADABLE, RECORD_VERSION):
+        raise RecordError(unsupported(version))
 
 
 def _list(metadata: Mapping[str, Any], key: str) -> list[Any]:
@@ -374,14 +372,11 @@ def _turns(entries: list[Any], calls: list[ToolCall]) -> tuple[list[Turn], Turn 
     return turns, pending
 
 
-def _pull_requests(items: list[Any]) -> list[PullRequestRef]:
-    refs = []
-    for item in items:
-        pr_id = item.get("id") if isinstance(item, Mapping) else None
-        if isinstance(pr_id, bool) or not isinstance(pr_id, int):
-            raise RecordError(f"metadata 'pull_requests' entries must be {{id, url}}, got {item!r:.80}")
-        refs.append(PullRequestRef(pr_id, str(item.get("url") or "")))
-    return refs
+def _side_effects(items: list[Any]) -> list[SideEffect]:
+    try:
+        return [SideEffect.from_dict(item, where=f"metadata side_effects[{i}]") for i, item in enumerate(items)]
+    except SideEffectFormatError as exc:
+        raise RecordError(str(exc)) from None
 
 
 def _end(metadata: Mapping[str, Any]) -> End | None:
@@ -422,7 +417,6 @@ __all__ = [
     "MARKER",
     "RECORD_VERSION",
     "AgentInfo",
-    "PullRequestRef",
     "RecordError",
     "RunRecord",
     "Snapshot",

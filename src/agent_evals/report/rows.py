@@ -23,7 +23,8 @@ import re
 from collections.abc import Mapping, Sequence
 from typing import Any, Literal, NamedTuple
 
-from agent_evals.record import ERROR_KINDS, ROLES, AgentInfo, Role, Usage
+from agent_evals.record import ERROR_KINDS, MARKER, RENAMED_ERROR_KINDS, ROLES, AgentInfo, Role, Usage, upgrade_record
+from agent_evals.record.versions import UPGRADABLE
 from agent_evals.record.row_labels import INFORMATIVE, NOT_GRADED, leading_case_id
 from agent_evals.report.user_rows import NO_USER, UserSide, user_side
 
@@ -115,7 +116,7 @@ def row_from_promptfoo(raw: Mapping[str, Any], eval_id: str, *, tool_calls: int 
         raise NotPromptfooRow("a result row without testIdx and testCase")
     test = raw["testCase"]
     test_meta = _mapping(test.get("metadata"))
-    record = _mapping(_mapping(raw.get("response")).get("metadata"))
+    record = current_record(_mapping(_mapping(raw.get("response")).get("metadata")))
     row_meta = _mapping(raw.get("metadata"))
     case_id, source = case_identity(record, test_meta, test.get("description"), int(raw["testIdx"]))
     grading = _mapping(raw.get("gradingResult"))
@@ -189,15 +190,22 @@ def provider_name(raw: Any) -> str:
     return str(raw or "provider")
 
 
+def current_record(record: Mapping[str, Any]) -> Mapping[str, Any]:
+    """A row's record of an older version that the kit upgrades, read as its upgrade (a report reads
+    Promptfoo's stored rows of any age); any other as it is."""
+    return upgrade_record(record) if record.get(MARKER) in UPGRADABLE else record
+
+
 def error_kind(record: Mapping[str, Any], error: Any) -> str:
     """The kit's error kind of an error row: the record's ``error_kind``, else the ``[kind]``
-    the message starts with; Promptfoo's Ctrl-C row is ``interrupted``; else ``unknown``."""
+    the message starts with (an older name read as today's); Promptfoo's Ctrl-C row is
+    ``interrupted``; else ``unknown``."""
     kind = record.get("error_kind")
     if kind in ERROR_KINDS:
         return str(kind)
     text = str(error or "")
-    if (match := _KIND_PREFIX.match(text)) and match.group(1) in ERROR_KINDS:
-        return match.group(1)
+    if (match := _KIND_PREFIX.match(text)) and (found := RENAMED_ERROR_KINDS.get(match[1], match[1])) in ERROR_KINDS:
+        return found
     if _WORKER_SHUTDOWN in text:
         return "interrupted"
     return UNKNOWN_KIND

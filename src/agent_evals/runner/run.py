@@ -451,7 +451,7 @@ def run_suite(
             if entry is not None:
                 entry.portal_died = True
             report = _cleanup_after_portal_died(suite, portal, eval_id)
-        if report.abandoned or report.failed or report.error:
+        if report.acted:
             print(f"cleanup of {eval_id}: {report.summary()}", flush=True)
         if report.error:
             where = str(portal.data_dir) if portal.data_dir is not None else portal.url
@@ -588,9 +588,7 @@ def _cleanup(run_id: str, portal: Running, *, settle: bool) -> CleanupReport:
     if settle:  # a create call already on its way when Promptfoo stopped may land after the first sweep
         time.sleep(CLEANUP_SETTLE_S)
         late = portal.undo_eval(run_id)
-        report.abandoned += late.abandoned
-        report.failed.update(late.failed)
-        report.error = report.error or late.error
+        report.add(late)
     return report
 
 

@@ -73,23 +73,22 @@ def sweep_stale(runs_root: Path, running: Running) -> tuple[int, int]:
     returns (runs, side effects)."""
     data_dir, url = running.data_dir, running.url
     target = place(data_dir, url)
-    runs = prs = 0
+    runs = undone = 0
     for manifest in stale_runs(runs_root, data_dir=data_dir, url=url):
         report = running.undo_eval(manifest.run_id)  # a run from before the suites had ids of their own
         for entry in manifest.suites:
             more = running.undo_eval(suite_eval_id(manifest.run_id, entry.suite))
-            report.abandoned += more.abandoned
-            report.error = report.error or more.error
+            report.add(more)
         if report.error:
             continue  # the system could not be asked; a later run tries again
         runs += 1
-        prs += len(report.abandoned)
+        undone += len(report.undone)
         manifest.swept.append(target)
         if manifest.finished_at is None and _places(manifest) <= set(manifest.swept):
             manifest.finished_at = now()
             manifest.interrupted = True
         manifest.save(runs_root / manifest.run_id)
-    return runs, prs
+    return runs, undone
 
 
 def sweep_leftovers(runs_root: Path) -> None:

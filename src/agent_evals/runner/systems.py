@@ -87,7 +87,7 @@ class Systems:
             return pool
 
     def get(self, suite: Suite, *, shard: Shard | None = None) -> Running:
-        """The system the suite runs against (raises ``SystemSetupError``, kind ``portal``)."""
+        """The system the suite runs against (raises ``SystemSetupError``, kind ``system``)."""
         running = self._pool(suite).get(suite, shard=shard)
         with self._lock:
             self._opened[suite.name] = running

@@ -168,7 +168,7 @@ def _record(
         roles[role] = {"prompt_tokens": 0, "completion_tokens": 0, "calls": 0, "cost": 0.0, **u}
     ended = end or ("error" if outcome == "error" else "done")
     return {
-        "agent_evals": 2,
+        "agent_evals": 3,
         "case_id": case_id,
         "agent": dict(agent or AGENT),
         "user": {"kind": "simulated_user", "model": "user-model"},
@@ -189,7 +189,7 @@ def _record(
             }
             for i, name in enumerate(tool_calls)
         ],
-        "pull_requests": [],
+        "side_effects": [],
         "conversation_end": ended,
         "ended_by": {"done": "user", "gave_up": "user", "error": "error"}.get(ended, "limit"),
         "error_kind": error_kind if outcome == "error" else None,

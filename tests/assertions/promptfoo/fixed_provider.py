@@ -12,7 +12,8 @@ import json
 from agent_evals.assertions.registry import kit_checks
 from agent_evals.packs.spoke.portal.api import PortalAPI, pull_request_url
 from agent_evals.packs.spoke.snapshot import take_snapshot
-from agent_evals.record import AgentInfo, End, PullRequestRef, RunRecord, ToolCall, Turn, UserInfo
+from agent_evals.packs.spoke.created_prs import pull_request
+from agent_evals.record import AgentInfo, End, RunRecord, ToolCall, Turn, UserInfo
 
 SOURCE = {"name": "billing", "settings": {"retries": 3, "timeout": 10}, "tags": ["a"]}
 
@@ -51,7 +52,7 @@ def _record(variant, portal_url):
     for number, (user, reply, calls) in enumerate(turns, start=1):
         record.turns.append(Turn(user=user, assistant=reply, tool_calls=record.place(calls, number)))
     for pr in prs:
-        record.add_pull_request(PullRequestRef(pr, pull_request_url(portal_url, pr)))
+        record.add_side_effect(pull_request(pr, pull_request_url(portal_url, pr)))
     record.finish(end)
     return record
 

@@ -14,7 +14,7 @@ import pytest
 from agent_evals.packs.release.checks.changelog_entry import grade as changelog_grade
 from agent_evals.packs.release.checks.protected_branches import grade as protected_grade
 from agent_evals.packs.release.repository import (
-    OWNER_FILE, SERVER_ENVIRONMENT, SideEffect, side_effects, stale_runs, start_run, sweep, undo,
+    OWNER_FILE, SERVER_ENVIRONMENT, RepositoryChange, side_effects, stale_runs, start_run, sweep, undo,
 )
 from agent_evals.packs.release.seed_repo import SEED_MAIN
 from agent_evals.packs.release.snapshot import RESOURCE
@@ -48,10 +48,10 @@ def test_side_effects_and_undo(tmp_path: Path) -> None:
     found = side_effects(copy.snapshot())
     [commit] = [effect for effect in found if effect.kind == "commit"]
     assert found == [
-        SideEffect("branch", "release-notes/2.0.0", "created"),
-        SideEffect("branch", "feature/csv-output", "deleted"),
+        RepositoryChange("branch", "release-notes/2.0.0", "created"),
+        RepositoryChange("branch", "feature/csv-output", "deleted"),
         commit,
-        SideEffect("file", "scratch.md", "??"),
+        RepositoryChange("file", "scratch.md", "??"),
     ]
     assert commit.detail == "docs: release notes for 2.0.0" and commit.describe().startswith("commit ")
     undo(copy.path)

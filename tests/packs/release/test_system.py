@@ -15,7 +15,7 @@ from agent_evals.packs.release import PACK
 from agent_evals.packs.release.git_command import git
 from agent_evals.packs.release.snapshot import RESOURCE
 from agent_evals.packs.release.system import RUN_ENV, SIDE_EFFECTS, runs_base
-from agent_evals.record import AgentInfo, RunRecord, Trace, UserInfo
+from agent_evals.record import AgentInfo, RunRecord, SideEffect, Trace, UserInfo
 from agent_evals.suites.discovery import Suite
 
 
@@ -44,11 +44,14 @@ def test_a_run_a_conversation_its_snapshot_and_undo(data_dir: Path, tmp_path: Pa
         git(repo, "commit", "--quiet", "-am", "docs: notes")
         record = _record(trace)
         record.snapshot = conversation.snapshot(record, [])
-        assert record.snapshot is not None and record.pull_requests == []  # no branch in the record's PR list
+        assert record.snapshot is not None and record.side_effects == []  # the snapshot adds none: the calls do
         assert record.snapshot.resources[RESOURCE]["end"]["branches"]["release-notes/2.0.0"]
         assert [e["kind"] for e in record.snapshot.resources[SIDE_EFFECTS]] == ["branch", "commit"]
-        assert conversation.undo(record, fixtures=False) == {"abandoned": [], "already_closed": [], "by": "provider",
-                                                             "undone": 2, "removed": "working copy"}
+        record.side_effects = [SideEffect("branch", "release-notes/2.0.0"), SideEffect("file", "CHANGELOG.md")]
+        assert conversation.undo(record, fixtures=False) == {
+            "undone": [{"kind": "branch", "id": "release-notes/2.0.0"}, {"kind": "file", "id": "CHANGELOG.md"}],
+            "already_gone": [], "summary": "removed 1 branch(s), reverted 1 file(s)",
+            "by": "provider", "removed": "working copy"}
         assert not repo.exists()
         left = PACK.system.conversation(Trace("run-1.release-notes", "R02#cd"), running.env())
         left_repo = Path(left.variables["REPO"])  # a worker killed before its undo: the eval's undo removes it

@@ -34,14 +34,15 @@ _UNSAFE = re.compile(r"[^A-Za-z0-9._-]+")
 COMMIT_DATE = "1744372800 +0000"  # 2025-04-11 12:00 UTC, after the seed's last commit
 SERVER_ENVIRONMENT = {"GIT_AUTHOR_DATE": COMMIT_DATE, "GIT_COMMITTER_DATE": COMMIT_DATE}
 
-SideEffectKind = Literal["branch", "commit", "file"]
+ChangeKind = Literal["branch", "commit", "file"]
 
 
 @dataclass(frozen=True)
-class SideEffect:
-    """One thing a conversation changed in its working copy."""
+class RepositoryChange:
+    """One thing a conversation changed in its working copy, as its end state shows it (the record's
+    side effects are what its tool calls made: :mod:`.made`)."""
 
-    kind: SideEffectKind
+    kind: ChangeKind
     name: str  # the branch, the commit's id, the file's path
     detail: str  # "created", "moved from 4c956cb", "deleted"; the commit's subject; the file's status
 
@@ -99,15 +100,15 @@ def start_run(base: Path, eval_id: str, owner: ProcessRef | None = None) -> RunR
     return RunRepositories(root, read_refs(seed))
 
 
-def side_effects(snapshot: RepositorySnapshot) -> list[SideEffect]:
+def side_effects(snapshot: RepositorySnapshot) -> list[RepositoryChange]:
     """What the conversation changed, found from the repository's state against the start's: branches
     created, moved or deleted, the commits it made, the files changed and not committed."""
     start, end = snapshot.start.branches, snapshot.end.branches
-    found = [SideEffect("branch", b, "created") for b in snapshot.created()]
-    found += [SideEffect("branch", b, f"moved from {start[b][:7]} to {end[b][:7]}") for b in snapshot.moved()]
-    found += [SideEffect("branch", b, "deleted") for b in snapshot.deleted()]
-    found += [SideEffect("commit", c.sha, c.subject) for c in snapshot.commits]
-    found += [SideEffect("file", line[3:], line[:2].strip()) for line in snapshot.uncommitted]
+    found = [RepositoryChange("branch", b, "created") for b in snapshot.created()]
+    found += [RepositoryChange("branch", b, f"moved from {start[b][:7]} to {end[b][:7]}") for b in snapshot.moved()]
+    found += [RepositoryChange("branch", b, "deleted") for b in snapshot.deleted()]
+    found += [RepositoryChange("commit", c.sha, c.subject) for c in snapshot.commits]
+    found += [RepositoryChange("file", line[3:], line[:2].strip()) for line in snapshot.uncommitted]
     return found
 
 
@@ -153,5 +154,5 @@ def folder_name(name: str) -> str:
     return cleaned
 
 
-__all__ = ["COMMIT_DATE", "OWNER_FILE", "SERVER_ENVIRONMENT", "RunRepositories", "SideEffect", "WorkingCopy",
+__all__ = ["COMMIT_DATE", "OWNER_FILE", "SERVER_ENVIRONMENT", "RepositoryChange", "RunRepositories", "WorkingCopy",
            "folder_name", "open_run", "remove_run", "side_effects", "stale_runs", "start_run", "sweep", "undo"]

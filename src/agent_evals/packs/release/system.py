@@ -13,10 +13,11 @@
   seed's (:mod:`.snapshot`, in the snapshot's resource ``repository``); undo removes the copy. No
   fixtures, and no trace headers to send: the copy is the conversation's.
 
-Side effects are branches, commits and changed files, found from the repository's state
-(:func:`.repository.side_effects`). The run record's side effects are pull requests until its next
-version, so these live in the snapshot only (resource ``side_effects``), never in
-``record.pull_requests``: :meth:`ReleaseSystem.side_effect` answers None for every call.
+Side effects are branches, commits and changed files. The run record lists those the agent's git and
+filesystem calls made (:meth:`ReleaseSystem.side_effect`, :mod:`.made`: kinds ``branch``, ``commit``,
+``file``); the snapshot's resource ``side_effects`` lists what the repository shows at the end
+(:func:`.repository.side_effects`: branches moved or deleted and files left uncommitted too). Undo
+needs neither: it removes the working copy.
 """
 
 from __future__ import annotations
@@ -35,14 +36,18 @@ from agent_evals.authoring import (
     ProcessRef,
     Running,
     RunRecord,
+    SideEffect,
     Snapshot,
     System,
     SystemPool,
     SystemSetupError,
+    ToolCall,
     Trace,
+    UndoWords,
     default_data_dir,
     trace_of_row,
 )
+from agent_evals.packs.release.made import made_by
 from agent_evals.packs.release.repository import (
     SERVER_ENVIRONMENT,
     RunRepositories,
@@ -64,6 +69,9 @@ if TYPE_CHECKING:
 RUN_ENV = "AGENT_EVALS_RELEASE_RUN"  # the run folder, in the workers' (and hooks') environment
 SIDE_EFFECTS = "side_effects"  # the snapshot's resource listing the branches, commits and files changed
 _SEPARATOR = "--"  # a working copy's folder: <eval id>--<test id>
+#: how a person reads the undo of a conversation's side effects (its working copy removed)
+UNDONE = (UndoWords("branch", "removed", "branch"), UndoWords("commit", "removed", "commit"),
+          UndoWords("file", "reverted", "file"))
 
 
 def runs_base() -> Path:
@@ -204,6 +212,10 @@ class ReleaseSystem(System):
 
         return {t["name"]: mcp_tool_to_spec(t["name"], t["description"], t["input_schema"]) for t in catalog()}
 
+    def side_effect(self, call: ToolCall) -> SideEffect | None:
+        """The branch, commit or file a successful git or filesystem call made (:func:`.made.made_by`)."""
+        return made_by(call)
+
     def conversation(self, trace: Trace, env: Mapping[str, str] | None = None) -> Conversation:
         return RepositoryConversation(trace, os.environ if env is None else env)
 
@@ -253,8 +265,8 @@ class RepositoryConversation(Conversation):
         return self._own_run
 
     def snapshot(self, record: RunRecord, checks: Sequence[CheckRef]) -> Snapshot | None:
-        """The repository's state against the seed's, and the side effects found from it (the record's
-        side effects are pull requests until its next version: these are in the snapshot only)."""
+        """The repository's state against the seed's, and the changes found from it (resource
+        ``side_effects``; the record's side effects are what the calls made)."""
         if self._copy is None:
             return None  # no conversation reached the repository
         state = self._copy.snapshot()
@@ -262,16 +274,16 @@ class RepositoryConversation(Conversation):
         return Snapshot(self._copy.path.as_uri(), (), {RESOURCE: state.to_dict(), SIDE_EFFECTS: found})
 
     def undo(self, record: RunRecord, *, fixtures: bool) -> dict[str, Any] | None:
-        """Remove the working copy (and a run folder of its own): every branch, commit and file goes."""
+        """Remove the working copy (and a run folder of its own): every branch, commit and file the
+        record lists goes with it."""
         if self._copy is None and self._own_run is None:
             return None
-        found = record.snapshot.resources.get(SIDE_EFFECTS, []) if record.snapshot is not None else []
         if self._copy is not None:
             undo(self._copy.path)
         if self._own_run is not None:
             self._own_run.close()
-        return {"abandoned": [], "already_closed": [], "by": "provider", "undone": len(found),
-                "removed": "working copy"}
+        report = CleanupReport(undone=list(record.side_effects), words=UNDONE)
+        return {**report.as_dict(), "by": "provider", "removed": "working copy"}
 
 
 SYSTEM = ReleaseSystem()

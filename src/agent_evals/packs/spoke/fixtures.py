@@ -128,7 +128,7 @@ def create(api: Any, fixtures: list[Fixture], trace: Mapping[str, str]) -> list[
     """Make each fixture through the portal, in order; answers the run record's ``fixtures``.
 
     Raises :class:`FixtureError` when the portal rejects one (its answer says why) or its gate
-    does not answer what the case states; a portal that does not answer is a ``portal`` error.
+    does not answer what the case states; a portal that does not answer is a ``system`` error.
     """
     made: list[dict[str, Any]] = []
     for number, fixture in enumerate(fixtures, start=1):

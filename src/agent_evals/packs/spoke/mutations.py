@@ -11,6 +11,7 @@ from typing import Any
 from agent_evals.conversation.cassette import Cassette
 from agent_evals.golden.selfcheck import CassetteTape, edit_tool_arguments
 from agent_evals.packs.plans import Case, Mutation
+from agent_evals.packs.spoke.created_prs import PULL_REQUEST
 from agent_evals.packs.spoke.golden import PR_TOOL, apply_changes, seed_spoke
 
 _URL = re.compile(r"\s*https?://\S+")
@@ -49,7 +50,7 @@ def drop_pull_request(cassette: Cassette) -> Cassette | None:
     if position is None or len(tape.requests(position)) != 1:
         return None
     tape.remove_model_call(position)
-    tape.data["record"]["pull_requests"] = []
+    tape.data["record"]["side_effects"] = [s for s in tape.data["record"]["side_effects"] if s["kind"] != PULL_REQUEST]
     last = tape.calls[tape.last_agent_reply()]["response"]
     last["content"] = _URL.sub("", last["content"] or "")
     return tape.done()

@@ -13,6 +13,7 @@ import re
 from collections.abc import Set
 from typing import Any
 
+from agent_evals.packs.spoke.created_prs import created_pull_requests
 from agent_evals.record import RunRecord
 
 _KEY = re.compile(r"[^A-Za-z0-9_]")
@@ -20,7 +21,7 @@ _KEY = re.compile(r"[^A-Za-z0-9_]")
 
 def promoted_fixtures(record: RunRecord, seed: Set[str]) -> tuple[list[dict[str, Any]], list[str]]:
     created = {str((c.arguments or {}).get("spoke_name")) for c in record.tool_calls if c.name == "create_spoke_pull_request"}
-    own_prs = {p.id for p in record.pull_requests}
+    own_prs = {p.id for p in created_pull_requests(record)}
     fixtures: list[dict[str, Any]] = []
     notes: list[str] = []
     seen: set[str] = set()

@@ -5,7 +5,7 @@ When a conversation ends, the provider reads every pull request it created or li
 its replies (status, validation, diff…) and the resources the case's checks name (the
 portal's schema, each source spoke an ``input_diff`` check compares with). The assertions
 then read the metadata only; a snapshot that cannot be taken makes the row an error of kind
-``portal``, never a failure of the agent.
+``system``, never a failure of the agent.
 """
 
 from __future__ import annotations
@@ -21,7 +21,8 @@ from agent_evals.packs.spoke.portal.api import (
     find_pull_request_urls,
     is_portal_pull_request_url,
 )
-from agent_evals.record import PullRequestRef, RunRecord, Snapshot
+from agent_evals.packs.spoke.created_prs import created_pull_requests, pull_request
+from agent_evals.record import RunRecord, Snapshot
 from agent_evals.packs.spoke.checks.input_diff import spoke_resource
 from agent_evals.packs.spoke.checks.spoke_json_valid import SCHEMA_RESOURCE
 
@@ -30,7 +31,7 @@ def take_snapshot(
     record: RunRecord, checks: Sequence[CheckRef], api: PortalAPI, *, test_id: str | None = None,
     any_host: bool = False,
 ) -> Snapshot:
-    """Raises ``PortalError`` (kind ``portal``) when the portal cannot be read.
+    """Raises ``PortalError`` (kind ``system``) when the portal cannot be read.
 
     With ``test_id``, the pull requests the portal recorded with it (the ones this conversation
     created, whatever tool made them) are added to the record first: one request for all of them.
@@ -41,11 +42,11 @@ def take_snapshot(
     if test_id:
         for pr in reversed(api.list_pull_requests(test_id=test_id, with_diff=True)):  # oldest first
             if pr.get("created_by") != FIXTURE_CREATED_BY:  # the case's fixtures are not the agent's doing
-                record.add_pull_request(PullRequestRef(pr["id"], pr.get("url", "")))
+                record.add_side_effect(pull_request(pr["id"], pr.get("url", "")))
             found[pr["id"]] = dict(pr)
     # only this portal's pull requests: a pack may track side effects elsewhere (a ticket on
     # another host) whose ids mean nothing here
-    ids = [p.id for p in record.pull_requests
+    ids = [p.id for p in created_pull_requests(record)
            if any_host or not p.url or is_portal_pull_request_url(p.url, api.base_url)]
     for text in record.assistant_texts():
         ids.extend(find_pull_request_urls(text, api.base_url))
@@ -90,7 +91,7 @@ def taken_away(record: RunRecord, snapshot: Snapshot) -> str | None:
     its end state was read: the agent cannot abandon one (no tool does), and the kit's own cleanup
     comes after grading, so someone else did, e.g. a cleanup while the run was going."""
     gone = [pr["id"] for pr in snapshot.pull_requests
-            if pr.get("status") == "abandoned" and any(p.id == pr.get("id") for p in record.pull_requests)]
+            if pr.get("status") == "abandoned" and any(p.id == pr.get("id") for p in created_pull_requests(record))]
     if not gone:
         return None
     shown = ", ".join(f"#{i}" for i in gone)

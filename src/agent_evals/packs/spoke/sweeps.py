@@ -41,7 +41,7 @@ def clean(runs_root: Path, *, url: str | None, data_dir: Path | None, eval_id: s
                 report = _clean(portal, eval_id, alive)
                 sweep_stale(runs_root, portal)  # marks the dead runs swept here
         except SystemSetupError as exc:
-            print(f"cleanup {folder}: [portal] {exc}")
+            print(f"cleanup {folder}: [{exc.kind}] {exc}")
             worst = 1
             continue
         note = f"; {stale} run(s) that died were among them" if stale else ""

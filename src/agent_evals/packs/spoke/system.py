@@ -19,7 +19,8 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from agent_evals.record import PullRequestRef, RunRecord, Snapshot, ToolCall, Trace
+from agent_evals.packs.spoke.created_prs import created_pull_requests, pull_request
+from agent_evals.record import RunRecord, SideEffect, Snapshot, ToolCall, Trace
 from agent_evals.system import Conversation, Running, System, SystemPool
 from agent_evals.packs.base import FixtureError
 from agent_evals.packs.spoke.seeds import seed_spoke_names
@@ -99,17 +100,18 @@ class PortalSystem(System):
 
     # -- conversation scope
 
-    def side_effect(self, call: ToolCall) -> PullRequestRef | None:
-        """The ``{id, url}`` of the PR a successful ``create_spoke_pull_request`` made."""
+    def side_effect(self, call: ToolCall) -> SideEffect | None:
+        """The pull request (kind ``pull_request``: its number and link) a successful
+        ``create_spoke_pull_request`` made."""
         if call.outcome != "ok" or call.name not in PR_CREATING_TOOLS or not isinstance(call.result, dict):
             return None
         pr_id, url = call.result.get("id"), call.result.get("url")
         if not isinstance(url, str):
             return None
         if isinstance(pr_id, int) and not isinstance(pr_id, bool):
-            return PullRequestRef(pr_id, url)
+            return pull_request(pr_id, url)
         match = _PR_URL.search(url)
-        return PullRequestRef(int(match.group(1)), url) if match else None
+        return pull_request(int(match.group(1)), url) if match else None
 
     def fixture_problems(self, fixtures: Any) -> list[str]:
         """Malformed fixtures, and copies that are not seed spokes (or spokes another fixture adds)."""
@@ -154,7 +156,7 @@ class PortalConversation(Conversation):
 
     def create_fixtures(self, fixtures: Any) -> list[dict[str, Any]]:
         """Made through the portal with the case's trace headers; raises a ``config`` error when the pack or
-        the portal rejects one, a ``portal`` error when the portal does not answer."""
+        the portal rejects one, a ``system`` error when the portal does not answer."""
         from agent_evals.packs.spoke.fixtures import create, parse_fixtures  # lazy: loads pydantic only when used (start-up time)
 
         return create(self._api(), parse_fixtures(fixtures), self.headers)
@@ -170,7 +172,7 @@ class PortalConversation(Conversation):
             return
         for pr in found:
             if pr.get("created_by") != FIXTURE_CREATED_BY:
-                record.add_pull_request(PullRequestRef(pr["id"], pr.get("url", "")))
+                record.add_side_effect(pull_request(pr["id"], pr.get("url", "")))
 
     def snapshot(self, record: RunRecord, checks: Sequence[CheckRef]) -> Snapshot | None:
         from agent_evals.packs.spoke.snapshot import take_snapshot  # lazy: keeps agent_evals.packs.spoke.checks.input_diff's start-up as small as it is
@@ -196,16 +198,16 @@ class PortalConversation(Conversation):
 
     def _abandon_own(self, record: RunRecord) -> dict[str, Any] | None:
         from agent_evals.packs.spoke.portal.api import PortalError  # lazy: keeps agent_evals.packs.spoke.checks.input_diff's start-up as small as it is
-        from agent_evals.packs.spoke.undo import abandon  # lazy: keeps agent_evals.packs.spoke.checks.input_diff's start-up as small as it is
+        from agent_evals.packs.spoke.undo import abandon, pr_report  # lazy: keeps agent_evals.packs.spoke.checks.input_diff's start-up as small as it is
 
-        if not record.pull_requests:
+        own = created_pull_requests(record)
+        if not own:
             errored = record.end is None or record.end.reason == "error"
-            return None if errored or not self._env.get("PORTAL_URL") else {"abandoned": [], "already_closed": [],
-                                                                             "by": "provider"}
+            return None if errored or not self._env.get("PORTAL_URL") else {**pr_report().as_dict(), "by": "provider"}
         try:
-            report = abandon(self._api(), [p.id for p in record.pull_requests])
+            report = abandon(self._api(), [p.id for p in own])
         except PortalError as exc:
-            return {"abandoned": [], "already_closed": [], "error": str(exc), "by": "provider"}
+            return {**pr_report(str(exc)).as_dict(), "by": "provider"}
         return {**report.as_dict(), "by": "provider"}
 
     def _remove_fixtures(self) -> dict[str, Any]:

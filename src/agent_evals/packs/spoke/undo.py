@@ -25,19 +25,26 @@ from collections.abc import Callable, Iterable, Mapping
 from typing import Any
 
 from agent_evals.cleanup import metadata_of_row, trace_of_row
+from agent_evals.packs.spoke.created_prs import PULL_REQUEST, pull_request, pull_request_ids
 from agent_evals.packs.spoke.portal.api import PortalAPI, PortalError, PortalNotFound, find_pull_request_urls
-from agent_evals.system import CleanupReport
+from agent_evals.system import CleanupReport, UndoWords
 
 log = logging.getLogger(__name__)
 
 RETRY_DELAYS_S = (0.2, 0.5, 1.0)
+PR_WORDS = UndoWords(PULL_REQUEST, "abandoned", "PR", "#")  # "abandoned 2 PR(s)", "#12"
+
+
+def pr_report(error: str | None = None) -> CleanupReport:
+    """An empty report of the portal's undo (its words: pull requests are abandoned)."""
+    return CleanupReport(error=error, words=(PR_WORDS,))
 
 
 def abandon(
     api: PortalAPI, ids: Iterable[int], *, sleep: Callable[[float], None] = time.sleep
 ) -> CleanupReport:
     """Abandon each PR, retrying transient failures; completed PRs are left alone."""
-    report = CleanupReport()
+    report = pr_report()
     for pr_id in dict.fromkeys(int(i) for i in ids):
         _abandon_one(api, pr_id, report, sleep)
     return report
@@ -51,28 +58,27 @@ def _abandon_one(api: PortalAPI, pr_id: int, report: CleanupReport, sleep: Calla
         try:
             pr = api.abandon_pull_request(pr_id)
         except PortalNotFound:
-            report.failed[pr_id] = "no such pull request"
+            report.failed[pull_request(pr_id)] = "no such pull request"
             return
         except PortalError as exc:
             if exc.status == 409:  # completed: not ours to undo
-                report.already_closed.append(pr_id)
+                report.already_gone.append(pull_request(pr_id))
                 return
             last = str(exc)
             log.info("abandon PR #%d failed (attempt %d): %s", pr_id, attempt + 1, exc)
             continue
-        (report.abandoned if pr.get("status") == "abandoned" else report.already_closed).append(pr_id)
+        (report.undone if pr.get("status") == "abandoned" else report.already_gone).append(pull_request(pr_id))
         return
-    report.failed[pr_id] = last
+    report.failed[pull_request(pr_id)] = last
 
 
 def pull_request_ids_of_row(result: Mapping[str, Any], base_url: str) -> list[int]:
-    """PR ids named by one Promptfoo result row: the run record's ``pull_requests`` (read leniently, so
-    a damaged record still gets its PRs cleaned up) and URLs of this portal in the output."""
+    """PR ids named by one Promptfoo result row: the run record's pull requests (read leniently, so a
+    damaged record still gets its PRs cleaned up: :func:`.created_prs.pull_request_ids`) and URLs of this
+    portal in the output."""
     ids: list[int] = []
     for metadata in metadata_of_row(result):
-        for pr in metadata.get("pull_requests") or ():
-            if isinstance(pr, Mapping) and isinstance(pr.get("id"), int) and not isinstance(pr.get("id"), bool):
-                ids.append(pr["id"])
+        ids.extend(pull_request_ids(metadata))
     output = (result.get("response") or {}).get("output")
     if isinstance(output, str):
         ids.extend(find_pull_request_urls(output, base_url))
@@ -88,7 +94,7 @@ def cleanup_test(result: Mapping[str, Any], api: PortalAPI | None = None) -> Cle
         if trace is not None and trace.test_id:
             ids += [pr["id"] for pr in api.list_pull_requests(status="active", test_id=trace.test_id)]
     except PortalError as exc:
-        return CleanupReport(error=str(exc))
+        return pr_report(str(exc))
     report = abandon(api, ids)
     if trace is not None and trace.test_id:
         _remove_fixtures(api, report, test_id=trace.test_id)
@@ -101,7 +107,7 @@ def cleanup_run(eval_id: str, api: PortalAPI | None = None) -> CleanupReport:
         api = api or PortalAPI.from_env()
         ids = [pr["id"] for pr in api.list_pull_requests(status="active", eval_id=eval_id)]
     except PortalError as exc:
-        return CleanupReport(error=str(exc))
+        return pr_report(str(exc))
     report = abandon(api, ids)
     _remove_fixtures(api, report, eval_id=eval_id)
     return report
@@ -117,7 +123,8 @@ def _remove_fixtures(api: PortalAPI, report: CleanupReport, **which: str) -> Non
         report.error = report.error or f"removing fixtures: {exc}"
         return
     report.removed_fixtures += [str(name) for name in removed.get("removed") or []]
-    report.abandoned += [i for i in removed.get("abandoned") or [] if i not in report.abandoned]
+    fixture_prs = [pull_request(i) for i in removed.get("abandoned") or [] if isinstance(i, int)]
+    report.undone += [e for e in fixture_prs if e not in report.undone]
 
 
 def cleanup_all_eval_prs(api: PortalAPI, *, alive: Callable[[str], bool] = lambda eval_id: False) -> CleanupReport:
@@ -127,8 +134,8 @@ def cleanup_all_eval_prs(api: PortalAPI, *, alive: Callable[[str], bool] = lambd
     try:
         found = [pr for pr in api.list_pull_requests(status="active") if pr.get("eval_id")]
     except PortalError as exc:
-        return CleanupReport(error=str(exc))
+        return pr_report(str(exc))
     kept = [pr["id"] for pr in found if alive(str(pr["eval_id"]))]
     report = abandon(api, [pr["id"] for pr in found if pr["id"] not in kept])
-    report.kept = kept
+    report.kept = [pull_request(i) for i in kept]
     return report

@@ -2,14 +2,15 @@
 
 Config: ``expect`` (``created`` default, or ``none`` for blocked cases), ``tool``
 (the PR-creating tool, default ``create_spoke_pull_request``), ``created_in_conversation``
-(default true: a reported PR must be one this conversation created, metadata ``pull_requests``).
+(default true: a reported PR must be one this conversation created, the record's ``side_effects`` of
+kind ``pull_request``).
 
 * ``created``: the agent's replies contain ``{portal}/repos/spokes/pullrequest/{id}``
   for a PR that existed and was ``active`` when the conversation ended (the end-state
   snapshot); a reported PR URL that does not exist, is not active, belongs to another
   host ("not this portal"), or (with ``created_in_conversation``) was not created in
   this conversation fails the case.
-* ``none``: no PR URL in the replies, metadata ``pull_requests`` empty, and no
+* ``none``: no PR URL in the replies, no ``pull_request`` side effect in the record, and no
   successful call of ``tool``.
 
 Everything is read from the metadata; no portal is needed.
@@ -26,6 +27,7 @@ from agent_evals.assertions._result import GradingResult, make_result
 from agent_evals.assertions._run import RunRecord, Snapshot, read_record, require_snapshot
 from agent_evals.assertions.names import name_matches
 from agent_evals.packs.spoke.checks.submission import DEFAULT_TOOL
+from agent_evals.packs.spoke.created_prs import created_pull_requests
 
 VERSION = 1  # the check's version, recorded with each verdict: bump it when a verdict can change (docs/assertions.md)
 
@@ -76,8 +78,8 @@ def _expect_none(run: RunRecord, cfg: PullRequestConfig) -> GradingResult:
     links = _links(run)
     if links:
         problems.append("PR URL(s) in the agent's replies: " + ", ".join(url for url, _ in links))
-    if run.pull_requests:
-        problems.append("PR(s) created in the conversation: " + ", ".join(str(p.id) for p in run.pull_requests))
+    if created := created_pull_requests(run):
+        problems.append("PR(s) created in the conversation: " + ", ".join(str(p.id) for p in created))
     made = [call for call in run.tool_calls if name_matches(call.name, cfg.tool) and not call.is_error]
     if made:
         problems.append(f"{cfg.tool} succeeded at " + ", ".join(call.where() for call in made))
@@ -95,7 +97,7 @@ def _expect_created(run: RunRecord, cfg: PullRequestConfig, snapshot: Snapshot) 
     links = _links(run)
     ours = list(dict.fromkeys(pr_id for url, pr_id in links if is_portal_pull_request_url(url, base_url)))
     foreign = [url for url, _ in links if not is_portal_pull_request_url(url, base_url)]
-    created_ids = [p.id for p in run.pull_requests]
+    created_ids = [p.id for p in created_pull_requests(run)]
     created = ", ".join(map(str, created_ids)) or "none"
     problems = [f"{url} is not this portal ({base_url})" for url in foreign]
     good = []

@@ -1,8 +1,8 @@
 """``spoke_json_valid``: the submitted configuration is valid and the created PR's validation succeeded.
 
 Config: ``tool`` (default ``create_spoke_pull_request``), ``argument`` (default
-``config``), ``check_pull_request`` (default true: every PR in metadata
-``pull_requests`` must have ``validation_status: succeeded``, and there must be one).
+``config``), ``check_pull_request`` (default true: every PR the record's ``side_effects``
+name (kind ``pull_request``) must have ``validation_status: succeeded``, and there must be one).
 The schema is the portal's (``GET /api/schema``, read into the end-state snapshot when
 the conversation ended): ``schema`` plus ``additional_schema`` when not null. Named
 score: ``schema_valid`` (1.0 when the submission has no schema error, else 0.0); the
@@ -20,6 +20,7 @@ from agent_evals.assertions._result import GradingResult, fail, make_result
 from agent_evals.assertions._run import Snapshot, require_snapshot
 from agent_evals.assertions.schema_check import BadSchema, SchemaIssue, schema_issues
 from agent_evals.packs.spoke.checks.submission import DEFAULT_ARGUMENT, DEFAULT_TOOL, submitted
+from agent_evals.packs.spoke.created_prs import created_pull_requests
 
 VERSION = 1  # the check's version, recorded with each verdict: bump it when a verdict can change (docs/assertions.md)
 
@@ -63,7 +64,7 @@ def grade(config: Any, metadata: Any) -> GradingResult:
         )
     except BadSchema as err:
         return fail(f"{NAME}: the portal's schema is unusable: {err}")
-    ids = [p.id for p in run.pull_requests]
+    ids = [p.id for p in created_pull_requests(run)]
     pr_lines, pr_ok = _pull_requests(snapshot, ids) if cfg.check_pull_request else ([], True)
     passed = not issues and pr_ok
     return make_result(
@@ -76,7 +77,7 @@ def grade(config: Any, metadata: Any) -> GradingResult:
 def _pull_requests(snapshot: Snapshot, ids: list[int]) -> tuple[list[str], bool]:
     """Lines about each PR's validation, and whether all succeeded."""
     if not ids:
-        return ["no pull request was created in the conversation (metadata pull_requests is empty)"], False
+        return ["no pull request was created in the conversation (the record has no pull_request side effect)"], False
     lines, ok = [], True
     for pr_id in ids:
         pr = snapshot.pull_request(pr_id)

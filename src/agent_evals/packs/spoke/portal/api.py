@@ -5,7 +5,7 @@ the runner's sweeps and the preflight; it is imported in short-lived processes t
 import stays light. It follows the REST contract in ``docs/architecture.md``.
 
 Exceptions form one hierarchy, under the core's :class:`~agent_evals.system.SystemFailure`
-(kind ``portal``), so callers can catch the base class or the core's::
+(kind ``system``), so callers can catch the base class or the core's::
 
     PortalError                 any failure talking to the portal (``status``, ``detail``)
     ├── PortalNotConfigured     PORTAL_URL is not set (``PortalAPI.from_env``); also a SystemNotConfigured
@@ -79,7 +79,7 @@ class PullRequest(TypedDict, total=False):
 
 
 class PortalError(SystemFailure):
-    """A failed portal call: ``status`` is the HTTP status (None when there was no answer); kind ``portal``."""
+    """A failed portal call: ``status`` is the HTTP status (None when there was no answer); kind ``system``."""
 
     def __init__(self, message: str, *, status: int | None = None, detail: Any = None) -> None:
         super().__init__(message)
