@@ -277,6 +277,8 @@ class System:
     name = "none"
     #: what undoing a run does, in the runner's words after a Ctrl-C ("stopping Promptfoo, then …"); "": nothing
     undo_words = ""
+    left_words = "side effects"  # what a run leaves in place, as a forced exit names them ("pull requests")
+    stop_words = ""  # what stopping a system the runner started does to them, if it undoes them
 
     # -- run scope
 
@@ -305,8 +307,9 @@ class System:
         system has nothing anywhere."""
         return None
 
-    def sweep_dead_runs(self, runs_root: Path) -> list[tuple[Path, int, int]]:
-        """Undo what runs that died left where they ran: ``[(place, runs, side effects)]``."""
+    def sweep_dead_runs(self, runs_root: Path) -> list[str]:
+        """Undo what runs that died left where they ran; what it did, one line per place (``agent-evals merge``
+        says them)."""
         return []
 
     def preflight(self, env: Mapping[str, str] | None = None) -> list[str]:

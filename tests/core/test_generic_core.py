@@ -362,7 +362,9 @@ def test_the_runner_and_the_hooks_reach_the_toy_system_alone(tmp_path: Path, mon
     dead.suites.append(SuiteRun("desk-suite", portal_url=DESK_URL))
     dead.save(runs / dead.run_id)
     DESK.tickets[9] = Trace("run-dead.desk-suite", "T01#c")
-    assert sweep_stale(runs, running) == (1, 1) and not DESK.tickets
+    swept, report = sweep_stale(runs, running)
+    assert (swept, report.undone, report.summary()) == (1, [SideEffect("ticket", "9")], "closed 1 ticket(s)")
+    assert not DESK.tickets
     assert DESK.undone[-2:] == ["eval run-dead.desk-suite", "ticket 9"]
 
 

@@ -102,7 +102,7 @@ def test_a_second_ctrl_c_forces_the_exit_and_the_portal_still_cleans_up(env: dic
     code = terminal.wait(timeout=30)
     output = terminal.output
     assert code == 130, output[-3000:]
-    assert "forced exit: pull requests of run-" in output and "npm run cleanup" in output, output[-2000:]
+    assert "forced exit: pull requests of run-" in output and "still in place:" in output and "npm run cleanup" in output, output[-2000:]
     assert "Traceback" not in output
     # the runner is gone: its portal abandons the run's PRs and stops by itself
     assert _settle(lambda: pull_requests(_data(env)) == [] and _no_portal_left(env)), pull_requests(_data(env))

@@ -39,9 +39,10 @@ def cleanup_command(portal_url: str | None, data_dir: Path | None, eval_id: str 
     return worst
 
 
-def sweep_dead_runs() -> list[tuple[Path, int, int]]:
-    """Undo what runs which died (a killed shard, say) left where they ran: ``[(place, runs, undone)]``."""
-    done: list[tuple[Path, int, int]] = []
+def sweep_dead_runs() -> list[str]:
+    """Undo what runs which died (a killed shard, say) left where they ran: what each system did, one line
+    per place."""
+    done: list[str] = []
     for system in systems_in_reach():
         done += system.sweep_dead_runs(runs_dir())
     return done

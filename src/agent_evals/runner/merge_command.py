@@ -94,5 +94,5 @@ def _say(plan: MergePlan, result: Merged, *, imported: bool) -> None:
 def _sweep() -> None:
     from agent_evals.runner.cleanup_command import sweep_dead_runs  # lazy: keeps agent_evals.runner.merge_command's start-up as small as it is
 
-    for folder, runs, prs in sweep_dead_runs():
-        print(f"merge: swept {prs} pull request(s) left active in {folder} by {runs} run(s) that died", flush=True)
+    for line in sweep_dead_runs():
+        print(f"merge: {line}", flush=True)

@@ -578,9 +578,9 @@ def _cleanup_after_portal_died(suite: Suite, portal: Running, eval_id: str) -> C
 
 
 def _sweep_stale(portal: Running) -> None:
-    runs, prs = sweep_stale(runs_dir(), portal)
+    runs, report = sweep_stale(runs_dir(), portal)
     if runs:
-        print(f"swept {prs} pull request(s) left active by {runs} run(s) that died", flush=True)
+        print(f"swept what {runs} run(s) that died left: {report.summary()}", flush=True)
 
 
 def _cleanup(run_id: str, portal: Running, *, settle: bool) -> CleanupReport:
@@ -592,15 +592,15 @@ def _cleanup(run_id: str, portal: Running, *, settle: bool) -> CleanupReport:
     return report
 
 
-def _forced(run_id: str, suite: str, portals: Systems) -> None:
-    """A second Ctrl-C: say what a suite still running left active and how to clean it, quickly."""
+def _forced(run_id: str, suite: str, systems: Systems) -> None:
+    """A second Ctrl-C: say what a suite still running left in place and how to clean it, quickly."""
     eval_id = suite_eval_id(run_id, suite)
-    portal = portals.opened(suite)
-    active = portal.active(eval_id) if portal is not None else []
-    how = ("the portal abandons them as it stops" if portal is not None and portal.started
+    running, system = systems.opened(suite), systems.system_of(suite)
+    active = running.active(eval_id) if running is not None else []
+    how = (system.stop_words if running is not None and running.started and system.stop_words
            else "clean them with: npm run cleanup")
     shown = ", ".join(active) or "none found"
-    print(f"\nforced exit: pull requests of {eval_id} still active: {shown}; {how} "
+    print(f"\nforced exit: {system.left_words} of {eval_id} still in place: {shown}; {how} "
           "(or later: npm run cleanup)", file=sys.stderr, flush=True)
 
 

@@ -19,7 +19,7 @@ from pathlib import Path
 from agent_evals.paths import evals_dir
 from agent_evals.suites.manifest import RunManifest, load_manifests, now, suite_eval_id, temp_dir
 from agent_evals.runner.trace_port import stale_copies
-from agent_evals.system import Running
+from agent_evals.system import CleanupReport, Running
 
 
 def place(data_dir: Path | None, url: str | None = None) -> str:
@@ -68,12 +68,12 @@ def stale_data_dirs(runs_root: Path) -> list[Path]:
     return [Path(folder) for folder in found]
 
 
-def sweep_stale(runs_root: Path, running: Running) -> tuple[int, int]:
+def sweep_stale(runs_root: Path, running: Running) -> tuple[int, CleanupReport]:
     """Undo what the stale runs left in the place of ``running`` (its data dir, else its URL);
-    returns (runs, side effects)."""
+    returns the runs swept and what their undo did, all together."""
     data_dir, url = running.data_dir, running.url
     target = place(data_dir, url)
-    runs = undone = 0
+    runs, total = 0, CleanupReport()
     for manifest in stale_runs(runs_root, data_dir=data_dir, url=url):
         report = running.undo_eval(manifest.run_id)  # a run from before the suites had ids of their own
         for entry in manifest.suites:
@@ -82,13 +82,13 @@ def sweep_stale(runs_root: Path, running: Running) -> tuple[int, int]:
         if report.error:
             continue  # the system could not be asked; a later run tries again
         runs += 1
-        undone += len(report.undone)
+        total.add(report)
         manifest.swept.append(target)
         if manifest.finished_at is None and _places(manifest) <= set(manifest.swept):
             manifest.finished_at = now()
             manifest.interrupted = True
         manifest.save(runs_root / manifest.run_id)
-    return runs, undone
+    return runs, total
 
 
 def sweep_leftovers(runs_root: Path) -> None:

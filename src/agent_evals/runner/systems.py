@@ -97,6 +97,13 @@ class Systems:
         with self._lock:
             return self._opened.get(suite)
 
+    def system_of(self, suite: str) -> System:
+        """The system of a suite this run started (the generic one when its pack cannot be loaded)."""
+        try:
+            return load_pack(self._packs.get(suite, "generic")).system
+        except KitError:
+            return System()
+
     def begin_stop(self) -> None:
         for pool in list(self._pools.values()):
             pool.begin_stop()

@@ -173,6 +173,7 @@ class ReleaseSystem(System):
 
     name = "repository"
     undo_words = "removing this run's working copies"
+    left_words = "working copies"
 
     def pool(self, run_id: str, log_folder: Path, suites: Sequence[Suite]) -> SystemPool:
         return RepositoryPool(run_id, runs_base())
@@ -200,9 +201,9 @@ class ReleaseSystem(System):
             print(f"{runs_base()}: removed {len(removed)} run folder(s) of runs that died")
         return 0 if removed else None
 
-    def sweep_dead_runs(self, runs_root: Path) -> list[tuple[Path, int, int]]:
+    def sweep_dead_runs(self, runs_root: Path) -> list[str]:
         removed = sweep(runs_base())
-        return [(runs_base(), len(removed), 0)] if removed else []
+        return [f"removed {len(removed)} run folder(s) left in {runs_base()} by runs that died"] if removed else []
 
     def offered_tools(self) -> Mapping[str, ToolSpec] | None:
         """Every tool of ``mcp-server-git`` and the filesystem server, from the generated catalog

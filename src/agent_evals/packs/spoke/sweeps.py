@@ -49,20 +49,21 @@ def clean(runs_root: Path, *, url: str | None, data_dir: Path | None, eval_id: s
     return worst
 
 
-def sweep_dead_runs(runs_root: Path) -> list[tuple[Path, int, int]]:
+def sweep_dead_runs(runs_root: Path) -> list[str]:
     """Abandon the PRs that runs which died (a killed shard, say) left in the data dirs they used,
-    through the portal serving each one or one started for it: ``[(data dir, runs, PRs)]``."""
+    through the portal serving each one or one started for it; one line per data dir swept."""
     done = []
     for folder in stale_data_dirs(runs_root):
         if not (folder / "portal.json").is_file():
             continue
         try:
             with portal_on(folder, suite_of_data_dir(folder)) as portal:
-                runs, prs = sweep_stale(runs_root, portal)
+                runs, report = sweep_stale(runs_root, portal)
         except SystemSetupError as exc:
             log.warning("sweep of %s: %s", folder, exc)
             continue
-        done.append((folder, runs, prs))
+        if runs:
+            done.append(f"swept {len(report.undone)} pull request(s) left active in {folder} by {runs} run(s) that died")
     return done
 
 

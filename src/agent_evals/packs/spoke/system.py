@@ -42,6 +42,8 @@ class PortalSystem(System):
 
     name = "portal"
     undo_words = "abandoning this run's pull requests"
+    left_words = "pull requests"
+    stop_words = "the portal abandons them as it stops"
 
     # -- run scope
 
@@ -66,7 +68,7 @@ class PortalSystem(System):
 
         return clean(runs_dir(), url=url, data_dir=data_dir, eval_id=eval_id, alive=alive)
 
-    def sweep_dead_runs(self, runs_root: Path) -> list[tuple[Path, int, int]]:
+    def sweep_dead_runs(self, runs_root: Path) -> list[str]:
         from agent_evals.packs.spoke.sweeps import sweep_dead_runs  # lazy: keeps agent_evals.packs.spoke.checks.input_diff's start-up as small as it is
 
         return sweep_dead_runs(runs_root)
