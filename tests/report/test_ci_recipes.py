@@ -192,10 +192,11 @@ def _env(job: str, tmp: Path, shared: Path, server: ScriptedOpenAIServer) -> dic
     return env
 
 
-# The shard step runs as written, its selection narrowed to one smoke case per suite (C01 the one the pull request
-# breaks) and C03, which is not smoke and must stay out: 6 cases instead of 20, three runs each as in CI (a baseline
-# needs three to be reliable). Every step, the merge, the baseline and the gate's verdicts are the same; the 14
-# smoke cases left out replay in tests/runner/test_replay_all.py, and two runs of 20 cases here cost 105 s of CPU.
+# The shard step runs as written, its selection narrowed to one smoke case per suite (C01 the one the
+# pull request breaks) and C03, which is not smoke and must stay out: 6 cases instead of 20, three runs
+# each as in CI (a baseline needs three to be reliable). Every step, the merge, the baseline and the
+# gate's verdicts are the same; the 14 smoke cases left out replay in tests/runner/test_replay_all.py,
+# and two runs of 20 cases here cost 105 s of CPU.
 SMOKE_FILTER = "--filter-metadata priority=smoke "
 TESTED = ["C01", "Q01", "O01", "I01", "R01", "V01"]
 

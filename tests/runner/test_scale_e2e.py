@@ -102,8 +102,8 @@ def _evals(config_dir: Path) -> list[str]:
 def test_three_shards_replayed_and_merged_are_the_unsharded_run(
     isolated: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    # four cases over three shards (one shard gets two, each case two runs): the merge interleaves shards and runs
-    # alike; more cases would only add conversations to the four runs of Promptfoo this test makes
+    # four cases over three shards (one shard gets two, each case two runs): the merge interleaves shards
+    # and runs alike; more cases would only add conversations to the four runs of Promptfoo it makes
     subset = ["--filter-pattern", "^C0[1-4] ", "--repeat", "2", "--no-cache"]
     results = isolated / "results"
     for index in range(1, 4):

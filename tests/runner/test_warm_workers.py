@@ -35,7 +35,9 @@ sys.exit(int(os.environ.get("PROBE_EXIT", "0")))
 
 
 @pytest.fixture(scope="module")
-def warm_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[WarmWorkers, dict[str, str], Path]]:
+def warm_server(
+    tmp_path_factory: pytest.TempPathFactory,
+) -> Iterator[tuple[WarmWorkers, dict[str, str], Path]]:
     """One server for the tests that need one (its start imports the SDKs, ~2 s of CPU, and a server serves
     any number of launchers): each test gets its own copy of the environment and its own part of the log."""
     # the server runs Promptfoo's wrappers only: here, the probes the tests write (_probe) in this folder
@@ -161,8 +163,9 @@ def _stat(proc: Path) -> str:
         return ") Z "
 
 
-def test_a_script_that_is_not_promptfoos_wrapper_runs_cold(warm: tuple[WarmWorkers, dict[str, str]],
-                                                            warm_log: Callable[[], str], tmp_path: Path) -> None:
+def test_a_script_that_is_not_promptfoos_wrapper_runs_cold(
+    warm: tuple[WarmWorkers, dict[str, str]], warm_log: Callable[[], str], tmp_path: Path
+) -> None:
     """Named like a wrapper, asked for by a process of the run, but another file: the server refuses it."""
     _, env = warm
     _wait_for_server(env)
@@ -254,7 +257,9 @@ SYSTEM_PYTHON = shutil.which("python3", path="/usr/bin:/bin")  # one another use
 
 @pytest.mark.skipif(os.geteuid() != 0 or shutil.which("runuser") is None or SYSTEM_PYTHON is None,
                     reason="needs root to act as another user, and a system python3")
-def test_another_user_is_refused(warm: tuple[WarmWorkers, dict[str, str]], warm_log: Callable[[], str]) -> None:
+def test_another_user_is_refused(
+    warm: tuple[WarmWorkers, dict[str, str]], warm_log: Callable[[], str]
+) -> None:
     """The socket has no file permissions (abstract namespace): the kernel's peer credentials decide."""
     _, env = warm
     _wait_for_server(env)
