@@ -17,7 +17,8 @@ SCRIPT = PROJECT_ROOT / "scripts" / "stress-tests.sh"
 def _stress(tmp_path: Path, runs: int, *args: str) -> tuple[subprocess.CompletedProcess[str], str]:
     mark = uuid.uuid4().hex
     env = {**clean_env(), "STRESS_LOG_DIR": str(tmp_path / "logs"), "AGENT_EVALS_STRESS_MARK": mark,
-           "STRESS_HOGS": "1"}  # one busy loop: the tests beside this one need the other CPU
+           "STRESS_HOGS": "1",  # one busy loop: the tests beside this one need the other CPU
+           "TEST_WORKERS": "1"}  # ./test.sh's one xdist worker for a one-file selection (not one per CPU + 1)
     done = subprocess.run([str(SCRIPT), "--runs", str(runs), *args], env=env, cwd=PROJECT_ROOT, capture_output=True,
                           text=True, timeout=600)
     return done, mark

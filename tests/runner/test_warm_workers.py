@@ -11,7 +11,7 @@ import signal
 import subprocess
 import sys
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
@@ -34,13 +34,37 @@ sys.exit(int(os.environ.get("PROBE_EXIT", "0")))
 """
 
 
+@pytest.fixture(scope="module")
+def warm_server(
+    tmp_path_factory: pytest.TempPathFactory,
+) -> Iterator[tuple[WarmWorkers, dict[str, str], Path]]:
+    """One server for the tests that need one (its start imports the SDKs, ~2 s of CPU, and a server serves
+    any number of launchers): each test gets its own copy of the environment and its own part of the log."""
+    # the server runs Promptfoo's wrappers only: here, the probes the tests write (_probe) in this folder
+    folder = tmp_path_factory.mktemp("warm")
+    wrappers = (folder / "persistent_wrapper.py", folder / "wrappers" / "persistent_wrapper.py")
+    with WarmWorkers(folder / "warm.log", folder / "warm.json", wrappers=wrappers) as server:
+        yield server, {**clean_env(), **server.env(clean_env())}, folder
+
+
 @pytest.fixture
-def warm(tmp_path: Path) -> Iterator[tuple[WarmWorkers, dict[str, str]]]:
-    # the server runs Promptfoo's wrappers only: here, the probes the tests write (_probe)
-    wrappers = (tmp_path / "persistent_wrapper.py", tmp_path / "wrappers" / "persistent_wrapper.py")
-    with WarmWorkers(tmp_path / "warm.log", tmp_path / "warm.json", wrappers=wrappers) as server:
-        env = {**clean_env(), **server.env(clean_env())}
-        yield server, env
+def warm(warm_server: tuple[WarmWorkers, dict[str, str], Path]) -> tuple[WarmWorkers, dict[str, str]]:
+    server, env, _ = warm_server
+    return server, dict(env)
+
+
+@pytest.fixture
+def wrappers(warm_server: tuple[WarmWorkers, dict[str, str], Path]) -> Path:
+    """The folder whose persistent_wrapper.py (and wrappers/persistent_wrapper.py) the server runs warm."""
+    return warm_server[2]
+
+
+@pytest.fixture
+def warm_log(warm_server: tuple[WarmWorkers, dict[str, str], Path]) -> Callable[[], str]:
+    """The server's log lines written since the test began."""
+    log = warm_server[2] / "warm.log"
+    start = log.stat().st_size if log.exists() else 0
+    return lambda: log.read_bytes()[start:].decode()
 
 
 def _probe(folder: Path, name: str = "persistent_wrapper.py") -> Path:
@@ -69,11 +93,11 @@ def _wait_for_server(env: dict[str, str]) -> None:
 
 
 def test_a_wrapper_runs_warm_with_the_launchers_streams_arguments_cwd_and_environment(
-    warm: tuple[WarmWorkers, dict[str, str]], tmp_path: Path
+    warm: tuple[WarmWorkers, dict[str, str]], wrappers: Path, tmp_path: Path
 ) -> None:
     _, env = warm
     _wait_for_server(env)
-    script = _probe(tmp_path / "wrappers")
+    script = _probe(wrappers / "wrappers")
     work = tmp_path / "work"
     work.mkdir()
     env["PROBE"] = "from the launcher"
@@ -90,20 +114,20 @@ def test_a_wrapper_runs_warm_with_the_launchers_streams_arguments_cwd_and_enviro
 
 
 def test_the_exit_status_comes_back_through_the_launcher(warm: tuple[WarmWorkers, dict[str, str]],
-                                                         tmp_path: Path) -> None:
+                                                         wrappers: Path, tmp_path: Path) -> None:
     _, env = warm
     _wait_for_server(env)
     env["PROBE_EXIT"] = "3"
-    launched = _launch(env, str(_probe(tmp_path)), cwd=tmp_path)
+    launched = _launch(env, str(_probe(wrappers)), cwd=tmp_path)
     launched.communicate("x\n", timeout=60)
     assert launched.returncode == 3
 
 
-def _sleeping(warm: tuple[WarmWorkers, dict[str, str]], tmp_path: Path) -> tuple[subprocess.Popen[str], Path]:
+def _sleeping(warm: tuple[WarmWorkers, dict[str, str]], wrappers: Path) -> tuple[subprocess.Popen[str], Path]:
     """A warm worker asleep: its launcher, and the worker's /proc entry."""
     _, env = warm
     _wait_for_server(env)
-    launched = _launch(env, str(_probe(tmp_path)), cwd=tmp_path)
+    launched = _launch(env, str(_probe(wrappers)), cwd=wrappers)
     assert launched.stdin is not None and launched.stdout is not None
     launched.stdin.write("sleep\n")
     launched.stdin.flush()
@@ -113,16 +137,16 @@ def _sleeping(warm: tuple[WarmWorkers, dict[str, str]], tmp_path: Path) -> tuple
 
 
 def test_a_signal_to_the_launcher_reaches_the_worker_and_ends_the_launcher_the_same_way(
-    warm: tuple[WarmWorkers, dict[str, str]], tmp_path: Path
+    warm: tuple[WarmWorkers, dict[str, str]], wrappers: Path
 ) -> None:
-    launched, _ = _sleeping(warm, tmp_path)
+    launched, _ = _sleeping(warm, wrappers)
     launched.send_signal(signal.SIGTERM)
     assert launched.wait(timeout=30) == -signal.SIGTERM  # as Promptfoo sees a worker it terminated
 
 
 def test_a_launcher_killed_outright_takes_its_worker_with_it(warm: tuple[WarmWorkers, dict[str, str]],
-                                                             tmp_path: Path) -> None:
-    launched, worker = _sleeping(warm, tmp_path)
+                                                             wrappers: Path) -> None:
+    launched, worker = _sleeping(warm, wrappers)
     assert worker.exists()
     launched.kill()
     launched.wait(timeout=30)
@@ -139,23 +163,25 @@ def _stat(proc: Path) -> str:
         return ") Z "
 
 
-def test_a_script_that_is_not_promptfoos_wrapper_runs_cold(warm: tuple[WarmWorkers, dict[str, str]],
-                                                            tmp_path: Path) -> None:
+def test_a_script_that_is_not_promptfoos_wrapper_runs_cold(
+    warm: tuple[WarmWorkers, dict[str, str]], warm_log: Callable[[], str], tmp_path: Path
+) -> None:
     """Named like a wrapper, asked for by a process of the run, but another file: the server refuses it."""
     _, env = warm
     _wait_for_server(env)
     launched = _launch(env, str(_probe(tmp_path / "elsewhere")), cwd=tmp_path)
     out, _ = launched.communicate("x\n", timeout=60)
     assert launched.returncode == 0 and json.loads(out)["warm"] is False
-    assert "persistent_wrapper.py is not one of Promptfoo's wrappers" in (tmp_path / "warm.log").read_text()
+    assert "persistent_wrapper.py is not one of Promptfoo's wrappers" in warm_log()
 
 
-def test_a_process_that_is_not_the_runs_runs_cold(warm: tuple[WarmWorkers, dict[str, str]], tmp_path: Path) -> None:
+def test_a_process_that_is_not_the_runs_runs_cold(warm: tuple[WarmWorkers, dict[str, str]], wrappers: Path,
+                                                  warm_log: Callable[[], str], tmp_path: Path) -> None:
     """A process of the same user outside the run (an orphan, adopted by init) asks for a real wrapper: the
     server checks its credentials (SO_PEERCRED) and ancestry, and refuses."""
     _, env = warm
     _wait_for_server(env)
-    script = _probe(tmp_path)
+    script = _probe(wrappers)
     out, done, go = tmp_path / "out.json", tmp_path / "done", tmp_path / "go"
     # the background part starts the launcher once its shell has exited (`go`), so that init has adopted it
     command = '(while [ ! -e "$4" ]; do sleep 0.02; done; "$0" "$1" < /dev/null > "$2" 2>/dev/null; touch "$3") &'
@@ -167,7 +193,7 @@ def test_a_process_that_is_not_the_runs_runs_cold(warm: tuple[WarmWorkers, dict[
         assert time.monotonic() < deadline, "the orphan never finished"
         time.sleep(0.05)
     assert json.loads(out.read_text())["warm"] is False
-    assert "is not one of the run's (the runner is" in (tmp_path / "warm.log").read_text()
+    assert "is not one of the run's (the runner is" in warm_log()
 
 
 def test_peer_credentials_name_who_is_refused() -> None:
@@ -231,19 +257,20 @@ SYSTEM_PYTHON = shutil.which("python3", path="/usr/bin:/bin")  # one another use
 
 @pytest.mark.skipif(os.geteuid() != 0 or shutil.which("runuser") is None or SYSTEM_PYTHON is None,
                     reason="needs root to act as another user, and a system python3")
-def test_another_user_is_refused(warm: tuple[WarmWorkers, dict[str, str]], tmp_path: Path) -> None:
+def test_another_user_is_refused(
+    warm: tuple[WarmWorkers, dict[str, str]], warm_log: Callable[[], str]
+) -> None:
     """The socket has no file permissions (abstract namespace): the kernel's peer credentials decide."""
     _, env = warm
     _wait_for_server(env)
     knock = ("import socket, sys\ns = socket.socket(socket.AF_UNIX)\ns.connect('\\0' + sys.argv[1][1:])\n"
              "try:\n    s.sendall(b'x')\n    print(s.recv(100).decode() or 'closed')\n"
-             "except ConnectionResetError:\n    print('closed')\n")
+             "except (ConnectionResetError, BrokenPipeError):\n    print('closed')\n")
     done = subprocess.run(["runuser", "-u", "nobody", "--", str(SYSTEM_PYTHON), "-c", knock, env["AGENT_EVALS_WARM_SOCKET"]],
                           capture_output=True, text=True, timeout=60)
     answer = done.stdout.strip()
     assert answer == "closed" or answer.startswith("refused: process"), done.stdout + done.stderr  # nothing ran
-    log = tmp_path / "warm.log"
     deadline = time.monotonic() + 30
-    while "refused: process" not in log.read_text() or "runs as user 65534" not in log.read_text():
-        assert time.monotonic() < deadline, log.read_text()
+    while "refused: process" not in warm_log() or "runs as user 65534" not in warm_log():
+        assert time.monotonic() < deadline, warm_log()
         time.sleep(0.05)

@@ -41,9 +41,12 @@ def warm(connection: socket.socket, argv: list[str]) -> int | None:
     """Run ``argv`` in a process forked by the warm server; its exit status (negative: killed by that
     signal), or None when the server refused it (not one of Promptfoo's wrappers, not this run's)."""
     request = json.dumps({"argv": argv, "cwd": os.getcwd(), "env": dict(os.environ)}).encode()
-    socket.send_fds(connection, [struct.pack("!I", len(request)) + request], [0, 1, 2])
     reader = connection.makefile("r", encoding="utf-8")
-    first = reader.readline()
+    try:
+        socket.send_fds(connection, [struct.pack("!I", len(request)) + request], [0, 1, 2])
+        first = reader.readline()
+    except (BrokenPipeError, ConnectionResetError):
+        return None  # the server refused the peer and closed before reading the request: nothing ran
     if not first.strip().isdigit():
         return None
     pid = int(first)
