@@ -20,6 +20,7 @@ from agent_evals.packs.spoke.portal.process import PortalProcess
 from agent_evals.packs.spoke.undo import abandon
 from agent_evals.record import MARKER, RunRecord
 from agent_evals.suites.discovery import Suite, discover
+from agent_evals.packs.spoke.runs import portal_settings
 from tests.golden.test_selfcheck import _replay, _test
 
 V2_CASSETTE = Path(__file__).parent / "data" / "spoke-create-C01.v2.json"
@@ -29,7 +30,7 @@ SUITE = next(s for s in discover() if s.name == "spoke-create")
 @pytest.fixture
 def portal(tmp_path: Path) -> Iterator[PortalProcess]:
     with PortalProcess(data_dir=tmp_path / "data", token=PortalProcess.new_token(),
-                       settings_file=SUITE.portal_settings) as running:
+                       settings_file=portal_settings(SUITE)) as running:
         yield running
 
 

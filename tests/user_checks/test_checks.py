@@ -28,7 +28,7 @@ REQUEST = "Please copy crm-dev-neu as crm-dev-weu in West Europe with 10.20.32.0
 def conversation(*pairs: tuple[str, str], end: str = "done", kind: str = "simulated_user") -> RunRecord:
     record = RunRecord(case_id="C07", user=UserInfo(kind))  # type: ignore[arg-type]
     record.turns = [Turn(user, reply) for user, reply in pairs]
-    record.finish(End(end) if end != "error" else End.failed("portal", "down"))  # type: ignore[arg-type]
+    record.finish(End(end) if end != "error" else End.failed("system", "down"))
     return record
 
 
