@@ -122,11 +122,10 @@ class Trace:
 class Snapshot:
     """The end state the assertions grade, read from the system under test when the conversation ended.
 
-    ``read_from`` says where it was read (the portal's URL, the working copy's folder), for people
-    and for a pack's checks; ``resources`` holds what the case's checks read, in JSON form, keyed by
-    the pack (the spoke pack's ``"pull_requests"`` and ``"schema"``, the release pack's
-    ``"repository"``). Grading reads only this, so a recorded run can be graded again without the
-    system.
+    ``read_from`` says where it was read (a URL, a folder), for people and for the pack's checks;
+    ``resources`` holds what the case's checks read, in JSON form, under keys the pack chooses (e.g.
+    ``"pull_requests"``, ``"schema"``, ``"repository"``). Grading reads only this, so a recorded run
+    can be graded again without the system.
     """
 
     read_from: str = ""

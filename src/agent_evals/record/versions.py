@@ -71,7 +71,7 @@ def upgrade_record(metadata: Mapping[str, Any]) -> dict[str, Any]:
 def _snapshot(old: Any) -> Any:
     """A version-2 snapshot ``{portal_url, pull_requests, resources}`` as ``{read_from, resources}``: its
     pull requests (the portal's records; empty for a pack without a portal) become the resource
-    ``pull_requests``, where the spoke pack's snapshot keeps them now."""
+    ``pull_requests``, where the pack that reads them keeps them now."""
     if not isinstance(old, Mapping) or not isinstance(old.get("portal_url"), str):
         raise ValueError("metadata 'snapshot' of a version-2 record must be an object with a 'portal_url'")
     resources = old.get("resources") or {}
