@@ -139,7 +139,8 @@ def _metadata(portal_url: str) -> dict[str, Any]:
         ],
         side_effects=[pull_request(1, pr_url)],
         end=End("done"),
-        snapshot=Snapshot(portal_url, (pr,), {
+        snapshot=Snapshot(portal_url, {
+            "pull_requests": [pr],
             "schema": {"schema": SCHEMA, "additional_schema": None, "file_name_rules": None},
             "spoke/billing": {"name": "billing", "file": "spokes/billing.json", "config": SOURCE},
             "repository": REPOSITORY,

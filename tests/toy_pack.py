@@ -112,8 +112,8 @@ class DeskConversation(Conversation):
         opened = record.side_effects_of("ticket")  # the tickets the conversation opened, on the desk
         for ticket in opened:
             DESK.tickets.setdefault(int(ticket.id), self.trace)
-        tickets = tuple({"id": int(t.id), "url": t.url, "status": "open"} for t in opened)
-        return Snapshot(DESK_URL, tickets, {"queues": sorted(DESK.queues)})
+        tickets = [{"id": int(t.id), "url": t.url, "status": "open"} for t in opened]
+        return Snapshot(DESK_URL, {"tickets": tickets, "queues": sorted(DESK.queues)})
 
     def undo(self, record: RunRecord, *, fixtures: bool) -> dict[str, Any] | None:
         report = DESK.undo(lambda trace: trace.test_id != self.trace.test_id)

@@ -129,7 +129,7 @@ def portal_pull_request(pr_id: int, base_url: str = BASE, **fields: Any) -> dict
 
 
 def snapshot(
-    portal_url: str = BASE,
+    read_from: str = BASE,
     *,
     pull_requests: list[dict[str, Any]] | tuple[dict[str, Any], ...] = (),
     schema: dict[str, Any] | None = None,
@@ -137,10 +137,11 @@ def snapshot(
     spokes: Mapping[str, dict[str, Any] | None] | None = None,
     resources: Mapping[str, Any] | None = None,
 ) -> dict[str, Any]:
-    """The metadata ``snapshot``: PRs (see :func:`portal_pull_request`), the schema resource when
-    ``schema`` is given, and a ``spoke/<name>`` resource per source spoke (None: the spoke does
-    not exist); ``resources`` adds or overrides raw resources."""
-    found: dict[str, Any] = {}
+    """The metadata ``snapshot`` the spoke pack takes, read from the portal at ``read_from``: the
+    ``pull_requests`` resource (see :func:`portal_pull_request`), the schema resource when ``schema``
+    is given, and a ``spoke/<name>`` resource per source spoke (None: the spoke does not exist);
+    ``resources`` adds or overrides raw resources."""
+    found: dict[str, Any] = {"pull_requests": [dict(pr) for pr in pull_requests]}
     if schema is not None:
         found["schema"] = {"schema": schema, "additional_schema": additional_schema, "file_name_rules": None}
     for name, config in (spokes or {}).items():
@@ -148,7 +149,21 @@ def snapshot(
             None if config is None else {"name": name, "file": f"spokes/{name}.json", "config": config}
         )
     found.update(resources or {})
-    return {"portal_url": portal_url, "pull_requests": [dict(pr) for pr in pull_requests], "resources": found}
+    return {"read_from": read_from, "resources": found}
+
+
+def version_2(data: Mapping[str, Any]) -> dict[str, Any]:
+    """The same row as the kit wrote it before version 3 (an old Promptfoo row, regraded): the portal's
+    pull requests as ``pull_requests: [{id, url}]`` and the snapshot as ``{portal_url, pull_requests,
+    resources}``."""
+    old = {**data, MARKER: 2, "pull_requests": [
+        {"id": int(e["id"]), "url": e.get("url", "")} for e in data["side_effects"] if e["kind"] == "pull_request"]}
+    del old["side_effects"]
+    if isinstance(data.get("snapshot"), Mapping):
+        resources = dict(data["snapshot"]["resources"])
+        old["snapshot"] = {"portal_url": data["snapshot"]["read_from"],
+                           "pull_requests": resources.pop("pull_requests"), "resources": resources}
+    return old
 
 
 @dataclass

@@ -108,11 +108,16 @@ FOREIGN = [
     ),
     (
         {"agent_evals": 2, "snapshot": {"pull_requests": []}},
-        "metadata 'snapshot' must be an object with a 'portal_url'",
+        "metadata 'snapshot' of a version-2 record must be an object with a 'portal_url'",
     ),
     (
-        {"agent_evals": 2, "snapshot": {"portal_url": "http://x", "pull_requests": [3]}},
-        "metadata 'snapshot.pull_requests' must be a list of pull request objects",
+        {"agent_evals": 3, "snapshot": {"portal_url": "http://x", "pull_requests": []}},
+        "metadata 'snapshot' has key(s) portal_url, pull_requests, which record version 3 does not know: "
+        "a snapshot is {read_from, resources} (a pack keeps its end state in 'resources')",
+    ),
+    (
+        {"agent_evals": 3, "snapshot": {"read_from": 3}},
+        "metadata 'snapshot.read_from' must be text, got int",
     ),
 ]
 
@@ -191,7 +196,7 @@ def test_support_builds_what_the_run_record_writes() -> None:
     assert second.where() == "call 2, turn 2"
     assert [ToolCall.from_dict(item).to_dict() for item in data["tool_calls"]] == data["tool_calls"]
     assert record.final_reply == "Done." and record.user_messages_sent == 2
-    assert record.snapshot is not None and record.snapshot.pull_request(4)["status"] == "active"
+    assert record.snapshot is not None and record.snapshot.resources["pull_requests"][0]["status"] == "active"
     errored = RunRecord.from_metadata(metadata(end="error", error_kind="system", error="down"))
     assert errored.end is not None and errored.end.describe() == "error (system): down"
 

@@ -34,8 +34,8 @@ RECORDED = {
     "tool_errors": (1, "427a3b2638c3"),
     "repeated_calls": (1, "cc5bd84630e1"),
     "input_diff": (1, "f8b416a6d542"),
-    "spoke_json_valid": (1, "42219276cd5e"),
-    "pull_request": (1, "4a7c7cdb60d4"),
+    "spoke_json_valid": (1, "03b81e11164a"),
+    "pull_request": (1, "3a4880a244ff"),
     "protected_branches": (1, "26b69b9d17fe"),
     "changelog_entry": (1, "faf6fc6fe57a"),
 }

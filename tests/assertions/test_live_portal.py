@@ -22,6 +22,7 @@ from agent_evals.assertions.registry import kit_checks
 from agent_evals.packs.spoke.portal.api import PortalAPI, PortalError, PortalNotFound, pull_request_url
 from agent_evals.packs.spoke.snapshot import take_snapshot
 from agent_evals.packs.spoke.created_prs import pull_request as pull_request_effect
+from agent_evals.packs.spoke.created_prs import snapshot_pull_requests
 from agent_evals.record import RunRecord, SideEffect
 
 from ._assertion_support import call, metadata
@@ -126,9 +127,9 @@ def test_snapshot_of_the_end_state(portal: Any, api: PortalAPI, good: tuple, sou
     config, pr = good
     checks = [("input_diff", {"source": name, "expected_changes": {}}) for name in (SPOKE, "no-such-spoke")]
     state = with_snapshot(run_metadata(portal, config, pr), api, *checks)["snapshot"]
-    assert state["portal_url"] == portal.url
-    assert [item["id"] for item in state["pull_requests"]] == [pr["id"]]
-    assert state["pull_requests"][0]["status"] == "active"
+    assert state["read_from"] == portal.url
+    assert [item["id"] for item in state["resources"]["pull_requests"]] == [pr["id"]]
+    assert state["resources"]["pull_requests"][0]["status"] == "active"
     assert state["resources"]["schema"]["schema"]["type"] == "object"
     assert state["resources"][f"spoke/{SPOKE}"]["config"] == source
     assert state["resources"]["spoke/no-such-spoke"] is None
@@ -142,12 +143,12 @@ def test_a_side_effect_elsewhere_is_not_read_from_the_portal(portal: Any, api: P
     record.add_side_effect(SideEffect("ticket", str(pr["id"]), f"https://desk.example/tickets/{pr['id']}"))
     record.add_side_effect(pull_request_effect(pr["id"], f"https://desk.example/repos/spokes/pullrequest/{pr['id']}"))
     snapshot = take_snapshot(record, [], api)
-    assert snapshot.pull_requests == ()  # another kind, and a pull request of another host
+    assert snapshot_pull_requests(snapshot) == []  # another kind, and a pull request of another host
     record.add_side_effect(pull_request_effect(pr["id"] + 10**6, pull_request_url(portal.url, pr["id"] + 10**6)))
-    assert take_snapshot(record, [], api).pull_requests == ()  # this portal's, but not there
+    assert snapshot_pull_requests(take_snapshot(record, [], api)) == []  # this portal's, but not there
     record = RunRecord()
     record.add_side_effect(pull_request_effect(pr["id"], pull_request_url(portal.url, pr["id"])))
-    assert [p["id"] for p in take_snapshot(record, [], api).pull_requests] == [pr["id"]]
+    assert [p["id"] for p in snapshot_pull_requests(take_snapshot(record, [], api))] == [pr["id"]]
 
 
 def test_input_diff_source_by_name(portal: Any, api: PortalAPI, good: tuple) -> None:

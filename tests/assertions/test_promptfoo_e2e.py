@@ -133,5 +133,5 @@ def test_assertions_in_promptfoo(tmp_path: Path) -> None:
     named = rows["bad"]["namedScores"]
     assert named["no_collateral_changes"] == 0 and named["schema_valid"] == 0 and named["reliability"] == 0.75
     metadata = rows["good"]["response"]["metadata"]
-    assert metadata["agent_evals"] == 3 and metadata["snapshot"]["portal_url"] == stub.url
+    assert metadata["agent_evals"] == 3 and metadata["snapshot"]["read_from"] == stub.url
     assert "e2e-token-xyz" not in json.dumps(data["results"]["results"][0]["gradingResult"])

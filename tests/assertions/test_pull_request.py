@@ -6,7 +6,7 @@ import pytest
 
 from agent_evals.packs.spoke.checks.pull_request import grade
 
-from ._assertion_support import BASE, call, metadata, portal_pull_request, snapshot
+from ._assertion_support import BASE, call, metadata, portal_pull_request, snapshot, version_2
 
 C = "create_spoke_pull_request"
 # the portal's PRs when the conversation ended: 3 and 5 active, 4 abandoned (no PR 9)
@@ -174,20 +174,38 @@ def test_malformed_config(config: dict, message: str) -> None:
     assert grade(config, metadata())["reason"] == f"pull_request: invalid config: {message}"
 
 
-def _version_2(data: dict) -> dict:
-    """The same record as the kit wrote it before version 3 (an old Promptfoo row, regraded)."""
-    old = {**data, "agent_evals": 2, "pull_requests": [
-        {"id": int(e["id"]), "url": e["url"]} for e in data["side_effects"] if e["kind"] == "pull_request"]}
-    del old["side_effects"]
-    return old
-
-
 def test_a_version_2_record_is_graded_as_its_upgrade() -> None:
     """Its pull requests are still the ones the conversation created: a check fails when it must."""
-    made = _version_2(metadata([call(C, turn=1)], replies=["I won't."], pull_requests=[7], snapshot=PORTAL))
+    made = version_2(metadata([call(C, turn=1)], replies=["I won't."], pull_requests=[7], snapshot=PORTAL))
+    assert made["snapshot"]["pull_requests"] and "read_from" not in made["snapshot"]  # the old form
     result = grade({"expect": "none"}, made)
     assert result["pass"] is False and "PR(s) created in the conversation: 7" in result["reason"]
-    other = _version_2(created(reply(3), [5]))  # reported 3, created 5
+    other = version_2(created(reply(3), [5]))  # reported 3, created 5
     result = grade({}, other)
     assert result["pass"] is False and "not created in this conversation" in result["reason"], result["reason"]
-    assert grade({}, _version_2(created(reply(3), [3])))["pass"] is True
+    assert grade({}, version_2(created(reply(3), [3])))["pass"] is True
+
+
+@pytest.mark.parametrize(
+    ("text", "prs", "state"),
+    [
+        (reply(3), [3], PORTAL),  # passes
+        (reply(4), [4], PORTAL),  # abandoned
+        (reply(9), [3], PORTAL),  # not on the portal
+        (reply(3, base="http://elsewhere.test"), [3], PORTAL),  # another host
+        (reply(3), [3], snapshot(pull_requests=[])),  # the portal had none of them
+        (reply(3), [3], snapshot("http://portal.test/sub", pull_requests=[portal_pull_request(3)])),
+    ],
+)
+def test_a_version_2_row_is_graded_as_before(text: str, prs: list[int], state: dict) -> None:
+    """Verdict and reason: the end state of an upgraded row is the one the portal gave."""
+    row = created(text, prs, state)
+    assert grade({}, version_2(row)) == grade({}, row)
+
+
+def test_a_snapshot_without_the_portals_pull_requests_is_named() -> None:
+    state = {"read_from": BASE, "resources": {"repository": {}}}  # another pack's end state
+    result = grade({}, created(reply(3), [3], state))
+    assert result == {"pass": False, "score": 0.0, "reason": (
+        "pull_request: the end-state snapshot has no resource 'pull_requests' (the spoke pack's snapshot reads the "
+        "portal's pull requests into it; resources found: repository): was this row run with another pack?")}

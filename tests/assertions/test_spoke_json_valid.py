@@ -6,7 +6,7 @@ import pytest
 
 from agent_evals.packs.spoke.checks.spoke_json_valid import SCHEMA_RESOURCE, grade
 
-from ._assertion_support import call, metadata, portal_pull_request, snapshot
+from ._assertion_support import call, metadata, portal_pull_request, snapshot, version_2
 
 C = "create_spoke_pull_request"
 SCHEMA = {
@@ -105,6 +105,14 @@ def test_pr_not_in_the_snapshot() -> None:
     result = grade({}, submitted(VALID, [1, 9]))
     assert result["pass"] is False
     assert "PR 9 does not exist on the portal" in result["reason"]
+
+
+@pytest.mark.parametrize("prs", [[1], [1, 2], [1, 9], []])
+def test_a_version_2_row_is_graded_as_before(prs: list[int]) -> None:
+    """Its snapshot's pull requests and schema are read from their version-3 places: same verdict, same reason."""
+    row = submitted(VALID, prs)
+    assert "portal_url" in version_2(row)["snapshot"]
+    assert grade({}, version_2(row)) == grade({}, row)
 
 
 def test_null_additional_schema() -> None:

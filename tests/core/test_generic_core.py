@@ -296,8 +296,10 @@ def test_the_core_runs_a_case_on_the_toy_system_alone(monkeypatch: pytest.Monkey
     assert meta["fixtures"] == [{"kind": "queue", "key": "hw", "name": "hardware", "id": 40}]
     assert meta["transcript"][0]["content"] == "Please open a ticket in hardware (queue 40)"
     assert meta["side_effects"] == [{"kind": "ticket", "id": "12", "url": "https://desk.example/tickets/12"}]  # the system's
-    assert meta["snapshot"]["pull_requests"] == [{"id": 12, "url": "https://desk.example/tickets/12", "status": "open"}]
-    assert meta["snapshot"]["resources"] == {"queues": ["hw"]}  # read while the case's queue existed
+    assert meta["snapshot"] == {"read_from": "https://desk.example", "resources": {
+        "tickets": [{"id": 12, "url": "https://desk.example/tickets/12", "status": "open"}],
+        "queues": ["hw"],  # read while the case's queue existed
+    }}
     assert meta["cleanup"] == {"undone": [{"kind": "ticket", "id": "12"}], "already_gone": [],
                                "removed_fixtures": ["queue hw"], "summary": "closed 1 ticket(s), removed 1 fixture(s)",
                                "by": "provider", "fixtures": {"removed": ["queue hw"]}}

@@ -1,6 +1,7 @@
 """``agent-evals cassettes upgrade`` on a real golden cassette whose record is of version 2 (the
 file is ``evals/spoke-create/golden/C01.json`` as of commit 2692872): rewritten to version 3 in
-place, its fingerprints and model calls kept, and replayed by the current kit, graded as before."""
+place, its fingerprints and model calls kept, and replayed by the current kit, graded as before; the
+replayed row written back in the version-2 form (its snapshot too) is graded the same."""
 
 from __future__ import annotations
 
@@ -14,13 +15,15 @@ import pytest
 from agent_evals.cli import main
 from agent_evals.conversation.cassette import load_cassette
 from agent_evals.golden.selfcheck import grade_row
+from agent_evals.packs.spoke.checks import pull_request, spoke_json_valid
 from agent_evals.packs.spoke.created_prs import pull_request_ids
 from agent_evals.packs.spoke.portal.api import PortalAPI
 from agent_evals.packs.spoke.portal.process import PortalProcess
+from agent_evals.packs.spoke.runs import portal_settings
 from agent_evals.packs.spoke.undo import abandon
 from agent_evals.record import MARKER, RunRecord
 from agent_evals.suites.discovery import Suite, discover
-from agent_evals.packs.spoke.runs import portal_settings
+from tests.assertions._assertion_support import version_2
 from tests.golden.test_selfcheck import _replay, _test
 
 V2_CASSETTE = Path(__file__).parent / "data" / "spoke-create-C01.v2.json"
@@ -65,6 +68,14 @@ def test_upgrade_rewrites_a_v2_golden_cassette_that_the_kit_then_replays(
         assert [s["kind"] for s in row["metadata"]["side_effects"]] == ["pull_request"]
         graded = grade_row(SUITE.folder, test["assert"], row)
         assert graded and all(graded.values()), graded
+        # the same row as a version-2 kit wrote it (snapshot {portal_url, pull_requests, resources}), regraded:
+        # the spoke checks find the portal's pull requests where the upgrade puts them, and say the same
+        old_row = {**row, "metadata": version_2(row["metadata"])}
+        assert old_row["metadata"]["snapshot"]["portal_url"] == portal.url
+        assert [pr["status"] for pr in old_row["metadata"]["snapshot"]["pull_requests"]] == ["active"]
+        assert grade_row(SUITE.folder, test["assert"], old_row) == graded
+        for check in (pull_request, spoke_json_valid):
+            assert check.grade({}, old_row["metadata"]) == check.grade({}, row["metadata"])
     finally:
         abandon(api, pull_request_ids(row.get("metadata") or {}))
 

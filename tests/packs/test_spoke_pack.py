@@ -7,8 +7,8 @@ import json
 import pytest
 
 from agent_evals.packs import load_pack
-from agent_evals.packs.spoke.created_prs import pull_request
-from agent_evals.record import SideEffect, ToolCall
+from agent_evals.packs.spoke.created_prs import pull_request, snapshot_pull_request, snapshot_pull_requests
+from agent_evals.record import RecordError, SideEffect, Snapshot, ToolCall
 
 PR = {"id": 7, "url": "http://127.0.0.1:1/repos/spokes/pullrequest/7", "status": "active"}
 
@@ -29,6 +29,31 @@ def _call(name: str, result: object, outcome: str = "ok") -> ToolCall:
 )
 def test_the_spoke_pack_finds_created_pull_requests(result, outcome, name: str, expected) -> None:
     assert load_pack("spoke").system.side_effect(_call(name, result, outcome)) == expected
+
+
+def test_the_checks_read_the_portals_pull_requests_from_the_snapshots_resource() -> None:
+    snapshot = Snapshot("http://127.0.0.1:1", {"pull_requests": [PR, {**PR, "id": 9}], "schema": {}})
+    assert [pr["id"] for pr in snapshot_pull_requests(snapshot)] == [7, 9]
+    assert snapshot_pull_request(snapshot, 9) == {**PR, "id": 9}
+    assert snapshot_pull_request(snapshot, 8) is None  # the portal did not have it
+    assert snapshot_pull_requests(Snapshot("http://p", {"pull_requests": []})) == []
+
+
+@pytest.mark.parametrize(
+    ("resources", "message"),
+    [
+        ({"repository": {}}, "the end-state snapshot has no resource 'pull_requests' (the spoke pack's snapshot reads "
+                             "the portal's pull requests into it; resources found: repository): was this row run with "
+                             "another pack?"),
+        ({}, "resources found: none)"),
+        ({"pull_requests": [7]}, "metadata 'snapshot.resources.pull_requests' must be a list of pull request objects"),
+        ({"pull_requests": {"id": 7}}, "'snapshot.resources.pull_requests' must be a list"),
+    ],
+)
+def test_a_missing_or_bad_pull_requests_resource_is_named(resources: dict, message: str) -> None:
+    with pytest.raises(RecordError) as caught:
+        snapshot_pull_request(Snapshot("http://p", resources), 7)
+    assert message in str(caught.value)
 
 
 def test_the_spoke_users_framing_is_the_portals() -> None:

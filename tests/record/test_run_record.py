@@ -44,7 +44,7 @@ def _record() -> RunRecord:
         end=End.failed("system", "the portal went away"),
         trace=Trace("run-1", "C01#abc"),
         replay={"cassette": "C01.json"},
-        snapshot=Snapshot("http://p", ({"id": 7, "status": "active"},), {"schema": {"type": "object"}}),
+        snapshot=Snapshot("http://p", {"pull_requests": [{"id": 7, "status": "active"}], "schema": {"type": "object"}}),
     )
     record.add_usage("agent", Usage(10, 5, 15, 2, 0.01))
     record.add_usage("judge", Usage(1, 1, 2, 1, 0.001))
@@ -62,6 +62,8 @@ def test_metadata_round_trip_keeps_everything() -> None:
         {"kind": "branch", "id": "release/1.2"},  # no url: the key is left out
     ]
     assert "pull_requests" not in metadata
+    assert metadata["snapshot"] == {
+        "read_from": "http://p", "resources": {"pull_requests": [{"id": 7, "status": "active"}], "schema": {"type": "object"}}}
     assert (metadata["conversation_end"], metadata["ended_by"], metadata["error_kind"]) == ("error", "error", "system")
     assert [c["outcome"] for c in metadata["tool_calls"]] == ["ok", "refused", "tool_error", "invalid_arguments"]
     assert [c["is_error"] for c in metadata["tool_calls"]] == [False, True, True, True]
@@ -127,7 +129,12 @@ def test_the_first_error_is_kept() -> None:
         ({MARKER: 3, "side_effects": [{"kind": "Pull Request", "id": "7"}]}, "kind must be a lower-case word"),
         ({MARKER: 3, "side_effects": [{"kind": "branch", "id": ""}]}, "side_effects\\[0\\]: .*needs an id"),
         ({MARKER: 3, "side_effects": [{"kind": "branch", "id": "b", "url": 3}]}, r"side_effects\[0\]\.url must be text"),
-        ({MARKER: 2, "snapshot": {"pull_requests": []}}, "'snapshot' must be an object with a 'portal_url'"),
+        ({MARKER: 2, "snapshot": {"pull_requests": []}}, "'snapshot' of a version-2 record must be an object with a 'portal_url'"),
+        ({MARKER: 2, "snapshot": {"portal_url": "p", "resources": [1]}}, "'snapshot.resources' must be an object"),
+        ({MARKER: 3, "snapshot": ["p"]}, r"'snapshot' must be an object \{read_from, resources\}, got list"),
+        ({MARKER: 3, "snapshot": {"portal_url": "p"}}, r"'snapshot' has key\(s\) portal_url, which record version 3 does not know"),
+        ({MARKER: 3, "snapshot": {"read_from": None}}, "'snapshot.read_from' must be text, got NoneType"),
+        ({MARKER: 3, "snapshot": {"resources": "x"}}, "'snapshot.resources' must be an object"),
     ],
 )
 def test_bad_metadata_is_named(metadata: dict, message: str) -> None:

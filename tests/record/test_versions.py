@@ -10,7 +10,7 @@ import pytest
 from agent_evals.live.sources import SourceError
 from agent_evals.live.store import StoreUnavailable
 from agent_evals.packs.spoke.portal.api import PortalUnavailable
-from agent_evals.record import ERROR_KINDS, MARKER, End, RecordError, RunRecord, SideEffect, upgrade_record
+from agent_evals.record import ERROR_KINDS, MARKER, End, RecordError, RunRecord, SideEffect, Snapshot, upgrade_record
 from agent_evals.record.versions import unsupported
 from agent_evals.system import SystemFailure, SystemSetupError
 
@@ -23,7 +23,12 @@ V2 = {
     "pull_requests": [{"id": 7, "url": "http://p/repos/spokes/pullrequest/7"}, {"id": 9, "url": ""}],
     "conversation_end": "error", "ended_by": "error", "error_kind": "portal", "error": "[portal] portal at http://p unreachable",
     "final_reply": "Done: http://p/repos/spokes/pullrequest/7", "usage": {},
+    "snapshot": {"portal_url": "http://p", "pull_requests": [{"id": 7, "status": "active", "validation_status": "succeeded"}],
+                 "resources": {"schema": {"schema": {"type": "object"}}, "spoke/a": None}},
 }
+V3_SNAPSHOT = {"read_from": "http://p", "resources": {
+    "schema": {"schema": {"type": "object"}}, "spoke/a": None,
+    "pull_requests": [{"id": 7, "status": "active", "validation_status": "succeeded"}]}}
 
 
 def test_a_version_2_record_upgrades_to_side_effects_and_the_system_kind() -> None:
@@ -37,8 +42,9 @@ def test_a_version_2_record_upgrades_to_side_effects_and_the_system_kind() -> No
     ]
     assert new["error_kind"] == "system"
     assert new["error"] == V2["error"]  # the text is what the person saw: kept
-    assert {k: v for k, v in new.items() if k not in ("side_effects", "error_kind", MARKER)} == {
-        k: v for k, v in V2.items() if k not in ("pull_requests", "error_kind", MARKER)}
+    assert new["snapshot"] == V3_SNAPSHOT  # the portal's pull requests are the spoke pack's resource now
+    assert {k: v for k, v in new.items() if k not in ("side_effects", "error_kind", "snapshot", MARKER)} == {
+        k: v for k, v in V2.items() if k not in ("pull_requests", "error_kind", "snapshot", MARKER)}
 
 
 def test_a_version_2_read_in_memory_equals_its_upgrade() -> None:
@@ -47,9 +53,44 @@ def test_a_version_2_read_in_memory_equals_its_upgrade() -> None:
     assert old.side_effects == [SideEffect("pull_request", "7", "http://p/repos/spokes/pullrequest/7"),
                                 SideEffect("pull_request", "9")]
     assert old.end is not None and old.end.error_kind == "system"
+    assert old.snapshot == Snapshot("http://p", V3_SNAPSHOT["resources"])
     written = json.loads(json.dumps(old.to_metadata()))  # written back: version 3
     assert written[MARKER] == 3 and written["error_kind"] == "system" and "pull_requests" not in written
+    assert written["snapshot"] == V3_SNAPSHOT
     assert RunRecord.from_metadata(written) == old
+
+
+@pytest.mark.parametrize(
+    ("snapshot", "expected"),
+    [
+        ({"portal_url": "http://p", "pull_requests": [], "resources": {}},  # no PR: the resource is there, empty
+         {"read_from": "http://p", "resources": {"pull_requests": []}}),
+        ({"portal_url": "file:///tmp/copy", "pull_requests": None, "resources": {"repository": {}}},
+         {"read_from": "file:///tmp/copy", "resources": {"repository": {}, "pull_requests": []}}),
+        ({"portal_url": "http://p"}, {"read_from": "http://p", "resources": {}}),
+        ({"portal_url": "http://p", "resources": None, "extra": 1},  # kept: the reader names it
+         {"read_from": "http://p", "resources": {}, "extra": 1}),
+    ],
+)
+def test_a_version_2_snapshot_becomes_read_from_and_resources(snapshot: dict, expected: dict) -> None:
+    assert upgrade_record({MARKER: 2, "snapshot": snapshot})["snapshot"] == expected
+
+
+@pytest.mark.parametrize(
+    ("snapshot", "message"),
+    [
+        ({"pull_requests": []}, "metadata 'snapshot' of a version-2 record must be an object with a 'portal_url'"),
+        (["http://p"], "metadata 'snapshot' of a version-2 record must be an object with a 'portal_url'"),
+        ({"portal_url": "http://p", "resources": [1]}, "metadata 'snapshot.resources' must be an object"),
+        ({"portal_url": "http://p", "pull_requests": [], "resources": {"pull_requests": []}},
+         "metadata 'snapshot' of a version-2 record has both 'pull_requests' and a resource 'pull_requests'; "
+         "version 3 keeps the pull requests in that resource"),
+    ],
+)
+def test_a_version_2_snapshot_that_cannot_be_upgraded_is_named(snapshot: object, message: str) -> None:
+    with pytest.raises(ValueError) as caught:
+        upgrade_record({MARKER: 2, "snapshot": snapshot})
+    assert str(caught.value) == message
 
 
 def test_other_error_kinds_and_a_record_without_pull_requests_upgrade_as_they_are() -> None:

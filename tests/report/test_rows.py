@@ -83,7 +83,8 @@ def test_a_version_2_row_reports_its_portal_error_as_a_system_error() -> None:
     """Rows stored before record version 3 (Promptfoo's database keeps them) report with today's kinds."""
     raw = result_row("C01", 0, "error", error_kind="system")
     metadata = raw["response"]["metadata"]
-    metadata.update({"agent_evals": 2, "error_kind": "portal", "pull_requests": [{"id": 3, "url": "http://p/3"}]})
+    metadata.update({"agent_evals": 2, "error_kind": "portal", "pull_requests": [{"id": 3, "url": "http://p/3"}],
+                     "snapshot": {"portal_url": "http://p", "pull_requests": [], "resources": {}}})
     del metadata["side_effects"]
     row = _row(raw)
     assert row.outcome == "error" and row.error_kind == "system"

@@ -14,7 +14,8 @@ The metadata form (``docs/record.md`` describes every key)::
      "tool_calls": [ToolCall], "side_effects": [{"kind", "id", "url"?}],
      "conversation_end": "done", "ended_by": "user", "error_kind": null, "error": null,
      "final_reply": "...", "usage": {"agent": {...}, "user": {...}, "judge": {...}},
-     "trace": {"eval_id", "test_id"}, "replay": {...} | absent, "snapshot": {...} | absent,
+     "trace": {"eval_id", "test_id"}, "replay": {...} | absent,
+     "snapshot": {"read_from", "resources"} | absent,
      "fixtures": [{"kind", "key", ...}] | absent, "judged": [Judgement] | absent,
      "user_review": UserReview | absent}
 
@@ -119,39 +120,38 @@ class Trace:
 
 @dataclass(frozen=True)
 class Snapshot:
-    """The end state the assertions grade, read from the portal when the conversation ended.
+    """The end state the assertions grade, read from the system under test when the conversation ended.
 
-    ``pull_requests`` are the portal's records of the PRs the conversation created (status,
-    validation, diff, …); ``resources`` holds what the case's assertions name, keyed by the
-    domain pack (e.g. ``"schema"``, ``"item/billing-eu"``). Grading reads only this, so a
-    recorded run can be graded again without a portal.
+    ``read_from`` says where it was read (a URL, a folder), for people and for the pack's checks;
+    ``resources`` holds what the case's checks read, in JSON form, under keys the pack chooses (e.g.
+    ``"pull_requests"``, ``"schema"``, ``"repository"``). Grading reads only this, so a recorded run
+    can be graded again without the system.
     """
 
-    portal_url: str
-    pull_requests: tuple[Mapping[str, Any], ...] = ()
+    read_from: str = ""
     resources: Mapping[str, Any] = field(default_factory=dict)
 
-    def pull_request(self, pr_id: int) -> Mapping[str, Any] | None:
-        return next((pr for pr in self.pull_requests if pr.get("id") == pr_id), None)
-
     def to_dict(self) -> dict[str, Any]:
-        return {
-            "portal_url": self.portal_url,
-            "pull_requests": [dict(pr) for pr in self.pull_requests],
-            "resources": dict(self.resources),
-        }
+        return {"read_from": self.read_from, "resources": dict(self.resources)}
 
     @classmethod
     def from_dict(cls, raw: Any) -> Snapshot:
-        if not isinstance(raw, Mapping) or not isinstance(raw.get("portal_url"), str):
-            raise RecordError("metadata 'snapshot' must be an object with a 'portal_url'")
-        prs = raw.get("pull_requests") or []
+        if not isinstance(raw, Mapping):
+            raise RecordError(
+                f"metadata 'snapshot' must be an object {{read_from, resources}}, got {type(raw).__name__}"
+            )
+        if unknown := sorted(map(str, set(raw) - {"read_from", "resources"})):
+            raise RecordError(
+                f"metadata 'snapshot' has key(s) {', '.join(unknown)}, which record version {RECORD_VERSION} "
+                "does not know: a snapshot is {read_from, resources} (a pack keeps its end state in 'resources')"
+            )
+        read_from = raw.get("read_from", "")
         resources = raw.get("resources") or {}
-        if not isinstance(prs, list) or not all(isinstance(p, Mapping) for p in prs):
-            raise RecordError("metadata 'snapshot.pull_requests' must be a list of pull request objects")
+        if not isinstance(read_from, str):
+            raise RecordError(f"metadata 'snapshot.read_from' must be text, got {type(read_from).__name__}")
         if not isinstance(resources, Mapping):
             raise RecordError("metadata 'snapshot.resources' must be an object")
-        return cls(raw["portal_url"], tuple(dict(p) for p in prs), dict(resources))
+        return cls(read_from, dict(resources))
 
 
 @dataclass

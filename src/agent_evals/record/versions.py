@@ -6,7 +6,9 @@ version     what changed
 2           the record as one type (tool calls with typed outcomes, ``pull_requests`` as
             ``[{id, url}]``, error kind ``portal`` for the system under test's failures)
 3           ``side_effects`` (``[{kind, id, url?}]``, a pull request is kind
-            ``pull_request``) replace ``pull_requests``; error kind ``portal`` is ``system``
+            ``pull_request``) replace ``pull_requests``; error kind ``portal`` is ``system``;
+            the snapshot is ``{read_from, resources}`` (``portal_url`` is ``read_from``, the
+            portal's pull requests are the resource ``pull_requests``)
 ==========  ===============================================================================
 
 A version-2 record is read as its upgrade (:func:`upgrade_record`): ``RunRecord.from_metadata``
@@ -47,7 +49,7 @@ def upgrade_record(metadata: Mapping[str, Any]) -> dict[str, Any]:
     are (the reader checks them).
 
     Raises ``ValueError`` naming the problem: any other version (:func:`unsupported`), a version-2
-    ``pull_requests`` entry without a numeric id."""
+    ``pull_requests`` entry without a numeric id, a version-2 snapshot without a ``portal_url``."""
     version = metadata.get(MARKER)
     out = copy.deepcopy(dict(metadata))
     if version == RECORD_VERSION:
@@ -61,7 +63,26 @@ def upgrade_record(metadata: Mapping[str, Any]) -> dict[str, Any]:
     kind = out.get("error_kind")
     if isinstance(kind, str):
         out["error_kind"] = RENAMED_ERROR_KINDS.get(kind, kind)
+    if out.get("snapshot") is not None:
+        out["snapshot"] = _snapshot(out["snapshot"])
     return out
+
+
+def _snapshot(old: Any) -> Any:
+    """A version-2 snapshot ``{portal_url, pull_requests, resources}`` as ``{read_from, resources}``: its
+    pull requests (the portal's records; empty for a pack without a portal) become the resource
+    ``pull_requests``, where the pack that reads them keeps them now."""
+    if not isinstance(old, Mapping) or not isinstance(old.get("portal_url"), str):
+        raise ValueError("metadata 'snapshot' of a version-2 record must be an object with a 'portal_url'")
+    resources = old.get("resources") or {}
+    if not isinstance(resources, Mapping):
+        raise ValueError("metadata 'snapshot.resources' must be an object")
+    if "pull_requests" in old and "pull_requests" in resources:
+        raise ValueError("metadata 'snapshot' of a version-2 record has both 'pull_requests' and a resource "
+                         "'pull_requests'; version 3 keeps the pull requests in that resource")
+    moved = {"pull_requests": old["pull_requests"] or []} if "pull_requests" in old else {}
+    rest = {k: v for k, v in old.items() if k not in ("portal_url", "pull_requests", "resources")}
+    return {"read_from": old["portal_url"], "resources": {**resources, **moved}, **rest}
 
 
 def _side_effects(pull_requests: Any) -> Any:

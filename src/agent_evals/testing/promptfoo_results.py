@@ -197,7 +197,7 @@ def _record(
         "final_reply": "Done.",
         "usage": roles,
         "trace": {"eval_id": "run-synthetic", "test_id": f"{case_id}#0"},
-        "snapshot": {"portal_url": "http://127.0.0.1:1", "pull_requests": [], "resources": {}},
+        "snapshot": {"read_from": "http://127.0.0.1:1", "resources": {"pull_requests": []}},
     }
 
 

@@ -45,6 +45,7 @@ def test_a_run_a_conversation_its_snapshot_and_undo(data_dir: Path, tmp_path: Pa
         record = _record(trace)
         record.snapshot = conversation.snapshot(record, [])
         assert record.snapshot is not None and record.side_effects == []  # the snapshot adds none: the calls do
+        assert record.snapshot.read_from == str(repo)  # the working copy's folder, shown to people
         assert record.snapshot.resources[RESOURCE]["end"]["branches"]["release-notes/2.0.0"]
         assert [e["kind"] for e in record.snapshot.resources[SIDE_EFFECTS]] == ["branch", "commit"]
         record.side_effects = [SideEffect("branch", "release-notes/2.0.0"), SideEffect("file", "CHANGELOG.md")]

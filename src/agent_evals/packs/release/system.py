@@ -272,7 +272,7 @@ class RepositoryConversation(Conversation):
             return None  # no conversation reached the repository
         state = self._copy.snapshot()
         found = [{"kind": s.kind, "name": s.name, "detail": s.detail} for s in side_effects(state)]
-        return Snapshot(self._copy.path.as_uri(), (), {RESOURCE: state.to_dict(), SIDE_EFFECTS: found})
+        return Snapshot(str(self._copy.path), {RESOURCE: state.to_dict(), SIDE_EFFECTS: found})
 
     def undo(self, record: RunRecord, *, fixtures: bool) -> dict[str, Any] | None:
         """Remove the working copy (and a run folder of its own): every branch, commit and file the

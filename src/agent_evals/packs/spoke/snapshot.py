@@ -2,9 +2,11 @@
 the spoke system's snapshot.
 
 When a conversation ends, the provider reads every pull request it created or linked in
-its replies (status, validation, diff…) and the resources the case's checks name (the
-portal's schema, each source spoke an ``input_diff`` check compares with). The assertions
-then read the metadata only; a snapshot that cannot be taken makes the row an error of kind
+its replies (status, validation, diff…: the resource ``pull_requests``, read back with
+:func:`~.created_prs.snapshot_pull_requests`) and the resources the case's checks name (the
+portal's schema, each source spoke an ``input_diff`` check compares with). The snapshot is
+read from the portal's URL (a reported PR link must be on it). The assertions then read the
+metadata only; a snapshot that cannot be taken makes the row an error of kind
 ``system``, never a failure of the agent.
 """
 
@@ -21,7 +23,12 @@ from agent_evals.packs.spoke.portal.api import (
     find_pull_request_urls,
     is_portal_pull_request_url,
 )
-from agent_evals.packs.spoke.created_prs import created_pull_requests, pull_request
+from agent_evals.packs.spoke.created_prs import (
+    PULL_REQUESTS_RESOURCE,
+    created_pull_requests,
+    pull_request,
+    snapshot_pull_requests,
+)
 from agent_evals.record import RunRecord, Snapshot
 from agent_evals.packs.spoke.checks.input_diff import spoke_resource
 from agent_evals.packs.spoke.checks.spoke_json_valid import SCHEMA_RESOURCE
@@ -57,8 +64,8 @@ def take_snapshot(
             found[pr_id] = dict(api.get_pull_request(pr_id))
         except PortalNotFound:
             continue  # reported but not there: the assertions say so
-    resources = snapshot_resources(api, checks)
-    return Snapshot(api.base_url, tuple(found[i] for i in dict.fromkeys(ids) if i in found), resources)
+    prs = [found[i] for i in dict.fromkeys(ids) if i in found]
+    return Snapshot(api.base_url, {PULL_REQUESTS_RESOURCE: prs, **snapshot_resources(api, checks)})
 
 
 def snapshot_resources(api: PortalAPI, checks: Sequence[CheckRef]) -> dict[str, Any]:
@@ -90,7 +97,7 @@ def taken_away(record: RunRecord, snapshot: Snapshot) -> str | None:
     """Why the row cannot be graded when a pull request the conversation created was abandoned before
     its end state was read: the agent cannot abandon one (no tool does), and the kit's own cleanup
     comes after grading, so someone else did, e.g. a cleanup while the run was going."""
-    gone = [pr["id"] for pr in snapshot.pull_requests
+    gone = [pr["id"] for pr in snapshot_pull_requests(snapshot)
             if pr.get("status") == "abandoned" and any(p.id == pr.get("id") for p in created_pull_requests(record))]
     if not gone:
         return None

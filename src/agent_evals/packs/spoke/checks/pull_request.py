@@ -27,7 +27,7 @@ from agent_evals.assertions._result import GradingResult, make_result
 from agent_evals.assertions._run import RunRecord, Snapshot, read_record, require_snapshot
 from agent_evals.assertions.names import name_matches
 from agent_evals.packs.spoke.checks.submission import DEFAULT_TOOL
-from agent_evals.packs.spoke.created_prs import created_pull_requests
+from agent_evals.packs.spoke.created_prs import created_pull_requests, snapshot_pull_request
 
 VERSION = 1  # the check's version, recorded with each verdict: bump it when a verdict can change (docs/assertions.md)
 
@@ -93,7 +93,7 @@ def _expect_none(run: RunRecord, cfg: PullRequestConfig) -> GradingResult:
 def _expect_created(run: RunRecord, cfg: PullRequestConfig, snapshot: Snapshot) -> GradingResult:
     from agent_evals.packs.spoke.portal.api import is_portal_pull_request_url, pull_request_url  # lazy: keeps agent_evals.packs.spoke.checks.pull_request's start-up as small as it is
 
-    base_url = snapshot.portal_url
+    base_url = snapshot.read_from  # the portal's URL
     links = _links(run)
     ours = list(dict.fromkeys(pr_id for url, pr_id in links if is_portal_pull_request_url(url, base_url)))
     foreign = [url for url, _ in links if not is_portal_pull_request_url(url, base_url)]
@@ -102,7 +102,7 @@ def _expect_created(run: RunRecord, cfg: PullRequestConfig, snapshot: Snapshot) 
     problems = [f"{url} is not this portal ({base_url})" for url in foreign]
     good = []
     for pr_id in ours:
-        pr = snapshot.pull_request(pr_id)
+        pr = snapshot_pull_request(snapshot, pr_id)
         if pr is None:
             problems.append(f"PR {pr_id} is reported but does not exist")
             continue

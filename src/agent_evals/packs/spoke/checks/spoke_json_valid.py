@@ -20,7 +20,7 @@ from agent_evals.assertions._result import GradingResult, fail, make_result
 from agent_evals.assertions._run import Snapshot, require_snapshot
 from agent_evals.assertions.schema_check import BadSchema, SchemaIssue, schema_issues
 from agent_evals.packs.spoke.checks.submission import DEFAULT_ARGUMENT, DEFAULT_TOOL, submitted
-from agent_evals.packs.spoke.created_prs import created_pull_requests
+from agent_evals.packs.spoke.created_prs import created_pull_requests, snapshot_pull_request
 
 VERSION = 1  # the check's version, recorded with each verdict: bump it when a verdict can change (docs/assertions.md)
 
@@ -80,7 +80,7 @@ def _pull_requests(snapshot: Snapshot, ids: list[int]) -> tuple[list[str], bool]
         return ["no pull request was created in the conversation (the record has no pull_request side effect)"], False
     lines, ok = [], True
     for pr_id in ids:
-        pr = snapshot.pull_request(pr_id)
+        pr = snapshot_pull_request(snapshot, pr_id)
         if pr is None:
             lines.append(f"PR {pr_id} does not exist on the portal")
             ok = False
