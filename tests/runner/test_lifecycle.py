@@ -144,7 +144,7 @@ def test_a_killed_runner_is_swept_by_the_next_run(env: dict[str, str], tmp_path:
         again = subprocess.run([*RUN, "--replay", "--filter-pattern", "C09"], env=env, cwd=PROJECT_ROOT,
                                capture_output=True, text=True, timeout=120)
         assert again.returncode == 0, again.stdout[-3000:]
-        assert "left active by 1 run(s) that died" in again.stdout, again.stdout[-3000:]
+        assert "swept what 1 run(s) that died left: abandoned " in again.stdout, again.stdout[-3000:]
         assert pull_requests(_data(env)) == []
         assert left_in_temp(env) == []  # the dead run's temporary directory and its warm server's folder are swept
 

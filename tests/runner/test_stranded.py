@@ -79,7 +79,7 @@ def test_a_run_killed_outright_against_an_external_portal_is_swept_by_the_next_r
         again = subprocess.run([*RUN, "--replay", "--filter-pattern", "C09"], env=env, cwd=PROJECT_ROOT,
                                capture_output=True, text=True, timeout=300)
         assert again.returncode == 0, again.stdout[-3000:]
-        assert "left active by 1 run(s) that died" in again.stdout, again.stdout[-3000:]
+        assert "swept what 1 run(s) that died left: abandoned " in again.stdout, again.stdout[-3000:]
         assert pull_requests(external) == []
 
 
