@@ -26,7 +26,11 @@ Two scopes, each a small object the core holds while it lasts:
 ``System.sweep_dead_runs``  undo what runs that died left, wherever they ran (``agent-evals merge``)
 ``System.preflight``        problems with an external system the environment names, before a run
 ``System.offered_tools``    the tools it offers the agent, known offline (the preflight's names)
+``System.preflight_variables``  stand-ins for a conversation's ``${…}`` so the preflight can start the
+                            agent's stdio servers (the release pack: a seed repository, removed after)
 ``System.undo_words``       what undoing a run does, as the runner says it after a Ctrl-C
+``System.left_words``       what a run leaves in place, as a forced exit names it; ``stop_words``:
+                            what stopping a system the runner started does to it
 ``System.add_commands``     its own subcommands of ``agent-evals`` (the portal's ``portal serve``)
 ``Running``                 one started or attached system: the environment the workers get
                             (``env``), where its side effects live (``data_dir``, ``url``), undo by
