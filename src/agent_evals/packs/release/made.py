@@ -1,5 +1,5 @@
 """What a tool call of the release agent made in its working copy: the run record's side effects
-(:meth:`ReleaseSystem.side_effect`). Standard library only.
+(:meth:`ReleaseSystem.side_effect`).
 
 ==========================  ==========  ===============================================================
 successful call             kind        id
@@ -24,13 +24,13 @@ from pathlib import PurePosixPath
 from typing import Any, Final
 
 from agent_evals.authoring import SideEffect, ToolCall
+from agent_evals.packs.release.repository import COPY_SEPARATOR, WORK
 
 BRANCH: Final = "branch"
 COMMIT: Final = "commit"
 FILE: Final = "file"
 _COMMITTED = re.compile(r"\bhash ([0-9a-f]{7,40})\b")
 _FILE_ARGUMENT = {"write_file": "path", "edit_file": "path", "move_file": "destination"}
-_COPY_SEPARATOR = "--"  # a working copy's folder under the run's work/: <eval id>--<test id>
 
 
 def made_by(call: ToolCall) -> SideEffect | None:
@@ -54,7 +54,7 @@ def in_copy(path: str) -> str:
     else as given without a leading ``./``."""
     parts = PurePosixPath(path).parts
     for index in range(len(parts) - 1, 0, -1):
-        if parts[index - 1] == "work" and _COPY_SEPARATOR in parts[index] and index + 1 < len(parts):
+        if parts[index - 1] == WORK and COPY_SEPARATOR in parts[index] and index + 1 < len(parts):
             return str(PurePosixPath(*parts[index + 1:]))
     return str(PurePosixPath(path)) if path.strip() else ""
 

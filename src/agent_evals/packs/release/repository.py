@@ -29,6 +29,8 @@ from agent_evals.packs.release.seed_repo import build_seed_repository
 from agent_evals.packs.release.snapshot import RefState, RepositorySnapshot
 
 OWNER_FILE = "OWNER"
+WORK = "work"  # the run folder's working copies: work/<eval id>--<test id>
+COPY_SEPARATOR = "--"  # between the eval id and the test id in a working copy's folder name
 _UNSAFE = re.compile(r"[^A-Za-z0-9._-]+")
 # the date of every commit the agent makes (GitPython, which mcp-server-git commits with, reads these)
 COMMIT_DATE = "1744372800 +0000"  # 2025-04-11 12:00 UTC, after the seed's last commit
@@ -74,7 +76,7 @@ class RunRepositories:
 
     def working_copy(self, test_id: str) -> WorkingCopy:
         """A fresh copy of the seed for one conversation (an old one of the same test is replaced)."""
-        path = self.root / "work" / folder_name(test_id)
+        path = self.root / WORK / folder_name(test_id)
         undo(path)
         shutil.copytree(self.seed, path, symlinks=True)
         return WorkingCopy(path, self.start)

@@ -49,6 +49,8 @@ from agent_evals.authoring import (
 )
 from agent_evals.packs.release.made import made_by
 from agent_evals.packs.release.repository import (
+    COPY_SEPARATOR,
+    WORK,
     SERVER_ENVIRONMENT,
     RunRepositories,
     WorkingCopy,
@@ -68,7 +70,6 @@ if TYPE_CHECKING:
 
 RUN_ENV = "AGENT_EVALS_RELEASE_RUN"  # the run folder, in the workers' (and hooks') environment
 SIDE_EFFECTS = "side_effects"  # the snapshot's resource listing the branches, commits and files changed
-_SEPARATOR = "--"  # a working copy's folder: <eval id>--<test id>
 #: how a person reads the undo of a conversation's side effects (its working copy removed)
 UNDONE = (UndoWords("branch", "removed", "branch"), UndoWords("commit", "removed", "commit"),
           UndoWords("file", "reverted", "file"))
@@ -80,17 +81,17 @@ def runs_base() -> Path:
 
 
 def copy_key(trace: Trace) -> str:
-    return f"{trace.eval_id}{_SEPARATOR}{trace.test_id}"
+    return f"{trace.eval_id}{COPY_SEPARATOR}{trace.test_id}"
 
 
 def copies_of(root: Path, eval_id: str) -> list[Path]:
     """The working copies under the run folder ``root`` of ``eval_id`` and of the suites' evals under it
     (``run-1a2b`` covers ``run-1a2b.release-notes``)."""
-    work = root / "work"
+    work = root / WORK
     if not work.is_dir():
         return []
     prefix = folder_name(eval_id)
-    return sorted(p for p in work.iterdir() if p.name.startswith((prefix + _SEPARATOR, prefix + ".")))
+    return sorted(p for p in work.iterdir() if p.name.startswith((prefix + COPY_SEPARATOR, prefix + ".")))
 
 
 # -- run scope ------------------------------------------------------------------------------------
@@ -115,7 +116,7 @@ class RunningRepository(Running):
     def undo_row(self, result: Mapping[str, Any]) -> CleanupReport:
         trace = trace_of_row(result)
         report = CleanupReport()
-        copy = self._root / "work" / folder_name(copy_key(trace)) if trace is not None else None
+        copy = self._root / WORK / folder_name(copy_key(trace)) if trace is not None else None
         if copy is not None and copy.exists():
             undo(copy)
             report.removed_fixtures.append(f"working copy {copy.name}")
