@@ -13,6 +13,7 @@ import pytest
 
 from agent_evals.testing.scripted_openai import (
     ChatRequest,
+    HoldAfterTool,
     QueueResponder,
     Reply,
     ScriptedOpenAIServer,
@@ -223,6 +224,32 @@ def test_fixed_latency_adds_to_the_reply_delay() -> None:
     responder = fixed_latency(lambda r: Reply.text("x").with_delay(0.1), 0.2)
     request = ChatRequest("/v1/chat/completions", "m", [], None, None, {}, {}, {})
     assert responder(request).delay_s == pytest.approx(0.3)
+
+
+def test_hold_after_tool_holds_only_the_reply_to_that_tools_result() -> None:
+    def request(messages: list[dict[str, Any]]) -> ChatRequest:
+        return ChatRequest("/v1/chat/completions", "m", messages, None, None, {}, {}, {})
+
+    def called(name: str, call_id: str) -> list[dict[str, Any]]:
+        return [{"role": "user", "content": "go"},
+                {"role": "assistant", "content": "", "tool_calls": [
+                    {"id": "a", "type": "function", "function": {"name": "other", "arguments": "{}"}},
+                    {"id": call_id, "type": "function", "function": {"name": name, "arguments": "{}"}}]},
+                {"role": "tool", "tool_call_id": call_id, "content": "ok"}]
+
+    DONE = Reply.text("done").message  # noqa: N806
+    hold = HoldAfterTool(lambda r: Reply.text("done"), "open_pr", limit_s=60)
+    assert hold(request(called("other_tool", "b"))).message == DONE  # another tool: not held
+    assert hold(request(HELLO)).message == DONE
+    assert not hold.held.is_set()
+    replies: list[Any] = []
+    waiting = threading.Thread(target=lambda: replies.append(hold(request(called("open_pr", "b"))).message))
+    waiting.start()
+    assert hold.held.wait(60)
+    assert replies == [] and waiting.is_alive()  # held until released
+    hold.release()
+    waiting.join(60)
+    assert replies == [DONE]
 
 
 def test_stop_does_not_wait_for_pending_delays() -> None:

@@ -130,6 +130,24 @@ def test_port_in_use_is_a_clear_error(tmp_path: Path) -> None:
             PortalProcess(data_dir=tmp_path / "b", port=port).start()
 
 
+def test_a_port_bound_but_not_yet_served_by_another_portal_is_taken() -> None:
+    """Two portals racing for one stable port: the one that bound first holds it from its bind on.
+    (Before, both could bind with SO_REUSEADDR; the loser said it listened, its health check was
+    answered by the winner, and it died when uvicorn began to serve: a flaky 401 in CI.)"""
+    import socket
+
+    from agent_evals.packs.spoke.portal.server import ListenError, _bind
+
+    first = _bind("127.0.0.1", 0)
+    try:
+        with pytest.raises(ListenError, match="cannot listen on http://127.0.0.1:"):
+            _bind("127.0.0.1", first.getsockname()[1])
+        with socket.create_connection(first.getsockname(), timeout=5):
+            pass  # it accepts connections before any server runs on it
+    finally:
+        first.close()
+
+
 def test_a_killed_portal_restarts_with_its_data(tmp_path: Path) -> None:
     log_file = tmp_path / "portal.log"  # shared: the restart must not pick up the dead portal's URL
     with PortalProcess(data_dir=tmp_path / "data", log_file=log_file) as portal:

@@ -15,7 +15,7 @@ import pytest
 
 from agent_evals.runner.interrupts import SAME_PRESS_S
 from agent_evals.testing.pause_points import PAUSE_ENV
-from agent_evals.testing.scripted_openai import ScriptedOpenAIServer
+from agent_evals.testing.scripted_openai import HoldAfterTool, ScriptedOpenAIServer
 from tests.conftest import PROJECT_ROOT
 
 from .terminal import Terminal, eval_descriptions, is_stopped, kill_outright, left_in_temp, pull_requests, runner_env
@@ -53,10 +53,13 @@ def _settle(condition, timeout: float = 10.0) -> bool:  # noqa: ANN001
 
 
 @pytest.mark.parametrize("command", [RUN, NPM_RUN], ids=["agent-evals", "npm-run-eval"])
-def test_ctrl_c_mid_conversation_cleans_up_and_marks_the_eval(env: dict[str, str], command: list[str]) -> None:
+def test_ctrl_c_mid_conversation_cleans_up_and_marks_the_eval(
+    env: dict[str, str], command: list[str], pr_open: HoldAfterTool
+) -> None:
     terminal = Terminal([*command, *COPIES], env=env, cwd=PROJECT_ROOT)
-    terminal.wait_for(lambda: pull_requests(_data(env)), 120, "a pull request")
+    terminal.wait_for(pr_open.held.is_set, 120, "a pull request")
     terminal.ctrl_c()
+    pr_open.release()
     code = terminal.wait(timeout=120)
 
     output = terminal.output
@@ -92,10 +95,13 @@ def test_ctrl_c_after_the_last_row_cleans_up_and_leaves_the_eval_whole(env: dict
     assert left_in_temp(env) == []
 
 
-def test_a_second_ctrl_c_forces_the_exit_and_the_portal_still_cleans_up(env: dict[str, str]) -> None:
+def test_a_second_ctrl_c_forces_the_exit_and_the_portal_still_cleans_up(
+    env: dict[str, str], pr_open: HoldAfterTool
+) -> None:
     terminal = Terminal([*RUN, *COPIES], env=env, cwd=PROJECT_ROOT)
-    terminal.wait_for(lambda: pull_requests(_data(env)), 120, "a pull request")
+    terminal.wait_for(pr_open.held.is_set, 120, "a pull request")
     terminal.ctrl_c()
+    pr_open.release()
     terminal.wait_for(lambda: "Ctrl-C: stopping Promptfoo" in terminal.output, 60, "the first press handled")
     time.sleep(SAME_PRESS_S + 0.1)  # a second press (one within SAME_PRESS_S is the same, forwarded by npm)
     terminal.ctrl_c()

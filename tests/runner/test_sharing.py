@@ -130,17 +130,19 @@ def test_ctrl_c_in_plain_npx_promptfoo_eval_leaves_no_pull_request(env: dict[str
     from agent_evals.golden.record import build_scripts
     from agent_evals.suites.discovery import select
     from agent_evals.testing.conversations import ScriptedConversations
-    from agent_evals.testing.scripted_openai import fixed_latency
+    from agent_evals.testing.scripted_openai import HoldAfterTool, fixed_latency
 
     scripts = ScriptedConversations(build_scripts(select("spoke-create")[0]))
-    with ScriptedOpenAIServer(fixed_latency(scripts, 0.4)) as server:
+    pr_open = HoldAfterTool(fixed_latency(scripts, 0.4), "create_spoke_pull_request")
+    with ScriptedOpenAIServer(pr_open) as server:
         env.update(OPENAI_BASE_URL=server.base_url, AGENT_MODEL="agent-model", USER_MODEL="user-model",
                    LLM_MAX_RETRIES="0", JUDGE_MODEL="none")
         terminal = Terminal(["npx", "promptfoo", "eval", "-c", "evals/spoke-create/promptfooconfig.yaml",
                              "--filter-pattern", "C0[1-4]", "-j", "4", "--no-table"], env=env, cwd=PROJECT_ROOT)
         data = Path(env["AGENT_EVALS_DATA_DIR"])
-        terminal.wait_for(lambda: pull_requests(data), 120, "a pull request")
+        terminal.wait_for(pr_open.held.is_set, 120, "a pull request")
         terminal.ctrl_c()
+        pr_open.release()
         terminal.wait(timeout=60)
         deadline = time.monotonic() + 10
         while (pull_requests(data) or (data.parent / ".portal.serving.json").exists()) and time.monotonic() < deadline:

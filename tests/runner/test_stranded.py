@@ -18,7 +18,7 @@ from agent_evals.packs.spoke.portal.serving import Serving, read_serving, write_
 from agent_evals.packs.spoke.runs import IN_USE, _shared, _start_failure
 from agent_evals.suites.discovery import select
 from agent_evals.testing.pause_points import PAUSE_ENV
-from agent_evals.testing.scripted_openai import ScriptedOpenAIServer
+from agent_evals.testing.scripted_openai import HoldAfterTool, ScriptedOpenAIServer
 from tests.conftest import PROJECT_ROOT
 
 from .terminal import is_stopped, kill_outright, left_in_temp, pull_requests, runner_env
@@ -45,13 +45,25 @@ def _wait(condition, what: str, timeout: float = 120) -> None:  # noqa: ANN001
         time.sleep(0.05)
 
 
-def test_a_portal_killed_mid_run_is_said_its_pull_requests_cleaned_and_its_log_kept(env: dict[str, str]) -> None:
+def _wait_for_open_pr(runner: subprocess.Popen[bytes], pr_open: HoldAfterTool) -> None:
+    """Until a row has opened its pull request and waits for the model (held there by ``pr_open``)."""
+    _wait(lambda: pr_open.held.is_set() or runner.poll() is not None, "a pull request")
+    if runner.poll() is not None:
+        raise AssertionError(f"the run ended ({runner.returncode}) before a pull request was opened:\n"
+                             f"{runner.communicate()[0].decode()[-3000:]}")
+
+
+def test_a_portal_killed_mid_run_is_said_its_pull_requests_cleaned_and_its_log_kept(
+    env: dict[str, str], pr_open: HoldAfterTool
+) -> None:
     runner = subprocess.Popen([*RUN, "--filter-pattern", "C0[1-4]", "-j", "2", "--no-cache"], env=env, cwd=PROJECT_ROOT,
                               stdout=subprocess.PIPE, stderr=subprocess.STDOUT, start_new_session=True)
-    _wait(lambda: pull_requests(_data(env)), "a pull request")
+    _wait_for_open_pr(runner, pr_open)
+    assert pull_requests(_data(env))
     serving = read_serving(_data(env))
     assert serving is not None
     os.kill(serving.pid, signal.SIGKILL)  # the portal dies under the run
+    pr_open.release()
     output = runner.communicate(timeout=300)[0].decode()
 
     assert runner.returncode == 100, output[-3000:]  # rows are errors; the run itself completed
@@ -64,16 +76,18 @@ def test_a_portal_killed_mid_run_is_said_its_pull_requests_cleaned_and_its_log_k
     assert left_in_temp(env) == []
 
 
-def test_a_run_killed_outright_against_an_external_portal_is_swept_by_the_next_run(env: dict[str, str]) -> None:
+def test_a_run_killed_outright_against_an_external_portal_is_swept_by_the_next_run(
+    env: dict[str, str], pr_open: HoldAfterTool
+) -> None:
     with PortalProcess(data_dir=Path(env["TMPDIR"]).parent / "external", token="external-token") as portal:
         env.update(PORTAL_URL=portal.url, PORTAL_TOKEN="external-token")
         external = portal.data_dir
         runner = subprocess.Popen([*RUN, "--filter-pattern", "C0[1-4]", "-j", "2", "--no-cache"], env=env,
                                   cwd=PROJECT_ROOT, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
                                   start_new_session=True)
-        _wait(lambda: pull_requests(external) or runner.poll() is not None, "a pull request")
-        assert runner.poll() is None, runner.communicate()[0].decode()[-3000:]
+        _wait_for_open_pr(runner, pr_open)
         kill_outright(runner)
+        pr_open.release()
         assert pull_requests(external), "the killed run left no PR to sweep"
 
         again = subprocess.run([*RUN, "--replay", "--filter-pattern", "C09"], env=env, cwd=PROJECT_ROOT,
@@ -131,16 +145,19 @@ def test_the_in_use_words_are_the_portals_own(tmp_path: Path) -> None:
     assert "is in use by another portal" in line and line.endswith(str(tmp_path / ".data.portal.log"))
 
 
-def test_promptfoo_killed_by_a_signal_is_one_line_exit_2_and_the_cleanup_still_runs(env: dict[str, str]) -> None:
+def test_promptfoo_killed_by_a_signal_is_one_line_exit_2_and_the_cleanup_still_runs(
+    env: dict[str, str], pr_open: HoldAfterTool
+) -> None:
     """The out-of-memory killer (or a stray kill) takes Promptfoo mid-run: the runner says so in one
     line instead of exiting 247 in silence, abandons the run's pull requests and keeps the logs."""
     runner = subprocess.Popen([*RUN, "--filter-pattern", "C0[1-4]", "-j", "2", "--no-cache"], env=env, cwd=PROJECT_ROOT,
                               stdout=subprocess.PIPE, stderr=subprocess.STDOUT, start_new_session=True)
-    _wait(lambda: pull_requests(_data(env)), "a pull request")
+    _wait_for_open_pr(runner, pr_open)
     children = subprocess.run(["pgrep", "-P", str(runner.pid), "-f", r"node_modules/\.bin/promptfoo eval -c "],
                               capture_output=True, text=True).stdout.split()
     assert len(children) == 1, children
     os.kill(int(children[0]), signal.SIGKILL)
+    pr_open.release()
     output = runner.communicate(timeout=300)[0].decode()
     assert runner.returncode == 2, output[-3000:]
     assert "suite spoke-create: Promptfoo was killed by SIGKILL after " in output, output[-3000:]

@@ -78,6 +78,7 @@ from agent_evals.testing import strict_mode
 from agent_evals.testing.scripted_replies import (
     CHARS_PER_TOKEN,
     ChatRequest,
+    HoldAfterTool,
     QueueResponder,
     Reply,
     Responder,
@@ -87,6 +88,7 @@ from agent_evals.testing.scripted_replies import (
 
 __all__ = [
     "ChatRequest",
+    "HoldAfterTool",
     "QueueResponder",
     "Reply",
     "Responder",

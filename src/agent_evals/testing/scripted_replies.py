@@ -2,7 +2,8 @@
 
 A *responder* is any ``Callable[[ChatRequest], Reply]``. Ready-made ones:
 :func:`echo_responder` (the default), :class:`QueueResponder` (scripted replies per
-model, in order) and :func:`fixed_latency` (adds a delay to another responder).
+model, in order), :func:`fixed_latency` (adds a delay to another responder) and
+:class:`HoldAfterTool` (holds the reply that follows a given tool's result until released).
 Re-exported by :mod:`agent_evals.testing.scripted_openai`; see its docstring for examples.
 """
 
@@ -246,6 +247,44 @@ def fixed_latency(responder: Responder, seconds: float) -> Responder:
         return reply.with_delay(reply.delay_s + seconds)
 
     return delayed
+
+
+class HoldAfterTool:
+    """Wrap ``responder``: a request whose last message is the result of ``tool`` is held until
+    :meth:`release` (or ``limit_s``), and :attr:`held` is set when the first one arrives.
+
+    A test that must act while the tool's side effect exists (a pull request open, the row still
+    in flight) waits on :attr:`held` instead of polling for the side effect in a window that a
+    busy machine can miss.
+    """
+
+    def __init__(self, responder: Responder, tool: str, *, limit_s: float = 300.0) -> None:
+        self._responder = responder
+        self._tool = tool
+        self._limit_s = limit_s
+        self.held = threading.Event()
+        self._released = threading.Event()
+
+    def __call__(self, request: ChatRequest) -> Reply:
+        if _answers_tool(request.messages, self._tool):
+            self.held.set()
+            self._released.wait(self._limit_s)
+        return self._responder(request)
+
+    def release(self) -> None:
+        self._released.set()
+
+
+def _answers_tool(messages: Sequence[Message], tool: str) -> bool:
+    """Whether the last message is a tool result of a call to ``tool``."""
+    if not messages or messages[-1].get("role") != "tool":
+        return False
+    call_id = messages[-1].get("tool_call_id")
+    for message in reversed(messages):
+        for call in message.get("tool_calls") or ():
+            if call.get("id") == call_id:
+                return bool((call.get("function") or {}).get("name") == tool)
+    return False
 
 
 class QueueResponder:

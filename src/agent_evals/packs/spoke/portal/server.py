@@ -59,6 +59,10 @@ def _bind(host: str, port: int) -> socket.socket:
     sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
     try:
         sock.bind((host, port))
+        # Listen now, not when uvicorn starts: with SO_REUSEADDR Linux lets a second socket bind a port
+        # nobody listens on yet, so two portals racing for a stable port could both "bind" it, both say
+        # they listen, and the loser's health check be answered by the winner.
+        sock.listen(socket.SOMAXCONN)
     except OSError as exc:
         sock.close()
         raise ListenError(f"cannot listen on {base_url(host, port)}: {exc.strerror or exc}") from exc
