@@ -17,6 +17,7 @@ from __future__ import annotations
 import getpass
 import os
 import shutil
+import sys
 import tempfile
 import time
 from collections.abc import Callable
@@ -94,6 +95,9 @@ def _left_running(root: Path) -> list[str]:
 
 @pytest.hookimpl(trylast=True)
 def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
+    kept = sys.modules.get("agent_evals.agent.worker_sessions")
+    if kept is not None:  # stdio servers kept for this process's life (lifetime: worker) stop with it
+        kept.WORKER_SESSIONS.close()
     if hasattr(session.config, "workerinput"):  # a worker: the controller checks once, at the very end
         return
     root = Path(os.environ[SESSION_ENV])

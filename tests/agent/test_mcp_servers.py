@@ -31,7 +31,7 @@ def test_stdio_and_http_servers_as_mcp_clients_write_them() -> None:
 @pytest.mark.parametrize(
     ("servers", "message"),
     [
-        ({}, re.escape("servers must map each server's name to {command, args, env, cwd, tools} (stdio) or {url, "
+        ({}, re.escape("servers must map each server's name to {command, args, env, cwd, lifetime, tools} (stdio) or {url, "
                        "headers, tools} (streamable HTTP)")),
         (["portal"], "servers must map each server's name"),
         ({"portal": "http://p"}, "server 'portal' is a str, not a mapping"),
@@ -45,6 +45,9 @@ def test_stdio_and_http_servers_as_mcp_clients_write_them() -> None:
         ({"x": {"command": "c", "tools": ["a"], "headers": {}}}, r"server 'x' \(stdio\) is invalid: headers: Extra inputs"),
         ({"x": {"command": "c", "tools": ["a"], "args": "--flag"}}, r"server 'x' \(stdio\) is invalid: args: Input should be a valid list"),
         ({"x": {"command": "c", "tools": ["a", "b", "a"]}}, "server 'x' lists tool 'a' 2 times in its `tools`"),
+        ({"x": {"command": "c", "tools": ["a"], "lifetime": "run"}},
+         r"server 'x' \(stdio\) is invalid: lifetime: Input should be 'conversation' or 'worker'"),
+        ({"x": {"url": "http://p", "tools": ["a"], "lifetime": "worker"}}, r"server 'x' \(http\) is invalid: lifetime: Extra inputs"),
         ({"x": {"command": "c", "tools": ["a", "b"]}, "y": {"url": "http://p", "tools": ["c", "b"]}},
          "tool 'b' is in the `tools` of both servers 'x' and 'y': the model would not know which one it calls"),
     ],

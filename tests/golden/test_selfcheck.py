@@ -15,7 +15,10 @@ from typing import Any
 import pytest
 import yaml
 
+from agent_evals.agent.worker_sessions import WORKER_SESSIONS
 from agent_evals.cases import has_cases
+from agent_evals.packs.release.repository import start_run
+from agent_evals.packs.release.system import RUN_ENV
 from agent_evals.packs.spoke.undo import abandon
 from agent_evals.conversation.cassette import load_cassette, save_cassette
 from agent_evals.golden.record import suite_cases, suite_pack
@@ -112,11 +115,25 @@ def _assertion_file(folder: Path, item: dict[str, Any]) -> Any:
     return module
 
 
+@pytest.fixture(scope="module")
+def release_run(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
+    """A release run's folder, as a run's workers find it: each conversation of this process then uses
+    the same working copy, reset in between, and the agent's kept servers (``lifetime: worker``)."""
+    run = start_run(tmp_path_factory.mktemp("release"), "selfcheck")
+    try:
+        yield run.root
+    finally:
+        WORKER_SESSIONS.close()  # the kept servers work in the run's folder: stopped before it goes
+        run.close()
+
+
 @pytest.mark.parametrize(("suite", "case"), CASES, ids=[f"{s.name}-{c.id}" for s, c in CASES])
 def test_each_golden_cassette_and_its_mutations(
-    suite: Suite, case: Any, portals: dict[str, PortalProcess], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    suite: Suite, case: Any, portals: dict[str, PortalProcess], release_run: Path, tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     portal = portals[suite.name]
+    monkeypatch.setenv(RUN_ENV, str(release_run))
     monkeypatch.setenv("PORTAL_URL", portal.url)
     monkeypatch.setenv("PORTAL_TOKEN", portal.token or "")
     api = PortalAPI(portal.url, token=portal.token)

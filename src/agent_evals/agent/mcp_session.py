@@ -103,6 +103,11 @@ class McpSession:
     def names(self) -> list[str]:
         return [s["function"]["name"] for s in self.specs]
 
+    @property
+    def is_open(self) -> bool:
+        """Opened and not ended (not closed, its server not stopped)."""
+        return self._task is not None and not self._task.done()
+
     async def __aenter__(self) -> Self:
         if self._task is not None:
             raise RuntimeError(f"the MCP session to server {self.name!r} is already open")

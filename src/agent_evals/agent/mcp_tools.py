@@ -3,7 +3,9 @@
 :class:`McpTools` opens one :class:`~agent_evals.agent.mcp_session.McpSession` per server, all at
 once (a stdio server's start overlaps the others'), and offers the model their filtered tools
 server by server, in the order ``agent.yaml`` lists them. A call goes to the server that offers the
-tool, and its :class:`ToolResult` names that server (the record's ``ToolCall.server``).
+tool, and its :class:`ToolResult` names that server (the record's ``ToolCall.server``). A stdio
+server with ``lifetime: worker`` is not started for the conversation: its kept session is used
+(:class:`~agent_evals.agent.worker_sessions.KeptSession`), and stays open when the conversation ends.
 
 Opening fails as a whole, with the first server's error in the configuration's order (the sessions
 already open are closed): :class:`ServerUnavailable` for a server that cannot be started or
@@ -20,8 +22,9 @@ from types import TracebackType
 from typing import Any, Self
 
 from agent_evals.agent.errors import AgentConfigError
-from agent_evals.agent.mcp_servers import McpServer
+from agent_evals.agent.mcp_servers import McpServer, StdioServer
 from agent_evals.agent.mcp_session import DEFAULT_TIMEOUT_S, McpSession
+from agent_evals.agent.worker_sessions import KeptSession
 from agent_evals.agent.types import ToolResult
 from agent_evals.llm.types import ToolSpec
 
@@ -32,8 +35,8 @@ class McpTools:
     """An async context manager holding one MCP session per server for a conversation."""
 
     def __init__(self, servers: Sequence[McpServer], *, timeout_s: float = DEFAULT_TIMEOUT_S) -> None:
-        self.sessions = [McpSession(server, timeout_s=timeout_s) for server in servers]
-        self._route: dict[str, McpSession] = {}
+        self.sessions = [_session(server, timeout_s) for server in servers]
+        self._route: dict[str, McpSession | KeptSession] = {}
         self.specs: list[ToolSpec] = []
 
     @property
@@ -75,8 +78,14 @@ class McpTools:
         return await session.call(name, arguments)
 
 
-def _routes(sessions: Sequence[McpSession]) -> dict[str, McpSession]:
-    route: dict[str, McpSession] = {}
+def _session(server: McpServer, timeout_s: float) -> McpSession | KeptSession:
+    if isinstance(server, StdioServer) and server.lifetime == "worker":
+        return KeptSession(server, timeout_s=timeout_s)
+    return McpSession(server, timeout_s=timeout_s)
+
+
+def _routes(sessions: Sequence[McpSession | KeptSession]) -> dict[str, McpSession | KeptSession]:
+    route: dict[str, McpSession | KeptSession] = {}
     for session in sessions:
         for tool in session.names:
             if tool in route:

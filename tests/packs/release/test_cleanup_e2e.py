@@ -30,6 +30,7 @@ from agent_evals.suites.discovery import select
 from agent_evals.testing.conversations import ConversationScript, ScriptedConversations
 from agent_evals.testing.scripted_openai import ScriptedOpenAIServer
 from agent_evals.testing.scripted_replies import ChatRequest, Reply
+from agent_evals.packs.release.git_command import git
 from tests.conftest import PROJECT_ROOT
 from tests.leftovers import processes_naming, processes_with
 from tests.runner.terminal import RUN_MARK, Terminal, kill_outright, left_in_temp, runner_env
@@ -76,7 +77,8 @@ class BentModels:
     """The golden plans, bent: R05 checks out main instead of its new branch (its notes land on main:
     ``protected_branches`` fails), R07's reply is not JSON (an ERROR row, kind model), R02's git server
     is killed just before it creates the branch (an ERROR row, kind system). Each conversation's first
-    request notes the working copies there are at that moment."""
+    request notes the working copies there are at that moment, and the state of each (its branches and
+    what ``git status`` shows)."""
 
     def __init__(self, release: Path) -> None:
         scripts = _scripts()
@@ -85,17 +87,22 @@ class BentModels:
         self.cases = {script.key: case for case, script in scripts.items()}
         self.inner = ScriptedConversations(scripts.values())
         self.release = release
-        self.copies_at_start: dict[str, list[str]] = {}
+        self.copies_at_start: dict[str, dict[str, str]] = {}
         self.killed: list[str] = []
 
     def __call__(self, request: ChatRequest) -> Reply:
         case = self.cases.get(_first_user_message(request))
         if _replies(request) == 0 and case is not None:
-            self.copies_at_start[case] = sorted(p.name.rsplit("--", 1)[1] for p in self.release.glob("*/work/*"))
+            self.copies_at_start[case] = {p.name: _state(p) for p in self.release.glob("*/work/*")}
         if _replies(request) == 2 and case == "R02" and not self.killed:
-            (copy,) = self.release.glob("*/work/*--R02_*")
+            (copy,) = self.release.glob("*/work/*")
             self.killed = [_kill(line) for line in processes_naming(str(copy)) if "mcp-server-git" in line]
         return self.inner(request)
+
+
+def _state(copy: Path) -> str:
+    """A working copy's branches (with their commits) and its changes not committed."""
+    return git(copy, "branch", "--format=%(refname:short) %(objectname)") + git(copy, "status", "--porcelain")
 
 
 def _first_user_message(request: ChatRequest) -> str:
@@ -149,11 +156,13 @@ def test_pass_fail_and_error_rows_each_leave_nothing(bent: tuple[BentModels, dic
     assert "[system] MCP server 'git' (mcp-server-git) stopped during the conversation" in lines["R02"]
     results = json.loads(out.read_text())["results"]["results"]
     rows = {r["testCase"]["metadata"]["id"]: r["response"]["metadata"] for r in results}
-    assert {case: (m["cleanup"]["by"], m["cleanup"]["removed"]) for case, m in rows.items()} == {
+    assert {case: (m["cleanup"]["by"], m["cleanup"]["reset"]) for case, m in rows.items()} == {
         case: ("provider", "working copy") for case in ("R01", "R02", "R05", "R07")}
-    # one row at a time: each conversation found only its own working copy, the previous row's was gone
-    assert {case: [name.split("_")[0] for name in names] for case, names in models.copies_at_start.items()} == {
-        case: [case] for case in ("R01", "R02", "R05", "R07")}, models.copies_at_start
+    # one worker: one working copy, and every conversation found it as the first did (R05 moved main,
+    # R02's git server was killed mid-conversation: the reset took both back)
+    starts = list(models.copies_at_start.values())
+    assert len(starts) == 4 and len(starts[0]) == 1 and "--worker-" in next(iter(starts[0])), starts
+    assert all(start == starts[0] for start in starts), models.copies_at_start
     assert _left(env) == []
     assert left_in_temp(env) == []
 

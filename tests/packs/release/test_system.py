@@ -16,6 +16,7 @@ from agent_evals.packs.release.git_command import git
 from agent_evals.packs.release.snapshot import RESOURCE
 from agent_evals.packs.release.system import RUN_ENV, SIDE_EFFECTS, runs_base
 from agent_evals.record import AgentInfo, RunRecord, SideEffect, Trace, UserInfo
+from agent_evals.system import CleanupReport
 from agent_evals.suites.discovery import Suite
 
 
@@ -52,13 +53,23 @@ def test_a_run_a_conversation_its_snapshot_and_undo(data_dir: Path, tmp_path: Pa
         assert conversation.undo(record, fixtures=False) == {
             "undone": [{"kind": "branch", "id": "release-notes/2.0.0"}, {"kind": "file", "id": "CHANGELOG.md"}],
             "already_gone": [], "summary": "removed 1 branch(s), reverted 1 file(s)",
-            "by": "provider", "removed": "working copy"}
-        assert not repo.exists()
+            "by": "provider", "reset": "working copy"}
+        assert repo.is_dir()  # reset in place: the worker's servers keep working in this folder
+        assert git(repo, "status", "--porcelain") == "" and "release-notes/2.0.0" not in git(repo, "branch")
+        assert (repo / "CHANGELOG.md").read_text(encoding="utf-8") != "changed\n"
+
         left = PACK.system.conversation(Trace("run-1.release-notes", "R02#cd"), running.env())
-        left_repo = Path(left.variables["REPO"])  # a worker killed before its undo: the eval's undo removes it
-        assert running.active("run-1") == [left_repo.name]
-        assert running.undo_eval("run-1.release-notes").removed_fixtures == [f"working copy {left_repo.name}"]
-        assert not left_repo.exists()
+        assert Path(left.variables["REPO"]) == repo  # the worker's next conversation: the same folder
+        (repo / "stray.txt").write_text("a conversation killed before its undo\n", encoding="utf-8")
+        git(repo, "checkout", "--quiet", "-b", "stray")
+        again = PACK.system.conversation(Trace("run-1.release-notes", "R03#ef"), running.env())
+        assert Path(again.variables["REPO"]) == repo and not (repo / "stray.txt").exists()  # reset before use
+        assert "stray" not in git(repo, "branch") and git(repo, "status", "--porcelain") == ""
+        assert running.undo_row({"metadata": {"trace": {"eval_id": "run-1.release-notes", "test_id": "R03#ef"}}}).as_dict() == CleanupReport().as_dict()
+        assert repo.is_dir()  # a row's undo leaves the worker's copy: it may hold the next conversation
+        assert running.active("run-1") == [repo.name]
+        assert running.undo_eval("run-1.release-notes").removed_fixtures == [f"working copy {repo.name}"]
+        assert not repo.exists()
     assert list(data_dir.iterdir()) == []  # the run's folder went with the pool
 
 

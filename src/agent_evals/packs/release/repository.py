@@ -6,8 +6,10 @@ Layout under a base folder (the run's data dir, say)::
 
     <base>/<eval id>/OWNER        "owner pid <pid> started <start time>": the process that made it
     <base>/<eval id>/seed/        the seed repository, built once per run (~40 ms)
-    <base>/<eval id>/work/<test>/ a conversation's working copy: a plain copy of seed/ (~15 ms;
-                                  `git clone --local` with every branch took ~25 ms)
+    <base>/<eval id>/work/<eval id>--worker-<pid>/
+                                  a worker's working copy: a plain copy of seed/ (~15 ms; `git clone
+                                  --local` with every branch took ~25 ms), reset to the seed's state
+                                  in place before and after each of its conversations
 
 The MCP servers run with the working copy as their working directory and their one allowed
 directory, so ``repo_path: "."`` and ``path: "CHANGELOG.md"`` name it in every conversation and a
@@ -29,8 +31,8 @@ from agent_evals.packs.release.seed_repo import build_seed_repository
 from agent_evals.packs.release.snapshot import RefState, RepositorySnapshot
 
 OWNER_FILE = "OWNER"
-WORK = "work"  # the run folder's working copies: work/<eval id>--<test id>
-COPY_SEPARATOR = "--"  # between the eval id and the test id in a working copy's folder name
+WORK = "work"  # the run folder's working copies: work/<eval id>--worker-<pid>
+COPY_SEPARATOR = "--"  # between the eval id and the worker in a working copy's folder name
 _UNSAFE = re.compile(r"[^A-Za-z0-9._-]+")
 # the date of every commit the agent makes (GitPython, which mcp-server-git commits with, reads these)
 COMMIT_DATE = "1744372800 +0000"  # 2025-04-11 12:00 UTC, after the seed's last commit
@@ -74,11 +76,14 @@ class RunRepositories:
     def seed(self) -> Path:
         return self.root / "seed"
 
-    def working_copy(self, test_id: str) -> WorkingCopy:
-        """A fresh copy of the seed for one conversation (an old one of the same test is replaced)."""
-        path = self.root / WORK / folder_name(test_id)
-        undo(path)
-        shutil.copytree(self.seed, path, symlinks=True)
+    def working_copy(self, name: str) -> WorkingCopy:
+        """The working copy ``name`` holding the seed's state: made, or reset in place (its folder is
+        kept: the servers a worker keeps run in it)."""
+        path = self.root / WORK / folder_name(name)
+        if path.is_dir():
+            reset(path, self.seed)
+        else:
+            shutil.copytree(self.seed, path, symlinks=True)
         return WorkingCopy(path, self.start)
 
     def close(self) -> None:
@@ -122,8 +127,18 @@ def open_run(root: Path) -> RunRepositories:
 
 
 def undo(working_copy: Path) -> None:
-    """Take back everything a conversation did: its working copy goes (the seed is never touched)."""
+    """Take back everything the conversations did: the working copy goes (the seed is never touched)."""
     shutil.rmtree(working_copy, ignore_errors=True)
+
+
+def reset(working_copy: Path, seed: Path) -> None:
+    """Take back everything a conversation did, keeping the folder: its content becomes the seed's again."""
+    for entry in list(working_copy.iterdir()):
+        if entry.is_dir() and not entry.is_symlink():
+            shutil.rmtree(entry)
+        else:
+            entry.unlink()
+    shutil.copytree(seed, working_copy, symlinks=True, dirs_exist_ok=True)
 
 
 def stale_runs(base: Path) -> list[Path]:
@@ -157,4 +172,4 @@ def folder_name(name: str) -> str:
 
 
 __all__ = ["COMMIT_DATE", "OWNER_FILE", "SERVER_ENVIRONMENT", "RepositoryChange", "RunRepositories", "WorkingCopy",
-           "folder_name", "open_run", "remove_run", "side_effects", "stale_runs", "start_run", "sweep", "undo"]
+           "folder_name", "open_run", "remove_run", "reset", "side_effects", "stale_runs", "start_run", "sweep", "undo"]

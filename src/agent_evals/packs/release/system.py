@@ -7,17 +7,20 @@
   and ``cleanup``) removes the folders of runs whose owner is gone (a ``kill -9``). A plain
   ``promptfoo eval`` makes the folder in its ``beforeAll``, owned by the Promptfoo process, and
   removes it in its ``afterAll`` (:meth:`ReleaseSystem.stop_plain`).
-- conversation scope: a working copy of the seed, made when the agent is built
-  (``variables``: ``REPO``, its path, and the commit dates of :data:`.repository.SERVER_ENVIRONMENT`,
-  so a replay makes the recording's commit ids); the end-state snapshot is the repository's state against the
-  seed's (:mod:`.snapshot`, in the snapshot's resource ``repository``); undo removes the copy. No
-  fixtures, and no trace headers to send: the copy is the conversation's.
+- conversation scope: the worker's working copy (``work/<eval id>--worker-<pid>``), holding the seed's
+  state when the agent is built (``variables``: ``REPO``, its path, and the commit dates of
+  :data:`.repository.SERVER_ENVIRONMENT`, so a replay makes the recording's commit ids); the end-state
+  snapshot is the repository's state against the seed's (:mod:`.snapshot`, in the snapshot's resource
+  ``repository``); undo resets the copy to the seed's state in place. One copy per worker, not per
+  conversation, and always at the same path: the agent's servers are kept for the worker's life
+  (``lifetime: worker`` in its ``agent.yaml``) and work in that folder. A worker holds one conversation
+  at a time, so the copy is the conversation's while it lasts. No fixtures, and no trace headers to send.
 
 Side effects are branches, commits and changed files. The run record lists those the agent's git and
 filesystem calls made (:meth:`ReleaseSystem.side_effect`, :mod:`.made`: kinds ``branch``, ``commit``,
 ``file``); the snapshot's resource ``side_effects`` lists what the repository shows at the end
 (:func:`.repository.side_effects`: branches moved or deleted and files left uncommitted too). Undo
-needs neither: it removes the working copy.
+needs neither: it resets the working copy (and the run's end removes it).
 """
 
 from __future__ import annotations
@@ -45,7 +48,6 @@ from agent_evals.authoring import (
     Trace,
     UndoWords,
     default_data_dir,
-    trace_of_row,
 )
 from agent_evals.packs.release.made import made_by
 from agent_evals.packs.release.repository import (
@@ -57,6 +59,7 @@ from agent_evals.packs.release.repository import (
     folder_name,
     open_run,
     remove_run,
+    reset,
     side_effects,
     start_run,
     sweep,
@@ -70,7 +73,7 @@ if TYPE_CHECKING:
 
 RUN_ENV = "AGENT_EVALS_RELEASE_RUN"  # the run folder, in the workers' (and hooks') environment
 SIDE_EFFECTS = "side_effects"  # the snapshot's resource listing the branches, commits and files changed
-#: how a person reads the undo of a conversation's side effects (its working copy removed)
+#: how a person reads the undo of a conversation's side effects (its working copy reset)
 UNDONE = (UndoWords("branch", "removed", "branch"), UndoWords("commit", "removed", "commit"),
           UndoWords("file", "reverted", "file"))
 
@@ -81,7 +84,8 @@ def runs_base() -> Path:
 
 
 def copy_key(trace: Trace) -> str:
-    return f"{trace.eval_id}{COPY_SEPARATOR}{trace.test_id}"
+    """The working copy's name: the conversation's eval and this worker."""
+    return f"{trace.eval_id}{COPY_SEPARATOR}worker-{os.getpid()}"
 
 
 def copies_of(root: Path, eval_id: str) -> list[Path]:
@@ -114,13 +118,9 @@ class RunningRepository(Running):
         return report
 
     def undo_row(self, result: Mapping[str, Any]) -> CleanupReport:
-        trace = trace_of_row(result)
-        report = CleanupReport()
-        copy = self._root / WORK / folder_name(copy_key(trace)) if trace is not None else None
-        if copy is not None and copy.exists():
-            undo(copy)
-            report.removed_fixtures.append(f"working copy {copy.name}")
-        return report
+        """Nothing: a row's working copy is its worker's, which may hold its next conversation by now;
+        the worker resets it before that one, and the eval's end (:meth:`undo_eval`) removes it."""
+        return CleanupReport()
 
     def active(self, eval_id: str) -> list[str]:
         return [copy.name for copy in copies_of(self._root, eval_id)]
@@ -233,7 +233,8 @@ class ReleaseSystem(System):
 
 
 class RepositoryConversation(Conversation):
-    """One conversation's working copy, made when first needed (the agent's ``${REPO}``), removed by undo.
+    """One conversation's use of its worker's working copy: reset when first needed (the agent's
+    ``${REPO}``), reset again by undo.
 
     Without a run folder in the environment (a conversation held outside a run: a test, ``agent-evals
     live``), the conversation makes a run folder of its own and removes it with its copy."""
@@ -243,6 +244,7 @@ class RepositoryConversation(Conversation):
         self._run_dir = env.get(RUN_ENV, "").strip()
         self._own_run: RunRepositories | None = None
         self._copy: WorkingCopy | None = None
+        self._seed = Path()
 
     @property
     def headers(self) -> dict[str, str]:
@@ -254,7 +256,8 @@ class RepositoryConversation(Conversation):
 
     def working_copy(self) -> WorkingCopy:
         if self._copy is None:
-            self._copy = self._run().working_copy(copy_key(self.trace))
+            run = self._run()
+            self._copy, self._seed = run.working_copy(copy_key(self.trace)), run.seed
         return self._copy
 
     def _run(self) -> RunRepositories:
@@ -276,16 +279,16 @@ class RepositoryConversation(Conversation):
         return Snapshot(str(self._copy.path), {RESOURCE: state.to_dict(), SIDE_EFFECTS: found})
 
     def undo(self, record: RunRecord, *, fixtures: bool) -> dict[str, Any] | None:
-        """Remove the working copy (and a run folder of its own): every branch, commit and file the
-        record lists goes with it."""
+        """Reset the working copy to the seed's state (or remove a run folder of its own): every branch,
+        commit and file the record lists goes."""
         if self._copy is None and self._own_run is None:
             return None
-        if self._copy is not None:
-            undo(self._copy.path)
         if self._own_run is not None:
             self._own_run.close()
+        elif self._copy is not None:
+            reset(self._copy.path, self._seed)
         report = CleanupReport(undone=list(record.side_effects), words=UNDONE)
-        return {**report.as_dict(), "by": "provider", "removed": "working copy"}
+        return {**report.as_dict(), "by": "provider", "reset": "working copy"}
 
 
 SYSTEM = ReleaseSystem()
