@@ -51,6 +51,32 @@ def test_the_surface_loads_no_model_or_mcp_sdk_until_asked() -> None:
     assert out.splitlines() == ["[] False", "['pydantic'] True"]
 
 
+# What the names imported on first use load, each asked alone in a fresh process: (name, what it brings).
+ON_FIRST_USE = [
+    ("Live", "agent_evals.golden", "yaml"),
+    ("CassetteTape", "agent_evals.golden", None),
+    ("did_you_mean", "agent_evals.suites.problems", None),
+    ("ForcedExit", "agent_evals.runner", None),
+    ("sweep_stale", "agent_evals.runner", None),
+    ("live_routers", "agent_evals.live", "fastapi"),
+]
+
+
+@pytest.mark.parametrize(("name", "package", "sdk"), ON_FIRST_USE, ids=[n for n, _, _ in ON_FIRST_USE])
+def test_the_runs_the_golden_plans_and_the_live_routes_wait_until_asked(name: str, package: str,
+                                                                        sdk: str | None) -> None:
+    """Importing the surface (a check's process does, through its pack) loads none of them nor YAML or FastAPI;
+    asking for one loads its module."""
+    code = ("import sys, agent_evals.authoring as a\n"
+            f"seen = lambda: [{package!r} in sys.modules, {sdk!r} in sys.modules, 'yaml' in sys.modules, "
+            "'fastapi' in sys.modules]\n"
+            f"print(seen()); getattr(a, {name!r}); print(seen())\n")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
+    before, after = out.splitlines()
+    assert before == "[False, False, False, False]"
+    assert after.startswith("[True, True" if sdk else "[True, False")
+
+
 def test_the_guide_in_brief_names_every_public_name() -> None:
     doc = authoring.__doc__ or ""
     page = PAGE.read_text(encoding="utf-8")

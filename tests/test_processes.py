@@ -13,7 +13,7 @@ import time
 
 import pytest
 
-from agent_evals.processes import ProcessRef, pid_alive, start_detached, start_time
+from agent_evals.processes import ProcessRef, kit_command, pid_alive, start_detached, start_time
 
 # The child says whether it leads its own session and how SIGINT stands, then waits to be told.
 REPORT = (
@@ -155,3 +155,12 @@ def test_a_file_names_its_owner_and_a_sweep_reads_it_back() -> None:
     reused = f"owner pid {me.pid} started {int(me.started or 0) + 1}"  # my pid, another start: not me
     assert me.started is None or not ProcessRef.owner_alive(reused)
     assert ProcessRef.from_owner_words("no owner here") is None and not ProcessRef.owner_alive("")
+
+
+def test_kit_command_is_this_installations_agent_evals() -> None:
+    """A child started with it is the kit of this Python (its virtual environment), whatever PATH holds."""
+    assert kit_command("portal", "serve")[:1] == [sys.executable]
+    done = subprocess.run(kit_command("portal", "--help"), capture_output=True, text=True, timeout=60,
+                          env={**os.environ, "PATH": "/nonexistent"})
+    assert done.returncode == 0, done.stderr
+    assert "{serve,reset}" in done.stdout

@@ -26,6 +26,10 @@ portal's serving file) may belong to another process by the time it is read agai
 reused. A :class:`ProcessRef` holds the pid and the process's start time (Linux:
 ``/proc/<pid>/stat``), so a dead run is not taken for a live one because its pid came back.
 
+**Running the kit's command** in a child (:func:`kit_command`): this Python's ``-m agent_evals.cli``,
+so the child is the same installation whatever ``PATH`` holds (the portal's helper starts
+``agent-evals portal serve`` so).
+
 Standard library only: the runner, the portal and its helper import it.
 """
 
@@ -93,6 +97,12 @@ def start_detached(
         return subprocess.Popen(command, preexec_fn=setup, **popen_options)  # noqa: PLW1509 - see setup
     finally:
         signal.pthread_sigmask(signal.SIG_SETMASK, blocked)
+
+
+def kit_command(*args: str) -> list[str]:
+    """The ``agent-evals`` command with ``args``, as a child process runs it: this Python's
+    ``-m agent_evals.cli`` (the same installation and virtual environment, no ``PATH`` lookup)."""
+    return [sys.executable, "-m", "agent_evals.cli", *args]
 
 
 def pid_alive(pid: int) -> bool:

@@ -33,9 +33,9 @@ RECORDED = {
     "tool_order": (1, "507f3e36910a"),
     "tool_errors": (1, "427a3b2638c3"),
     "repeated_calls": (1, "cc5bd84630e1"),
-    "input_diff": (1, "f8b416a6d542"),
-    "spoke_json_valid": (1, "03b81e11164a"),
-    "pull_request": (1, "3a4880a244ff"),
+    "input_diff": (1, "4d20a6fbc7b5"),
+    "spoke_json_valid": (1, "8edf67232668"),
+    "pull_request": (1, "1cebe97da909"),
     "protected_branches": (1, "26b69b9d17fe"),
     "changelog_entry": (1, "faf6fc6fe57a"),
 }

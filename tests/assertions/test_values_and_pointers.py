@@ -5,6 +5,7 @@ from __future__ import annotations
 import pytest
 
 from agent_evals.assertions import json_pointer as jp
+from agent_evals.assertions.expected_changes import ExpectedChange
 from agent_evals.assertions.leaf_diff import diff, leaves
 from agent_evals.assertions.values import MISSING, compare, render, scalars_equal, values_equal
 
@@ -67,6 +68,8 @@ def test_parse(pointer: str, tokens: list[str]) -> None:
 def test_parse_rejects(bad: str) -> None:
     with pytest.raises(jp.PointerError):
         jp.parse(bad)
+    with pytest.raises(jp.PointerError, match="JSON Pointer|bad escape"):  # an expected change is refused when made
+        ExpectedChange(bad, 1)
 
 
 def test_resolve_set_remove() -> None:

@@ -105,11 +105,9 @@ def test_the_import_scan_would_catch_a_core_module_importing_the_portal(tmp_path
 
 
 AUTHORING = "agent_evals.authoring"
-# The packs held to the authoring surface: every built-in pack (a new one too) and the tests' toy packs. The
-# spoke pack (packs/spoke/, the first one, with its portal) still imports the kit's modules directly: exempt
-# until it moves.
-EXEMPT = {"spoke"}
-SURFACE_PACKS = [(path, f"agent_evals.packs.{folder}") for folder in sorted(PACK_FOLDERS - EXEMPT)
+# The packs held to the authoring surface: every built-in pack (the spoke pack with its portal, the release
+# pack, a new one too) and the tests' toy packs.
+SURFACE_PACKS = [(path, f"agent_evals.packs.{folder}") for folder in sorted(PACK_FOLDERS)
                  for path in sorted((PACKAGE / "packs" / folder).rglob("*.py"))]
 SURFACE_PACKS += [(ROOT / "tests" / "toy_pack.py", "tests"), (ROOT / "tests" / "cases" / "desk_pack.py", "tests")]
 
@@ -135,10 +133,11 @@ def _off_the_surface(path: Path, own: str, package: list[str] | None = None) -> 
 
 
 def test_the_packs_import_the_kit_through_the_authoring_surface_only() -> None:
-    """Every built-in pack (the release pack; a new one too) and the toy packs reach the kit through
-    agent_evals.authoring (and their own folder) only. The spoke pack is exempt: it still imports the kit's
-    modules (its portal, its pull requests)."""
-    assert {own for _, own in SURFACE_PACKS} >= {"agent_evals.packs.release", "tests"} and len(SURFACE_PACKS) > 12
+    """Every built-in pack (the spoke pack and its portal, the release pack; a new one too) and the toy packs
+    reach the kit through agent_evals.authoring (and their own folder) only."""
+    owners = {own for _, own in SURFACE_PACKS}
+    assert owners >= {"agent_evals.packs.spoke", "agent_evals.packs.release", "tests"} and len(SURFACE_PACKS) > 60
+    assert PACKAGE / "packs" / "spoke" / "portal" / "server.py" in {path for path, _ in SURFACE_PACKS}
     found = [line for path, own in SURFACE_PACKS
              for line in _off_the_surface(path, own, None if path.is_relative_to(PACKAGE) else ["tests"])]
     assert found == [], "a pack imports the kit around agent_evals.authoring:\n" + "\n".join(found)

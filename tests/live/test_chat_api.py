@@ -15,6 +15,8 @@ import httpx
 import pytest
 
 from agent_evals.live.chat_api import build_chat_router, loopback_url, new_conversation_id
+from agent_evals.live.routers import live_routers
+from agent_evals.packs import GenericPack, PackError
 from agent_evals.packs.spoke.portal.app import PortalConfig, create_app
 from agent_evals.packs.spoke.portal.process import PortalProcess
 from agent_evals.packs.spoke.portal.api import PortalAPI
@@ -308,6 +310,17 @@ def test_serving_the_chat_does_not_import_openai_at_startup() -> None:
         [sys.executable, "-c", code], capture_output=True, text=True, timeout=60, check=False
     )
     assert done.returncode == 0, done.stderr
+
+
+def test_the_live_routers_read_conversations_with_the_pack_given_or_named() -> None:
+    """``authoring.live_routers``: the chat and the stored conversations on one store, the pack given as a
+    pack or by the name a suite writes (a backend inside its own pack's package cannot import the pack)."""
+    for pack in ("generic", GenericPack()):
+        chat, stored = live_routers(pack)
+        assert [r.path for r in chat.routes] == ["/api/agents/{name}/chat"]
+        assert "/api/conversations" in [r.path for r in stored.routes]
+    with pytest.raises(PackError, match="unknown pack 'nope'"):
+        live_routers("nope")
 
 
 def test_a_conversation_id_is_never_read_as_an_option() -> None:

@@ -43,10 +43,13 @@ EntryStatus = Literal["made", "missing", "wrong"]
 
 @dataclass(frozen=True)
 class ExpectedChange:
-    """One entry of ``expected_changes``."""
+    """One entry of ``expected_changes``; a malformed pointer raises :class:`PointerError` here."""
 
     pointer: str
     value: Any
+
+    def __post_init__(self) -> None:
+        parse(self.pointer)
 
     @property
     def removal(self) -> bool:

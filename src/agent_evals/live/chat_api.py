@@ -35,7 +35,8 @@ set) or the conversation store unavailable (nothing is sent to the agent), 502 t
 the agent's MCP servers failed, 500 a broken agent configuration (an unset variable too). A failed turn leaves the history as it was,
 so the message can be sent again.
 
-The router is built by :func:`build_chat_router`; ``agent-evals portal serve`` mounts it.
+The router is built by :func:`build_chat_router` (with the stored conversations' routes, on one store:
+:func:`agent_evals.live.routers.live_routers`); ``agent-evals portal serve`` mounts it.
 Importing this module does not import the ``openai`` SDK (that happens on the first
 model call).
 """

@@ -1,5 +1,5 @@
 """The spoke pack: what is specific to the portal's network spokes, for the spoke agent and the
-integration agent alike (see :mod:`agent_evals.packs.base` for what a pack is).
+integration agent alike (see :class:`agent_evals.authoring.Pack` for what a pack is).
 
 - checks: ``input_diff``, ``spoke_json_valid``, ``pull_request`` (:mod:`.checks`);
 - the simulated user: a developer in the company's portal, done with a pull-request link;
@@ -16,16 +16,12 @@ from __future__ import annotations
 from collections.abc import Iterator, Mapping
 from typing import TYPE_CHECKING, Any
 
-from agent_evals.conversation.framing import UserFraming
-from agent_evals.packs.base import Pack
+from agent_evals.authoring import Pack, RunRecord, UserFraming
 from agent_evals.packs.spoke.seeds import seed_spoke_names
 from agent_evals.packs.spoke.system import PR_CREATING_TOOLS, SYSTEM
-from agent_evals.record import RunRecord
 
 if TYPE_CHECKING:
-    from agent_evals.conversation.cassette import Cassette
-    from agent_evals.packs.base import CaseDerivation
-    from agent_evals.packs.plans import Case, Mutation, PlanValues
+    from agent_evals.authoring import Case, CaseDerivation, Cassette, Mutation, PlanValues
 
 _DIRECTION = r"(?:north|south|east|west|central)"
 _AREA = (r"(?:europe|us|asia|asiapacific|uk|india|japan|korea|australia|canada|brazil|france|germany|norway|"
@@ -66,7 +62,7 @@ class SpokePack(Pack):
         """Before a run: every ``input_diff`` source the case names is a spoke of the seed data."""
         source = getattr(config, "source", None) if check == "input_diff" else None
         if isinstance(source, str) and source not in seed_spoke_names():
-            from agent_evals.suites.problems import did_you_mean  # lazy: keeps agent_evals.packs.spoke.checks.input_diff's start-up as small as it is
+            from agent_evals.authoring import did_you_mean  # lazy: keeps agent_evals.packs.spoke.checks.input_diff's start-up as small as it is
 
             known = sorted(seed_spoke_names())
             return [f"source spoke {source!r} is not in the portal's seed data{did_you_mean(source, known)}"]

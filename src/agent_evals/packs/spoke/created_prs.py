@@ -14,7 +14,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any, Final
 
-from agent_evals.record import RecordError, RunRecord, SideEffect, Snapshot
+from agent_evals.authoring import RecordError, RunRecord, SideEffect, Snapshot
 
 PULL_REQUEST: Final = "pull_request"  # the side effect kind of a portal pull request
 PULL_REQUESTS_RESOURCE: Final = "pull_requests"  # the snapshot resource holding the portal's records of them

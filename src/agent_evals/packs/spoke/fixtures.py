@@ -35,7 +35,7 @@ import ipaddress
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
-from agent_evals.packs.base import FixtureError
+from agent_evals.authoring import FixtureError
 from agent_evals.packs.spoke.golden import apply_changes
 from agent_evals.packs.spoke.portal.api import PortalError, PortalNotFound, PortalUnavailable
 from agent_evals.packs.spoke.scripts import relocate

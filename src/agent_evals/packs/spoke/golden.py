@@ -18,11 +18,17 @@ from collections.abc import Mapping
 from functools import cache
 from typing import Any
 
-from agent_evals.assertions.expected_changes import ExpectedChange, expected_document
-from agent_evals.golden.plan import Live, PlanError, Unavailable
-from agent_evals.packs.plans import Case, PlanValues
+from agent_evals.authoring import (
+    Case,
+    ExpectedChange,
+    Live,
+    PlanError,
+    PlanValues,
+    Unavailable,
+    expected_document,
+    tool_result,
+)
 from agent_evals.packs.spoke.seeds import seed_spoke_text
-from agent_evals.testing.conversations import tool_result
 
 PR_TOOL = "create_spoke_pull_request"
 

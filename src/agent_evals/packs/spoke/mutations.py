@@ -8,9 +8,7 @@ import re
 from collections.abc import Iterator, Mapping
 from typing import Any
 
-from agent_evals.conversation.cassette import Cassette
-from agent_evals.golden.selfcheck import CassetteTape, edit_tool_arguments
-from agent_evals.packs.plans import Case, Mutation
+from agent_evals.authoring import Case, Cassette, CassetteTape, Mutation, edit_tool_arguments
 from agent_evals.packs.spoke.created_prs import PULL_REQUEST
 from agent_evals.packs.spoke.golden import PR_TOOL, apply_changes, seed_spoke
 

@@ -14,7 +14,7 @@ from collections.abc import Set
 from typing import Any
 
 from agent_evals.packs.spoke.created_prs import created_pull_requests
-from agent_evals.record import RunRecord
+from agent_evals.authoring import RunRecord
 
 _KEY = re.compile(r"[^A-Za-z0-9_]")
 

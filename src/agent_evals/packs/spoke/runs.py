@@ -25,13 +25,20 @@ from pathlib import Path
 from types import TracebackType
 from typing import Any
 
-from agent_evals.paths import default_data_dir
-from agent_evals.processes import pid_alive
-from agent_evals.runner.interrupts import ForcedExit
-from agent_evals.suites.manifest import suite_eval_id
-from agent_evals.suites.discovery import Suite, discover, select
-from agent_evals.suites.shard_spec import Shard
-from agent_evals.system import CleanupReport, Running, SystemPool, SystemSetupError
+from agent_evals.authoring import (
+    CleanupReport,
+    ForcedExit,
+    Running,
+    Shard,
+    Suite,
+    SystemPool,
+    SystemSetupError,
+    default_data_dir,
+    discover_suites,
+    pid_alive,
+    select_suites,
+    suite_eval_id,
+)
 from agent_evals.packs.spoke.portal.api import PortalAPI, PortalError
 from agent_evals.packs.spoke.portal.process import PortalProcess, PortalStartError
 from agent_evals.packs.spoke.portal.serving import read_serving
@@ -118,7 +125,7 @@ def stable_port(suite: Suite) -> int:
     """8400 for the default data dir; 8401, 8402… for suites with settings, in suite order."""
     if portal_settings(suite) is None:
         return DEFAULT_PORT
-    with_settings = [s.name for s in discover() if portal_settings(s) is not None]
+    with_settings = [s.name for s in discover_suites() if portal_settings(s) is not None]
     return DEFAULT_PORT + 1 + (with_settings.index(suite.name) if suite.name in with_settings else len(with_settings))
 
 
@@ -126,7 +133,7 @@ def suite_portal_settings(
     name: str, data_dir: Path | None, settings: Path | None, port: int | None
 ) -> tuple[Path, Path | None, int]:
     """``portal serve --suite``: the data dir, settings and port that suite's runs use."""
-    (suite,) = select(name)
+    (suite,) = select_suites(name)
     return (data_dir or data_dir_of(suite), settings or portal_settings(suite), stable_port(suite) if port is None else port)
 
 

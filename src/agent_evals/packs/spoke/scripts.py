@@ -17,8 +17,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from agent_evals.testing.conversations import CONFIRM, THANKS, ConversationScript, Step, tool_result
-from agent_evals.testing.scripted_replies import ChatRequest, Reply
+from agent_evals.authoring import CONFIRM, THANKS, ChatRequest, ConversationScript, Reply, Step, tool_result
 
 
 @dataclass(frozen=True)

@@ -15,7 +15,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from agent_evals.suites.check_ref import CheckRef
+from agent_evals.authoring import CheckRef, RunRecord, Snapshot
 from agent_evals.packs.spoke.portal.api import (
     FIXTURE_CREATED_BY,
     PortalAPI,
@@ -29,7 +29,6 @@ from agent_evals.packs.spoke.created_prs import (
     pull_request,
     snapshot_pull_requests,
 )
-from agent_evals.record import RunRecord, Snapshot
 from agent_evals.packs.spoke.checks.input_diff import spoke_resource
 from agent_evals.packs.spoke.checks.spoke_json_valid import SCHEMA_RESOURCE
 

@@ -18,9 +18,16 @@ from pathlib import Path
 
 from agent_evals.packs.spoke.runs import RunningPortal, data_dir_of, portal_on
 from agent_evals.packs.spoke.undo import cleanup_all_eval_prs, cleanup_run
-from agent_evals.suites.discovery import Suite, discover
-from agent_evals.runner.sweep import run_of, stale_data_dirs, stale_runs, sweep_stale
-from agent_evals.system import CleanupReport, SystemSetupError
+from agent_evals.authoring import (
+    CleanupReport,
+    Suite,
+    SystemSetupError,
+    discover_suites,
+    run_of,
+    stale_data_dirs,
+    stale_runs,
+    sweep_stale,
+)
 
 log = logging.getLogger(__name__)
 
@@ -70,7 +77,7 @@ def sweep_dead_runs(runs_root: Path) -> list[str]:
 def suite_of_data_dir(folder: Path) -> Suite | None:
     """The suite whose portal serves ``folder`` (its own data dir, or one of its shards')."""
     name = Path(folder).name
-    for suite in discover():
+    for suite in discover_suites():
         own = data_dir_of(suite).name
         if name == own or name.startswith(f"{own}.shard-"):
             return suite
@@ -81,7 +88,7 @@ def _targets(runs_root: Path, data_dir: Path | None) -> list[tuple[Path, Suite |
     if data_dir is not None:
         return [(Path(data_dir).resolve(), None)]
     seen: dict[Path, Suite | None] = {}
-    for suite in discover():
+    for suite in discover_suites():
         own = data_dir_of(suite).resolve()
         seen.setdefault(own, suite)
         for shard_dir in sorted(own.parent.glob(f"{own.name}.shard-*-of-*")):

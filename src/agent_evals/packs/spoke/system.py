@@ -20,16 +20,23 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from agent_evals.packs.spoke.created_prs import created_pull_requests, pull_request
-from agent_evals.record import RunRecord, SideEffect, Snapshot, ToolCall, Trace
-from agent_evals.system import Conversation, Running, System, SystemPool
-from agent_evals.packs.base import FixtureError
+from agent_evals.authoring import (
+    Conversation,
+    FixtureError,
+    Running,
+    RunRecord,
+    SideEffect,
+    Snapshot,
+    System,
+    SystemPool,
+    ToolCall,
+    Trace,
+)
 from agent_evals.packs.spoke.seeds import seed_spoke_names
 
 if TYPE_CHECKING:
-    from agent_evals.suites.check_ref import CheckRef
-    from agent_evals.llm.types import ToolSpec
+    from agent_evals.authoring import CheckRef, Suite, ToolSpec
     from agent_evals.packs.spoke.portal.api import PortalAPI
-    from agent_evals.suites.discovery import Suite
 
 log = logging.getLogger(__name__)
 
@@ -64,7 +71,7 @@ class PortalSystem(System):
 
     def clean(self, *, url: str | None, data_dir: Path | None, eval_id: str | None, alive: set[str]) -> int | None:
         from agent_evals.packs.spoke.sweeps import clean  # lazy: keeps agent_evals.packs.spoke.checks.input_diff's start-up as small as it is
-        from agent_evals.suites.manifest import runs_dir  # lazy: keeps agent_evals.packs.spoke.checks.input_diff's start-up as small as it is
+        from agent_evals.authoring import runs_dir  # lazy: keeps agent_evals.packs.spoke.checks.input_diff's start-up as small as it is
 
         return clean(runs_dir(), url=url, data_dir=data_dir, eval_id=eval_id, alive=alive)
 
@@ -95,7 +102,7 @@ class PortalSystem(System):
 
     def offered_tools(self) -> Mapping[str, ToolSpec] | None:
         """Every portal tool as the agent's model sees it, from the portal's generated catalog."""
-        from agent_evals.agent.mcp_sdk import mcp_tool_to_spec  # lazy: loads pydantic only when used (start-up time)
+        from agent_evals.authoring import mcp_tool_to_spec  # lazy: loads pydantic only when used (start-up time)
         from agent_evals.packs.spoke.portal.tool_catalog import catalog  # lazy: keeps agent_evals.packs.spoke.checks.input_diff's start-up as small as it is
 
         return {t["name"]: mcp_tool_to_spec(t["name"], t["description"], t["input_schema"]) for t in catalog()}
@@ -118,7 +125,7 @@ class PortalSystem(System):
     def fixture_problems(self, fixtures: Any) -> list[str]:
         """Malformed fixtures, and copies that are not seed spokes (or spokes another fixture adds)."""
         from agent_evals.packs.spoke.fixtures import parse_fixtures  # lazy: loads pydantic only when used (start-up time)
-        from agent_evals.suites.problems import did_you_mean  # lazy: keeps agent_evals.packs.spoke.checks.input_diff's start-up as small as it is
+        from agent_evals.authoring import did_you_mean  # lazy: keeps agent_evals.packs.spoke.checks.input_diff's start-up as small as it is
 
         try:
             parsed = parse_fixtures(fixtures)

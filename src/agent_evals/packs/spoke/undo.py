@@ -24,10 +24,9 @@ import time
 from collections.abc import Callable, Iterable, Mapping
 from typing import Any
 
-from agent_evals.cleanup import metadata_of_row, trace_of_row
+from agent_evals.authoring import CleanupReport, UndoWords, metadata_of_row, trace_of_row
 from agent_evals.packs.spoke.created_prs import PULL_REQUEST, pull_request, pull_request_ids
 from agent_evals.packs.spoke.portal.api import PortalAPI, PortalError, PortalNotFound, find_pull_request_urls
-from agent_evals.system import CleanupReport, UndoWords
 
 log = logging.getLogger(__name__)
 

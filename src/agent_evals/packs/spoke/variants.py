@@ -37,10 +37,9 @@ from typing import Any
 from importlib import resources
 
 from agent_evals.packs.spoke.scripts import relocate
-from agent_evals.assertions.leaf_diff import diff
+from agent_evals.authoring import did_you_mean, leaf_diff
 from agent_evals.packs.spoke.golden import seed_spoke
 from agent_evals.packs.spoke.seeds import seed_spoke_names
-from agent_evals.suites.problems import did_you_mean
 
 Row = Mapping[str, Any]
 Derivation = Callable[[Row], dict[str, Any]]
@@ -211,4 +210,4 @@ def _check_fit(config: Mapping[str, Any], space: Network, source: str) -> None:
 
 
 def _changes(source: Mapping[str, Any], new: Mapping[str, Any]) -> dict[str, Any]:
-    return {c.path: c.after for c in diff(source, new)}  # changed leaves, and tags the source did not have
+    return {c.path: c.after for c in leaf_diff(source, new)}  # changed leaves, and tags the source did not have

@@ -16,20 +16,25 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from agent_evals.assertions._config import ConfigError, ConfigReader, describe
-from agent_evals.assertions._context import grader
-from agent_evals.assertions._result import GradingResult, fail, make_result
-from agent_evals.assertions._run import Snapshot, require_snapshot
-from agent_evals.assertions.expected_changes import (
+from agent_evals.authoring import (
     REMOVED,
     ChangeReport,
+    ConfigError,
+    ConfigReader,
     EntryOutcome,
     ExpectedChange,
+    GradingResult,
+    PointerError,
+    Snapshot,
     check_changes,
+    describe,
+    fail,
+    grader,
+    make_result,
+    render,
+    require_snapshot,
 )
-from agent_evals.assertions.json_pointer import PointerError, parse
 from agent_evals.packs.spoke.checks.submission import DEFAULT_ARGUMENT, DEFAULT_TOOL, submitted
-from agent_evals.assertions.values import render
 
 VERSION = 1  # the check's version, recorded with each verdict: bump it when a verdict can change (docs/assertions.md)
 
@@ -79,10 +84,9 @@ def parse_config(raw: Any) -> InputDiffConfig:
 
 def _expected_change(pointer: Any, value: Any) -> ExpectedChange:
     try:
-        parse(pointer)
+        change = ExpectedChange(pointer, value)
     except PointerError as err:
         raise ConfigError(f"config.expected_changes: {err}") from None
-    change = ExpectedChange(pointer, value)
     if change.removal and pointer == "":
         raise ConfigError(f"config.expected_changes: the whole document ('') cannot be {REMOVED}")
     return change

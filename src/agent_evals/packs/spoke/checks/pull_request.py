@@ -21,11 +21,17 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Literal, get_args
 
-from agent_evals.assertions._config import ConfigReader
-from agent_evals.assertions._context import grader
-from agent_evals.assertions._result import GradingResult, make_result
-from agent_evals.assertions._run import RunRecord, Snapshot, read_record, require_snapshot
-from agent_evals.assertions.names import name_matches
+from agent_evals.authoring import (
+    ConfigReader,
+    GradingResult,
+    RunRecord,
+    Snapshot,
+    grader,
+    make_result,
+    name_matches,
+    read_record,
+    require_snapshot,
+)
 from agent_evals.packs.spoke.checks.submission import DEFAULT_TOOL
 from agent_evals.packs.spoke.created_prs import created_pull_requests, snapshot_pull_request
 

@@ -14,11 +14,18 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from agent_evals.assertions._config import ConfigReader
-from agent_evals.assertions._context import grader
-from agent_evals.assertions._result import GradingResult, fail, make_result
-from agent_evals.assertions._run import Snapshot, require_snapshot
-from agent_evals.assertions.schema_check import BadSchema, SchemaIssue, schema_issues
+from agent_evals.authoring import (
+    BadSchema,
+    ConfigReader,
+    GradingResult,
+    SchemaIssue,
+    Snapshot,
+    fail,
+    grader,
+    make_result,
+    require_snapshot,
+    schema_issues,
+)
 from agent_evals.packs.spoke.checks.submission import DEFAULT_ARGUMENT, DEFAULT_TOOL, submitted
 from agent_evals.packs.spoke.created_prs import created_pull_requests, snapshot_pull_request
 

@@ -14,9 +14,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from agent_evals.assertions._result import GradingResult, fail
-from agent_evals.assertions._run import RunRecord, ToolCall, read_record
-from agent_evals.assertions.names import count_label, name_matches
+from agent_evals.authoring import GradingResult, RunRecord, ToolCall, count_label, fail, name_matches, read_record
 
 DEFAULT_TOOL = "create_spoke_pull_request"
 DEFAULT_ARGUMENT = "config"

@@ -28,7 +28,7 @@ import http.client
 import urllib.error
 import urllib.request
 
-from agent_evals.system import SystemFailure, SystemNotConfigured, SystemUnavailable
+from agent_evals.authoring import SystemFailure, SystemNotConfigured, SystemUnavailable
 
 __all__ = [
     "FIXTURE_CREATED_BY",

@@ -1,13 +1,14 @@
 """Run a portal in a child process: for tests, benchmarks and the eval runner.
 
-Standard library (plus ``agent_evals.paths``) only, so the runner can import it without FastAPI or MCP::
+Standard library (plus ``agent_evals.authoring``'s light names) only, so the runner can import it without
+FastAPI or MCP::
 
     with PortalProcess(data_dir=tmp / "portal", token=PortalProcess.new_token()) as portal:
         portal.url      # "http://127.0.0.1:54321"
         portal.token    # send as "Authorization: Bearer <token>"
 
-``data_dir`` None means the default data dir (``agent_evals.paths.default_data_dir()``).
-The child is ``python -m agent_evals.cli portal serve --port 0`` on loopback, in a session of
+``data_dir`` None means the default data dir (``agent_evals.authoring.default_data_dir()``).
+The child is ``agent-evals portal serve --port 0`` (``authoring.kit_command``) on loopback, in a session of
 its own (so a terminal's Ctrl-C reaches the runner, not the portal); it logs the URL it bound
 (``READY_MESSAGE``) and the helper then waits for ``/api/health``. With ``owner_pid`` the
 portal sweeps ``sweep_eval_ids`` and stops when the owner dies.
@@ -26,7 +27,6 @@ import re
 import secrets
 import signal
 import subprocess
-import sys
 import time
 import urllib.error
 import urllib.request
@@ -34,9 +34,7 @@ from pathlib import Path
 from types import TracebackType
 from typing import Self
 
-from agent_evals.paths import default_data_dir
-from agent_evals.processes import start_detached
-from agent_evals.testing.pause_points import pause_point
+from agent_evals.authoring import default_data_dir, kit_command, pause_point, start_detached
 
 log = logging.getLogger(__name__)
 READY_MESSAGE = "agent-evals portal listening on"
@@ -94,10 +92,7 @@ class PortalProcess:
         return self._proc is not None and self._proc.poll() is None
 
     def command(self) -> list[str]:
-        cmd = [
-            sys.executable,
-            "-m",
-            "agent_evals.cli",
+        cmd = kit_command(
             "portal",
             "serve",
             "--host",
@@ -106,7 +101,7 @@ class PortalProcess:
             str(self.port),
             "--data-dir",
             str(self.data_dir),
-        ]
+        )
         if self.settings_file is not None:
             cmd += ["--settings", str(self.settings_file)]
         if self.public_url is not None:

@@ -4,8 +4,8 @@
 creates or repairs the data dir, binds the socket itself (so ``--port 0`` knows its
 port before building PR links) and runs uvicorn, which shuts down gracefully on
 SIGINT/SIGTERM. The token comes only from ``PORTAL_TOKEN`` and is never logged.
-It also mounts the agent chat endpoint (``POST /api/agents/{name}/chat``, see
-``agent_evals.live.chat_api``) unless given other routers.
+It also mounts the agent chat endpoint (``POST /api/agents/{name}/chat``) and the stored
+conversations (``agent_evals.authoring.live_routers``) unless given other routers.
 """
 
 from __future__ import annotations
@@ -23,18 +23,13 @@ from types import FrameType
 import uvicorn
 from fastapi import APIRouter, FastAPI
 
-from agent_evals.paths import default_data_dir
+from agent_evals.authoring import ProcessRef, default_data_dir, live_routers
 from agent_evals.packs.spoke.portal.app import PortalConfig, create_app
 from agent_evals.packs.spoke.portal.datadir import ensure_data_dir, hold_lock, reset_data_dir
 from agent_evals.packs.spoke.portal.errors import DataDirError, GitError, SettingsError
 from agent_evals.packs.spoke.portal.process import READY_MESSAGE
 from agent_evals.packs.spoke.portal.serving import Serving, clear_serving, read_serving, sweep, watch_owner, write_serving
 from agent_evals.packs.spoke.portal.settings import load_settings
-from agent_evals.processes import ProcessRef
-from agent_evals.live.chat_api import build_chat_router
-from agent_evals.live.routes import build_conversations_router
-from agent_evals.live.store_holder import StoreHolder
-from agent_evals.packs import load_pack
 from agent_evals.packs.spoke.portal.datadir import DB_FILE, is_portal_dir
 from agent_evals.packs.spoke.portal.prstore import PullRequestStore
 
@@ -94,13 +89,10 @@ def _stop_quietly() -> Iterator[None]:
 
 def default_routers() -> list[APIRouter]:
     """The routers ``serve`` mounts by default: the agent chat endpoint and the stored conversations
-    (read, rated, deleted; ``agent_evals.live``), sharing one conversation store, opened on first use.
-
-    Imported here, not at module level: the portal imports the agent only when it serves,
-    and the agent imports the ``openai`` SDK only on its first model call.
+    (read, rated, deleted), sharing one conversation store, opened on first use
+    (``agent_evals.authoring.live_routers``; this pack named by name: importing it would be a cycle).
     """
-    store = StoreHolder()
-    return [build_chat_router(store=store, pack=load_pack("spoke")), build_conversations_router(store)]
+    return live_routers("spoke")
 
 
 def serve(

@@ -22,7 +22,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from agent_evals.processes import ProcessRef, pid_alive
+from agent_evals.authoring import ProcessRef, pid_alive
 
 log = logging.getLogger(__name__)
 OWNER_POLL_S = 0.5
