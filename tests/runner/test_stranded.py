@@ -164,3 +164,37 @@ def test_promptfoo_killed_by_a_signal_is_one_line_exit_2_and_the_cleanup_still_r
     assert "Traceback" not in output
     assert pull_requests(_data(env)) == []
     assert "logs of this run: " in output
+
+
+@pytest.mark.parametrize("path", ["run", "plain"])
+def test_a_stable_port_taken_between_the_look_and_the_start_gives_the_portal_another(
+    path: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Two runs at once both find the stable port free; the second's portal cannot listen on it, and
+    starts on a free port instead, under ``agent-evals run`` and under plain Promptfoo's beforeAll."""
+    import socket
+
+    from agent_evals.packs.spoke import runs
+
+    taken = socket.socket()
+    taken.bind(("127.0.0.1", 0))
+    taken.listen()
+    port = taken.getsockname()[1]
+    monkeypatch.setenv("AGENT_EVALS_DATA_DIR", str(tmp_path / "data" / "portal"))
+    monkeypatch.delenv("PORTAL_URL", raising=False)
+    monkeypatch.setattr(runs, "stable_port", lambda suite: port)
+    monkeypatch.setattr(runs, "_free", lambda port: True)  # it was free when looked at
+    suite = select("spoke-create")[0]
+    try:
+        if path == "run":
+            with runs.portal_for(suite, run_id="run-1", log_folder=tmp_path / "logs") as portal:
+                assert portal.url and not portal.url.endswith(f":{port}")
+        else:
+            started = runs.start_plain(suite, os.getpid(), "run-1")
+            assert started["started"] and f":{port}" not in started["where"], started
+            os.kill(started["started"], signal.SIGTERM)
+            deadline = time.monotonic() + 30
+            while read_serving(tmp_path / "data" / "portal") is not None and time.monotonic() < deadline:
+                time.sleep(0.05)
+    finally:
+        taken.close()

@@ -18,7 +18,7 @@ import secrets
 import signal
 import socket
 import threading
-from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from contextlib import AbstractContextManager, ExitStack, contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -146,6 +146,18 @@ def _free(port: int) -> bool:
     return True
 
 
+def _start_preferring(port: int | None, new_process: Callable[[int], PortalProcess]) -> PortalProcess:
+    """A portal started on ``port`` when it is free, else on any free port: also when another portal took
+    it between the look and the start (two runs at once), which its start then fails on."""
+    process = new_process(port if port and _free(port) else 0)
+    try:
+        return process.start()
+    except PortalStartError:
+        if process.port in (0, None):
+            raise
+    return new_process(0).start()
+
+
 @contextmanager
 def portal_for(
     suite: Suite, *, run_id: str, log_folder: Path, data_dir: Path | None = None, port: int | None = None,
@@ -177,15 +189,8 @@ def portal_for(
             sweep_eval_ids=(run_id, suite_eval_id(run_id, suite.name), *sweep_ids),
         )
 
-    process = new_process(port if port and _free(port) else 0)
     try:
-        try:
-            process.start()
-        except PortalStartError:
-            if process.port in (0, None):
-                raise
-            process = new_process(0)  # the stable port was taken meanwhile: any free one will do
-            process.start()
+        process = _start_preferring(port, new_process)
     except PortalStartError as exc:
         raise SystemSetupError(_start_failure(suite, data_dir, exc)) from None
     try:
@@ -323,13 +328,14 @@ def start_plain(suite: Suite, owner_pid: int, run_id: str) -> dict[str, Any]:
     shared = _shared(suite, data_dir_of(suite))
     if shared is not None:
         return {"started": None, "env": shared.env(), "where": f"portal {shared.url}"}
-    port = stable_port(suite)
-    process = PortalProcess(
-        data_dir=data_dir_of(suite), token=secrets.token_urlsafe(32), settings_file=portal_settings(suite),
-        port=port if _free(port) else 0, owner_pid=owner_pid, sweep_eval_ids=(run_id,),
-    )
+    def new_process(port: int) -> PortalProcess:
+        return PortalProcess(
+            data_dir=data_dir_of(suite), token=secrets.token_urlsafe(32), settings_file=portal_settings(suite),
+            port=port, owner_pid=owner_pid, sweep_eval_ids=(run_id,),
+        )
+
     try:
-        process.start()
+        process = _start_preferring(stable_port(suite), new_process)
     except PortalStartError as exc:
         raise SystemSetupError(f"the portal for {suite.name} did not start: {str(exc).splitlines()[0]}") from None
     portal = RunningPortal(url=process.url, token=process.token)
