@@ -198,3 +198,24 @@ def test_a_stable_port_taken_between_the_look_and_the_start_gives_the_portal_ano
                 time.sleep(0.05)
     finally:
         taken.close()
+
+
+def test_the_connections_of_a_portal_that_just_stopped_do_not_keep_the_next_run_off_its_port() -> None:
+    """A portal that closed its connections first leaves them in TIME_WAIT for a minute; the next run
+    still gets the stable port (its PR links stay the ones `portal serve --suite` serves)."""
+    import socket
+
+    from agent_evals.packs.spoke.runs import _free
+
+    with socket.socket() as listener:
+        listener.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        listener.bind(("127.0.0.1", 0))
+        listener.listen()
+        port = listener.getsockname()[1]
+        assert not _free(port)  # a portal listens there
+        client = socket.create_connection(("127.0.0.1", port), timeout=5)
+        served, _ = listener.accept()
+        served.close()  # the server side closes first: its end goes to TIME_WAIT
+        assert client.recv(1) == b""
+        client.close()
+    assert _free(port)

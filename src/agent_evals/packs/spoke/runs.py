@@ -138,9 +138,13 @@ def suite_portal_settings(
 
 
 def _free(port: int) -> bool:
+    """Whether a portal could listen on ``port`` now: bound as the portal binds (``SO_REUSEADDR``), so the
+    connections of a portal that just stopped (``TIME_WAIT``) do not keep the next run off its port."""
     with socket.socket() as sock:
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
         try:
             sock.bind(("127.0.0.1", port))
+            sock.listen()
         except OSError:
             return False
     return True
