@@ -196,6 +196,7 @@ def test_a_stable_port_taken_between_the_look_and_the_start_gives_the_portal_ano
             deadline = time.monotonic() + 30
             while read_serving(tmp_path / "data" / "portal") is not None and time.monotonic() < deadline:
                 time.sleep(0.05)
+            assert read_serving(tmp_path / "data" / "portal") is None  # it stopped
     finally:
         taken.close()
 

@@ -73,13 +73,13 @@ class WorkerSessions:
     def close(self) -> None:
         """Close every kept session (their servers stop) and the sessions' loop; safe to call twice."""
         with self._lock:
-            loop, thread = self._loop, self._thread
-            if loop is None or thread is None or self._pid != os.getpid():
-                self._loop = self._thread = None
+            loop, thread, ours = self._loop, self._thread, self._pid == os.getpid()
+            held = list(self._held.values())
+            self._forget()  # a close that fails leaves nothing a later conversation could take for open
+            if loop is None or thread is None or not ours:
                 return
-            self._loop = self._thread = None
         try:
-            asyncio.run_coroutine_threadsafe(self._close_all(), loop).result(_CLOSE_TIMEOUT_S)
+            asyncio.run_coroutine_threadsafe(self._close_all(held), loop).result(_CLOSE_TIMEOUT_S)
         except (concurrent.futures.TimeoutError, RuntimeError) as exc:
             log.warning("the kept MCP sessions did not close cleanly: %s", exc)
         loop.call_soon_threadsafe(loop.stop)
@@ -110,15 +110,18 @@ class WorkerSessions:
         else:
             self._users.pop(session, None)
 
-    async def _close_all(self) -> None:
-        held, self._held, self._users = list(self._held.values()), {}, {}
+    async def _close_all(self, held: list[McpSession]) -> None:
         await asyncio.gather(*(session.aclose() for session in held))
+
+    def _forget(self) -> None:
+        """No loop, no session: what a new process, or one whose sessions were closed, starts from."""
+        self._loop = self._thread = None
+        self._held, self._users, self._opening = {}, {}, {}
 
     def _running_loop(self) -> asyncio.AbstractEventLoop:
         with self._lock:
             if self._pid != os.getpid():  # a forked child has none of its parent's threads
-                self._loop = self._thread = None
-                self._held, self._users, self._opening = {}, {}, {}
+                self._forget()
             if self._loop is None:
                 loop = asyncio.new_event_loop()
                 thread = threading.Thread(target=loop.run_forever, name="agent-evals kept MCP sessions", daemon=True)
