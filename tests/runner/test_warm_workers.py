@@ -21,13 +21,14 @@ from tests.conftest import PROJECT_ROOT, clean_env
 
 # Named as Promptfoo's wrapper, so the launcher starts it warm.
 PROBE = """
-import json, os, signal, sys, time
+import gc, json, os, signal, sys, time
 line = sys.stdin.readline().strip()
 if line == "sleep":
     print(f"sleeping {os.getpid()}", flush=True)
     time.sleep(60)
 print(json.dumps({"argv": sys.argv, "cwd": os.getcwd(), "probe": os.environ.get("PROBE"), "line": line,
                   "warm": "mcp.client.client" in sys.modules and "openai" in sys.modules,
+                  "gc": [gc.isenabled(), gc.get_freeze_count()],
                   "path0": sys.path[0], "ppid": os.getppid()}), flush=True)
 print("to stderr", file=sys.stderr, flush=True)
 sys.exit(int(os.environ.get("PROBE_EXIT", "0")))
@@ -109,6 +110,8 @@ def test_a_wrapper_runs_warm_with_the_launchers_streams_arguments_cwd_and_enviro
     assert seen["cwd"] == str(work) and seen["probe"] == "from the launcher" and seen["line"] == "hello"
     assert seen["path0"] == str(script.parent)  # as `python script.py` puts it
     assert seen["warm"] is True  # the SDKs were imported before it started
+    collecting, frozen = seen["gc"]  # the preload's objects are out of the collector's sight, which is on
+    assert collecting is True and frozen > 100_000, seen["gc"]
     assert seen["ppid"] != launched.pid  # forked by the server's keeper, not by the launcher
     assert err == "to stderr\n"
 

@@ -26,6 +26,7 @@ from __future__ import annotations
 
 import argparse
 import atexit
+import gc
 import importlib
 import json
 import os
@@ -80,11 +81,20 @@ def supported() -> bool:
 
 
 def _preload() -> None:
-    for name in PRELOAD:
-        try:
-            importlib.import_module(name)
-        except Exception as exc:  # noqa: BLE001 - a worker imports what it needs itself then
-            print(f"warm workers: cannot preload {name}: {exc}", file=sys.stderr, flush=True)
+    """Import what the workers need, without the garbage collector (importing makes millions of
+    objects and no garbage: about a tenth of the import's CPU), then move everything imported to
+    the permanent generation (``gc.freeze``, as the gc docs advise before forking): a worker's
+    collections never scan, and so never copy, the pages it shares with the server."""
+    gc.disable()
+    try:
+        for name in PRELOAD:
+            try:
+                importlib.import_module(name)
+            except Exception as exc:  # noqa: BLE001 - a worker imports what it needs itself then
+                print(f"warm workers: cannot preload {name}: {exc}", file=sys.stderr, flush=True)
+    finally:
+        gc.freeze()
+        gc.enable()
 
 
 def promptfoo_wrappers() -> tuple[Path, ...]:
