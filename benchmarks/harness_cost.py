@@ -19,7 +19,8 @@ time is Σ model latency / j. A third form, ``native``, is Promptfoo's own machi
 comparable work (see ``native_equivalent.py``); pass ``--native`` to include it.
 
 The forms make different numbers of model calls (the native form's user is Promptfoo's own), so
-the table gives the harness time (wall − ideal) and the CPU per model call as well as per run.
+the table gives the harness time (wall − ideal) and the CPU per model call as well as per run,
+and the seconds from the start of ``agent-evals run`` to the first request the model receives.
 
     .venv/bin/python benchmarks/harness_cost.py [--latency 0.3] [--jobs 1 4 8] [--forms fast cold python] [--native] [--marginal]
 """
@@ -32,8 +33,10 @@ import os
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 from pathlib import Path
+from typing import Any
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "benchmarks"))
@@ -49,8 +52,28 @@ from python_starts import children_cpu, counting_python, python_starts  # noqa: 
 KEEP = ("PATH", "HOME", "LANG", "TMPDIR")
 
 
+class FirstRequest:
+    """Wrap the scripted model's responder: the time of the first request after :meth:`arm`."""
+
+    def __init__(self, responder: Any) -> None:
+        self.responder, self.armed_at, self.first_at = responder, 0.0, None
+        self._lock = threading.Lock()
+
+    def arm(self) -> None:
+        self.armed_at, self.first_at = time.perf_counter(), None
+
+    def __call__(self, request: Any) -> Any:
+        with self._lock:
+            if self.first_at is None:
+                self.first_at = time.perf_counter()
+        return self.responder(request)
+
+    def seconds(self) -> float:
+        return (self.first_at or float("nan")) - self.armed_at
+
+
 def run_form(form: str, jobs: int, server: ScriptedOpenAIServer, portal: PortalProcess, tmp: Path,
-             repeat: int = 1) -> dict:
+             repeat: int = 1, first: FirstRequest | None = None) -> dict:
     tmp.mkdir(parents=True, exist_ok=True)
     shim, counter = counting_python(tmp, f"python-{form}-{repeat}")
     env = {k: v for k, v in os.environ.items() if k in KEEP}
@@ -65,6 +88,8 @@ def run_form(form: str, jobs: int, server: ScriptedOpenAIServer, portal: PortalP
     out = tmp / f"{form}.json"
     requests_before = server.request_count
     cpu_before = children_cpu()
+    if first is not None:
+        first.arm()
     started = time.perf_counter()
     done = subprocess.run([sys.executable, "-m", "agent_evals.cli", "run", "spoke-create", "-j", str(jobs),
                            "-o", str(out), "--no-cache", "--no-check", "--repeat", str(repeat)], env=env, cwd=ROOT, capture_output=True,
@@ -76,7 +101,8 @@ def run_form(form: str, jobs: int, server: ScriptedOpenAIServer, portal: PortalP
     rows = json.loads(out.read_text())["results"]["results"]
     calls = server.request_count - requests_before
     return {"form": form, "jobs": jobs, "wall": wall, "cpu": cpu, "rows": len(rows), "passed": sum(r["success"] for r in rows),
-            "python_processes": sum(python_starts(counter, tmp / f"data-{form}-{repeat}" / "runs")), "model_calls": calls}
+            "python_processes": sum(python_starts(counter, tmp / f"data-{form}-{repeat}" / "runs")), "model_calls": calls,
+            "first_request": first.seconds() if first is not None else float("nan")}
 
 
 def main() -> int:
@@ -91,12 +117,13 @@ def main() -> int:
     args = parser.parse_args()
     scripts = ScriptedConversations(build_scripts(select("spoke-create")[0]))
     results = []
-    with tempfile.TemporaryDirectory() as tmp_name, ScriptedOpenAIServer(fixed_latency(scripts, args.latency)) as server:
+    first = FirstRequest(fixed_latency(scripts, args.latency))
+    with tempfile.TemporaryDirectory() as tmp_name, ScriptedOpenAIServer(first) as server:
         tmp = Path(tmp_name)
         for jobs in args.jobs:
             with PortalProcess(data_dir=tmp / f"portal-data-{jobs}", token=PortalProcess.new_token()) as portal:
                 for form in args.forms:
-                    results.append(run_form(form, jobs, server, portal, tmp / f"j{jobs}"))
+                    results.append(run_form(form, jobs, server, portal, tmp / f"j{jobs}", first=first))
                     print(f"-j {jobs} {form}: {results[-1]}", flush=True)
                 if args.marginal:
                     results.append({**run_form("fast", jobs, server, portal, tmp / f"j{jobs}", repeat=3),
@@ -110,14 +137,15 @@ def main() -> int:
     print(f"\nspoke-create, 22 cases, {args.latency * 1000:.0f} ms per model call, {os.cpu_count()} cores; "
           "harness = wall − ideal (ideal = Σ model latency / j)")
     print(f"{'-j':>3} {'form':<8} {'calls':>6} {'wall s':>7} {'ideal s':>8} {'harness s':>10} {'ms/call':>8} "
-          f"{'cpu s':>7} {'cpu ms/call':>12} {'py procs/row':>13} {'passed':>7}")
+          f"{'cpu s':>7} {'cpu ms/call':>12} {'py procs/row':>13} {'1st call s':>10} {'passed':>7}")
     for r in results:
         calls = max(r["model_calls"], 1)
         ideal = calls * args.latency / r["jobs"]
         harness = r["wall"] - ideal
         print(f"{r['jobs']:>3} {r['form']:<8} {r['model_calls']:>6} {r['wall']:>7.1f} {ideal:>8.1f} {harness:>10.1f} "
               f"{harness / calls * 1000:>8.1f} {r['cpu']:>7.1f} {r['cpu'] / calls * 1000:>12.1f} "
-              f"{r['python_processes'] / max(r['rows'], 1):>13.2f} {r['passed']:>4}/{r['rows']}")
+              f"{r['python_processes'] / max(r['rows'], 1):>13.2f} {r.get('first_request', float('nan')):>10.2f} "
+              f"{r['passed']:>4}/{r['rows']}")
     for jobs in args.jobs:
         once = next((r for r in results if r["form"] == "fast" and r["jobs"] == jobs), None)
         thrice = next((r for r in results if r["form"] == "fast×3" and r["jobs"] == jobs), None)
