@@ -81,7 +81,7 @@ def supported() -> bool:
 
 
 def _preload() -> None:
-    """Import what the workers need, without the garbage collector (importing makes millions of
+    """Import what the workers need, without the garbage collector (importing makes some 200,000
     objects and no garbage: about a tenth of the import's CPU), then move everything imported to
     the permanent generation (``gc.freeze``, as the gc docs advise before forking): a worker's
     collections never scan, and so never copy, the pages it shares with the server."""
