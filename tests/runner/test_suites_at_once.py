@@ -5,8 +5,11 @@ stops them all and leaves no pull request."""
 from __future__ import annotations
 
 import io
+import json
 import threading
+import time
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -101,35 +104,74 @@ def test_suites_at_once_below_one_is_refused(isolated: Path, caplog: pytest.LogC
     assert "--suites-at-once must be 1 or more" in caplog.text
 
 
+class HeldOnceAPullRequestIsActive:
+    """The golden plans of spoke-create and spoke-qa played live. spoke-qa's first request waits for
+    spoke-create's first pull request; from then on every request is held until the test lets go:
+    two suites running and a pull request active, however loaded the machine (no timing)."""
+
+    def __init__(self, data: Path) -> None:
+        from agent_evals.golden.record import build_scripts
+        from agent_evals.suites.discovery import select
+        from agent_evals.testing.conversations import ScriptedConversations
+
+        self.data = data
+        self.qa_keys = [s.key for s in build_scripts(select("spoke-qa")[0])]
+        self.scripts = ScriptedConversations([*build_scripts(select("spoke-create")[0]),
+                                              *build_scripts(select("spoke-qa")[0])])
+        self.held = threading.Event()
+        self.release = threading.Event()
+
+    def _pull_request_active(self) -> bool:
+        from tests.runner.terminal import pull_requests
+
+        return bool(pull_requests(self.data))
+
+    def __call__(self, request: Any) -> Any:
+        if request.max_tokens != 1:  # not the preflight's ping
+            is_qa = any(key in json.dumps(request.messages) for key in self.qa_keys)
+            deadline = time.monotonic() + 60
+            while is_qa and not self._pull_request_active() and time.monotonic() < deadline:
+                time.sleep(0.05)
+            if self._pull_request_active():
+                self.held.set()
+                self.release.wait(60)
+        return self.scripts(request)
+
+
 def test_ctrl_c_with_two_suites_running_stops_both_and_leaves_no_pull_request(tmp_path: Path) -> None:
-    import os
     import subprocess
     import sys
-    import uuid
 
-    from tests.conftest import PROJECT_ROOT, clean_env
+    from agent_evals.testing.scripted_openai import ScriptedOpenAIServer
+    from tests.conftest import PROJECT_ROOT
     from tests.leftovers import processes_with
-    from tests.runner.terminal import Terminal, pull_requests
+    from tests.runner.terminal import RUN_MARK, Terminal, pull_requests, runner_env
 
-    env = clean_env()
     data = tmp_path / "data" / "portal"
-    mark = uuid.uuid4().hex  # this run's processes, not another test's running beside it
-    env.update(AGENT_EVALS_DATA_DIR=str(data), PROMPTFOO_CONFIG_DIR=str(tmp_path / "promptfoo"),
-               PATH=f"{PROJECT_ROOT / 'node_modules' / '.bin'}{os.pathsep}{os.environ['PATH']}", TEST_RUN_MARK=mark)
+    models = HeldOnceAPullRequestIsActive(data)
 
-    def evals_running() -> int:
-        return len([line for line in processes_with("TEST_RUN_MARK", mark) if f"promptfoo eval -c {PROJECT_ROOT}/evals/" in line])
+    def evals_running(env: dict[str, str]) -> int:
+        return len([line for line in processes_with(RUN_MARK, env[RUN_MARK])
+                    if f"promptfoo eval -c {PROJECT_ROOT}/evals/" in line])
 
-    terminal = Terminal([sys.executable, "-m", "agent_evals.cli", "run", "all", "--replay", "--suites-at-once", "2"],
-                        env=env, cwd=PROJECT_ROOT)
-    terminal.wait_for(lambda: evals_running() == 2 and pull_requests(data), 120, "two suites running, and a PR")
-    terminal.ctrl_c()
-    code = terminal.wait(timeout=60)
+    # One case of each of three suites: spoke-create and spoke-qa side by side, then the variants,
+    # which must never start; live, so that the responder holds the moment (a replay is over too soon).
+    with ScriptedOpenAIServer(models) as server:
+        env = runner_env(tmp_path, server.base_url)
+        terminal = Terminal([sys.executable, "-m", "agent_evals.cli", "run", "all", "--suites-at-once", "2", "--no-check",
+                             "--filter-pattern", "^(C01|Q01|V01) "], env=env, cwd=PROJECT_ROOT)
+        try:
+            terminal.wait_for(lambda: models.held.is_set() and evals_running(env) == 2 and pull_requests(data), 120,
+                              "two suites running, and a PR")
+            terminal.ctrl_c()
+        finally:
+            models.release.set()
+        code = terminal.wait(timeout=60)
     output = terminal.output
     assert code == 130, output[-3000:]
     assert "Traceback" not in output, output[-3000:]
-    assert "=== suite spoke-create-variants" not in output  # nothing starts after Ctrl-C
+    assert "=== suite spoke-create-variants" not in output, output[-3000:]  # nothing starts after Ctrl-C
     assert pull_requests(data) == [] and pull_requests(data.parent / "portal-spoke-create-overlay") == []
-    assert evals_running() == 0
+    assert evals_running(env) == 0
     gone = subprocess.run(["pgrep", "-f", f"portal serve .*--data-dir {data}"], capture_output=True, text=True)
     assert gone.stdout.strip() == ""
