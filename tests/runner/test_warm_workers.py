@@ -28,6 +28,7 @@ if line == "sleep":
     time.sleep(60)
 print(json.dumps({"argv": sys.argv, "cwd": os.getcwd(), "probe": os.environ.get("PROBE"), "line": line,
                   "warm": "mcp.client.client" in sys.modules and "openai" in sys.modules,
+                  "mcp": "mcp.client.client" in sys.modules, "model_sdk": "openai" in sys.modules,
                   "gc": [gc.isenabled(), gc.get_freeze_count()],
                   "path0": sys.path[0], "ppid": os.getppid()}), flush=True)
 print("to stderr", file=sys.stderr, flush=True)
@@ -246,7 +247,24 @@ def test_the_runners_promptfoo_workers_start_warm(isolated: Path) -> None:
     assert all(not arg.endswith("wrapper.py") for arg in cold), cold
     runs = list((isolated / "data" / "runs").glob("run-*/warm-workers.json"))
     assert len(runs) == 1
-    assert json.loads(runs[0].read_text())["started"] == {"persistent_wrapper.py": 2}
+    stats = json.loads(runs[0].read_text())
+    assert stats["started"] == {"persistent_wrapper.py": 2}
+    assert stats["model_sdk"] is False  # a replay calls no model: its server does not preload the SDK
+
+
+def test_a_server_for_a_replay_preloads_all_but_the_model_sdk(tmp_path: Path) -> None:
+    """The workers of a replay never import the model SDK: its server leaves it out (about 0.4 s of
+    CPU a run); a worker that imports it anyway still can (the probe shows what was preloaded)."""
+    wrappers = (tmp_path / "persistent_wrapper.py",)
+    with WarmWorkers(wrappers=wrappers, model_sdk=False) as server:
+        env = {**clean_env(), **server.env(clean_env())}
+        _wait_for_server(env)
+        launched = _launch(env, str(_probe(tmp_path)), cwd=tmp_path)
+        out, err = launched.communicate("x\n", timeout=60)
+    assert launched.returncode == 0, err
+    seen = json.loads(out)
+    assert seen["mcp"] is True and seen["model_sdk"] is False, seen
+    assert seen["ppid"] != launched.pid  # warm all the same: forked by the server
 
 
 def test_agent_evals_warm_0_starts_everything_cold(monkeypatch: pytest.MonkeyPatch) -> None:

@@ -241,7 +241,8 @@ def _run_suites(suites: list[Suite], manifest: RunManifest, folder: Path, select
         lanes = Lanes(at_once)
         try:
             with (Systems(manifest.run_id, folder, suites) as portals,
-                  WarmWorkers(folder / "warm-workers.log", folder / "warm-workers.json", folder=temp_dir(folder)) as warm,
+                  WarmWorkers(folder / "warm-workers.log", folder / "warm-workers.json", folder=temp_dir(folder),
+                              model_sdk=not options.get("replay")) as warm,
                   ordered_output([item.name for item in suites], progress.line if progress else None) as output,
                   Ticker(output.redraw) if progress else nullcontext()):
                 for item in suites:

@@ -60,10 +60,11 @@ PRELOAD = (
     "mcp.client.streamable_http",
     "mcp.shared.exceptions",
     "httpx2",
-    "openai",
-    "openai.types.chat",
     "jsonschema",
 )
+# The model SDK (about 0.4 s of CPU): preloaded for a run that may call a model, not for a replay,
+# whose workers never import it (a worker that does imports it itself).
+MODEL_SDK = ("openai", "openai.types.chat")
 ENABLED_ENV = "AGENT_EVALS_WARM"  # 0: every Python process of Promptfoo starts cold, from PROMPTFOO_PYTHON
 REAP_WAIT_S = 3.0  # at the end of a run, for the keepers of workers that are still stopping
 SHEBANG_LIMIT = 120  # Linux reads at most 127 bytes of a #! line on older kernels
@@ -80,14 +81,14 @@ def supported() -> bool:
     return True
 
 
-def _preload() -> None:
-    """Import what the workers need, without the garbage collector (importing makes some 200,000
+def _preload(modules: tuple[str, ...] = PRELOAD + MODEL_SDK) -> None:
+    """Import what the workers need (``modules``), without the garbage collector (importing makes some 200,000
     objects and no garbage: about a tenth of the import's CPU), then move everything imported to
     the permanent generation (``gc.freeze``, as the gc docs advise before forking): a worker's
     collections never scan, and so never copy, the pages it shares with the server."""
     gc.disable()
     try:
-        for name in PRELOAD:
+        for name in modules:
             try:
                 importlib.import_module(name)
             except Exception as exc:  # noqa: BLE001 - a worker imports what it needs itself then
@@ -103,17 +104,18 @@ def promptfoo_wrappers() -> tuple[Path, ...]:
     return tuple(folder / name for name in warm_launch.WRAPPERS)
 
 
-def serve(path: str, owner_pid: int | None, started: dict[str, int], wrappers: tuple[Path, ...] = ()) -> None:
+def serve(path: str, owner_pid: int | None, started: dict[str, int], wrappers: tuple[Path, ...] = (),
+          *, model_sdk: bool = True) -> None:
     """Fork a worker for each launcher that connects, until SIGTERM or the owner is gone;
     ``started`` counts them by what they run (the wrapper's file name). ``wrappers``: the only
-    scripts it runs (default: Promptfoo's)."""
+    scripts it runs (default: Promptfoo's); ``model_sdk``: preload the model SDK too."""
     listener = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
     listener.bind(warm_launch.address(path))
     listener.listen(64)
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # a terminal's Ctrl-C is the runner's to handle
     signal.signal(signal.SIGTERM, lambda *_: sys.exit(0))
     allowed = {os.path.realpath(p) for p in wrappers or promptfoo_wrappers()}
-    _preload()
+    _preload(PRELOAD + MODEL_SDK if model_sdk else PRELOAD)
     keepers: set[int] = set()
     try:
         _accept(listener, owner_pid, keepers, started, allowed)
@@ -334,12 +336,14 @@ class WarmWorkers:
     """The run's warm server and the environment that points Promptfoo at its launcher."""
 
     def __init__(self, log_path: Path | None = None, stats_path: Path | None = None,
-                 wrappers: tuple[Path, ...] = (), *, folder: Path | None = None) -> None:
+                 wrappers: tuple[Path, ...] = (), *, folder: Path | None = None, model_sdk: bool = True) -> None:
         """``folder`` holds the launcher (the run's temporary directory; None: one of its own, removed
-        at the end); ``wrappers``, what the server may run (default: Promptfoo's wrappers)."""
+        at the end); ``wrappers``, what the server may run (default: Promptfoo's wrappers);
+        ``model_sdk``: whether the workers may call a model (False on a replay: the SDK is not preloaded)."""
         self._log_path = log_path
         self._stats_path = stats_path
         self._wrappers = wrappers
+        self._model_sdk = model_sdk
         self._given_folder = folder
         self._folder: Path | None = None
         self._socket = f"@agent-evals-warm-{os.getpid()}-{secrets.token_hex(8)}"  # abstract: nothing on disk
@@ -359,7 +363,8 @@ class WarmWorkers:
             self._process = start_detached(
                 [sys.executable, "-m", "agent_evals.runner.warm_workers", self._socket,
                  "--owner-pid", str(os.getpid()), *(["--stats", str(self._stats_path)] if self._stats_path else []),
-                 *(arg for path in self._wrappers for arg in ("--wrapper", str(path)))],
+                 *(arg for path in self._wrappers for arg in ("--wrapper", str(path))),
+                 *([] if self._model_sdk else ["--no-model-sdk"])],
                 stdin=subprocess.DEVNULL, stdout=log, stderr=log,
             )
         finally:
@@ -405,16 +410,19 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--stats", type=Path, help="write how many processes it started (JSON) here at the end")
     parser.add_argument("--wrapper", type=Path, action="append", default=[],
                         help="a script it may run (default: Promptfoo's wrappers)")
+    parser.add_argument("--no-model-sdk", dest="model_sdk", action="store_false",
+                        help="do not preload the model SDK (a replay: the workers call no model)")
     args = parser.parse_args(argv)
     began = time.monotonic()
     started: dict[str, int] = {}
     try:
-        serve(args.socket, args.owner_pid, started, tuple(args.wrapper))
+        serve(args.socket, args.owner_pid, started, tuple(args.wrapper), model_sdk=args.model_sdk)
     finally:
         seconds = round(time.monotonic() - began, 1)
         print(f"warm workers: {sum(started.values())} process(es) in {seconds} s", file=sys.stderr, flush=True)
         if args.stats is not None:
-            args.stats.write_text(json.dumps({"started": started, "seconds": seconds}) + "\n", encoding="utf-8")
+            stats = {"started": started, "seconds": seconds, "model_sdk": args.model_sdk}
+            args.stats.write_text(json.dumps(stats) + "\n", encoding="utf-8")
 
 
 if __name__ == "__main__":
