@@ -254,7 +254,7 @@ def test_the_runners_promptfoo_workers_start_warm(isolated: Path) -> None:
 
 def test_a_server_for_a_replay_preloads_all_but_the_model_sdk(tmp_path: Path) -> None:
     """The workers of a replay never import the model SDK: its server leaves it out (about 0.4 s of
-    CPU a run); a worker that imports it anyway still can (the probe shows what was preloaded)."""
+    CPU a run) and preloads the rest (the probe shows what its forked worker found imported)."""
     wrappers = (tmp_path / "persistent_wrapper.py",)
     with WarmWorkers(wrappers=wrappers, model_sdk=False) as server:
         env = {**clean_env(), **server.env(clean_env())}

@@ -81,7 +81,7 @@ def supported() -> bool:
     return True
 
 
-def _preload(modules: tuple[str, ...] = PRELOAD + MODEL_SDK) -> None:
+def _preload(modules: tuple[str, ...]) -> None:
     """Import what the workers need (``modules``), without the garbage collector (importing makes some 200,000
     objects and no garbage: about a tenth of the import's CPU), then move everything imported to
     the permanent generation (``gc.freeze``, as the gc docs advise before forking): a worker's
