@@ -129,7 +129,7 @@ class TicketsSystem(System):
     name = "desk"
     undo_words = "closing this run's tickets"
 
-    def pool(self, run_id: str, log_folder: Path, suites: Sequence[Any]) -> SystemPool:
+    def pool(self, run_id: str, log_folder: Path, suites: Sequence[Any], *, starter: Any = None) -> SystemPool:
         return DeskPool()
 
     def attach(self, env: Mapping[str, str] | None = None) -> Running | None:

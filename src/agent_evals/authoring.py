@@ -24,7 +24,8 @@ whole example is ``docs/authoring.md``; in brief:
    :class:`SystemUnavailable`, :class:`SystemSetupError`); a case's bad fixtures are a
    :class:`FixtureError`. Everything is a :class:`KitError` with a ``kind``.
    A system that starts its own server: :func:`start_detached` (out of the terminal's Ctrl-C),
-   :func:`kit_command` (``agent-evals`` in a child), :class:`ProcessRef` and :func:`pid_alive`
+   :func:`kit_command` (``agent-evals`` in a child; a :class:`KitStarter`, the run's way of starting it,
+   :data:`COLD` outside a run), :class:`ProcessRef` and :func:`pid_alive`
    (a recorded pid, told apart from a reused one), :func:`pause_point` (a test's exact moment),
    :func:`default_data_dir`; the suites it serves: :class:`Suite`, :func:`discover_suites`,
    :func:`select_suites`, a shard's :class:`Shard`, a suite's eval id (:func:`suite_eval_id`);
@@ -86,7 +87,7 @@ from agent_evals.packs import PackError
 from agent_evals.packs.base import CaseDerivation, GenericPack, Pack
 from agent_evals.packs.plans import Case, Mutation, PlanValues
 from agent_evals.paths import default_data_dir
-from agent_evals.processes import ProcessRef, kit_command, pid_alive, start_detached
+from agent_evals.processes import COLD, KitStarter, ProcessRef, kit_command, pid_alive, start_detached
 from agent_evals.record import KitError, RecordError, RunRecord, SideEffect, Snapshot, ToolCall, Trace
 from agent_evals.suites.check_ref import CheckRef
 from agent_evals.suites.discovery import Suite
@@ -193,7 +194,9 @@ __all__ = [
     "metadata_of_row",
     "trace_of_row",
     # its processes, the suites it serves, the runs that died (imported on first use: the runner's)
+    "COLD",
     "ForcedExit",
+    "KitStarter",
     "ProcessRef",
     "Shard",
     "Suite",

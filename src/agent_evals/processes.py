@@ -26,9 +26,9 @@ portal's serving file) may belong to another process by the time it is read agai
 reused. A :class:`ProcessRef` holds the pid and the process's start time (Linux:
 ``/proc/<pid>/stat``), so a dead run is not taken for a live one because its pid came back.
 
-**Running the kit's command** in a child (:func:`kit_command`): this Python's ``-m agent_evals.cli``,
-so the child is the same installation whatever ``PATH`` holds (the portal's helper starts
-``agent-evals portal serve`` so).
+**Running the kit's command** in a child (:class:`KitStarter`, :func:`kit_command`): this Python's
+``-m agent_evals.cli``, so the child is the same installation whatever ``PATH`` holds (the portal's
+helper starts ``agent-evals portal serve`` so); during a run, the same command forked warm.
 
 Standard library only: the runner, the portal and its helper import it.
 """
@@ -42,11 +42,11 @@ import re
 import signal
 import subprocess
 import sys
-from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
 from typing import Any, Self
 
-__all__ = ["ProcessRef", "pid_alive", "start_detached", "start_time"]
+__all__ = ["COLD", "KitStarter", "ProcessRef", "kit_command", "pid_alive", "start_detached", "start_time"]
 
 _PR_SET_PDEATHSIG = 1
 
@@ -99,10 +99,26 @@ def start_detached(
         signal.pthread_sigmask(signal.SIG_SETMASK, blocked)
 
 
+@dataclass(frozen=True)
+class KitStarter:
+    """How a child process runs the kit's command (:meth:`command`, with :attr:`env` added to its
+    environment): this Python's ``-m agent_evals.cli`` by default (the same installation and virtual
+    environment, no ``PATH`` lookup); during a run, the run's warm launcher, which has the process
+    forked from a server that imported the kit already (``agent_evals.runner.warm_workers``)."""
+
+    python: str = sys.executable
+    env: Mapping[str, str] = field(default_factory=dict)
+
+    def command(self, *args: str) -> list[str]:
+        return [self.python, "-m", "agent_evals.cli", *args]
+
+
+COLD = KitStarter()  # every process starts as a new interpreter
+
+
 def kit_command(*args: str) -> list[str]:
-    """The ``agent-evals`` command with ``args``, as a child process runs it: this Python's
-    ``-m agent_evals.cli`` (the same installation and virtual environment, no ``PATH`` lookup)."""
-    return [sys.executable, "-m", "agent_evals.cli", *args]
+    """The ``agent-evals`` command with ``args``, as a child process runs it (:data:`COLD`)."""
+    return COLD.command(*args)
 
 
 def pid_alive(pid: int) -> bool:

@@ -19,7 +19,9 @@ Two scopes, each a small object the core holds while it lasts:
 **run scope**               in ``agent-evals run``, the plain-Promptfoo hooks' beforeAll/afterAll,
                             ``agent-evals cleanup`` and the sweep of runs that died
 ``System.pool``             the systems of one run's suites, each started once (or attached to one
-                            already running) and shared by the suites that can share it
+                            already running) and shared by the suites that can share it; its own
+                            server processes start with the run's ``KitStarter`` (forked warm from
+                            the run's server, which imports ``System.server_modules`` first)
 ``System.attach``           the system the environment names (a worker's, a hook's), or None
 ``System.start_plain``      beforeAll of a plain ``promptfoo eval``: start or attach, for the hook
 ``System.clean``            ``agent-evals cleanup``: undo what every run that is over left
@@ -59,6 +61,7 @@ from pathlib import Path
 from types import TracebackType
 from typing import TYPE_CHECKING, Any
 
+from agent_evals.processes import COLD, KitStarter
 from agent_evals.record import KitError, RunRecord, SideEffect, Snapshot, ToolCall, Trace
 
 if TYPE_CHECKING:
@@ -283,11 +286,15 @@ class System:
     undo_words = ""
     left_words = "side effects"  # what a run leaves in place, as a forced exit names them ("pull requests")
     stop_words = ""  # what stopping a system the runner started does to them, if it undoes them
+    #: the modules its own server process (a kit command, started with the pool's ``starter``) imports:
+    #: the run's warm server imports them first, so that process starts forked, not cold
+    server_modules: tuple[str, ...] = ()
 
     # -- run scope
 
-    def pool(self, run_id: str, log_folder: Path, suites: Sequence[Suite]) -> SystemPool:
-        """The run's systems for ``suites`` (``run_id`` tags what a system started sweeps if the run dies)."""
+    def pool(self, run_id: str, log_folder: Path, suites: Sequence[Suite], *, starter: KitStarter = COLD) -> SystemPool:
+        """The run's systems for ``suites`` (``run_id`` tags what a system started sweeps if the run dies);
+        a process of the kit's it starts, it starts with ``starter`` (the run's warm launcher, if any)."""
         return SystemPool()
 
     def attach(self, env: Mapping[str, str] | None = None) -> Running | None:

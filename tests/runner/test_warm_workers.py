@@ -148,6 +148,14 @@ def test_a_signal_to_the_launcher_reaches_the_worker_and_ends_the_launcher_the_s
     assert launched.wait(timeout=30) == -signal.SIGTERM  # as Promptfoo sees a worker it terminated
 
 
+def test_a_worker_killed_outright_ends_its_launcher_the_same_way(warm: tuple[WarmWorkers, dict[str, str]],
+                                                                 wrappers: Path) -> None:
+    """SIGKILL, whose action cannot be set: the launcher still ends killed by it (not with a traceback)."""
+    launched, worker = _sleeping(warm, wrappers)
+    os.kill(int(worker.name), signal.SIGKILL)
+    assert launched.wait(timeout=30) == -signal.SIGKILL
+
+
 def test_a_launcher_killed_outright_takes_its_worker_with_it(warm: tuple[WarmWorkers, dict[str, str]],
                                                              wrappers: Path) -> None:
     launched, worker = _sleeping(warm, wrappers)
@@ -234,7 +242,8 @@ def test_anything_else_and_no_server_run_the_real_interpreter(tmp_path: Path) ->
 
 def test_the_runners_promptfoo_workers_start_warm(isolated: Path) -> None:
     """A replay through the runner: no worker starts cold (a counting interpreter given as
-    PROMPTFOO_PYTHON sees only Promptfoo's version check) and the server counts the ones it forked."""
+    PROMPTFOO_PYTHON sees only Promptfoo's version check) and the server counts the ones it forked,
+    the portal (``-m agent_evals.cli portal serve``) among them."""
     counter = isolated / "cold.count"
     shim = isolated / "python"
     shim.write_text(f'#!/bin/sh\necho "$1" >> "{counter}"\nexec "{sys.executable}" "$@"\n')
@@ -248,7 +257,7 @@ def test_the_runners_promptfoo_workers_start_warm(isolated: Path) -> None:
     runs = list((isolated / "data" / "runs").glob("run-*/warm-workers.json"))
     assert len(runs) == 1
     stats = json.loads(runs[0].read_text())
-    assert stats["started"] == {"persistent_wrapper.py": 2}
+    assert stats["started"] == {"persistent_wrapper.py": 2, "agent_evals.cli": 1}
     assert stats["model_sdk"] is False  # a replay calls no model: its server does not preload the SDK
 
 
@@ -295,3 +304,65 @@ def test_another_user_is_refused(
     while "refused: process" not in warm_log() or "runs as user 65534" not in warm_log():
         assert time.monotonic() < deadline, warm_log()
         time.sleep(0.05)
+
+
+# -- a system's own server (the portal), started by the runner through the launcher (KitStarter)
+
+
+def test_the_kit_command_the_runner_starts_is_forked_with_its_arguments_output_and_exit_status(tmp_path: Path) -> None:
+    """``-m agent_evals.cli …`` from a launcher the runner (here this process, the server's owner) started:
+    forked by the server (counted under the module's name), with what ``python -m agent_evals.cli`` gives."""
+    stats = tmp_path / "warm.json"
+    with WarmWorkers(stats_path=stats, model_sdk=False) as server:
+        starter = server.starter()
+        env = {**clean_env(), **starter.env}
+        helped = subprocess.run(starter.command("cases", "--help"), env=env, capture_output=True, text=True, timeout=60)
+        wrong = subprocess.run(starter.command("no-such-command"), env=env, capture_output=True, text=True, timeout=60)
+    cold = subprocess.run([sys.executable, "-m", "agent_evals.cli", "no-such-command"], env=clean_env(),
+                          capture_output=True, text=True, timeout=60)
+    assert helped.returncode == 0 and helped.stdout.startswith("usage: agent-evals cases"), helped.stderr
+    assert (wrong.returncode, wrong.stdout, wrong.stderr) == (cold.returncode, cold.stdout, cold.stderr) != (0, "", "")
+    assert json.loads(stats.read_text())["started"] == {"agent_evals.cli": 2}
+
+
+def test_the_kit_command_is_started_warm_for_the_runner_only(tmp_path: Path) -> None:
+    """A launcher asking for the kit's command whose parent is not the runner (a shell between them):
+    refused, it starts cold, and the command still works."""
+    log = tmp_path / "warm.log"
+    with WarmWorkers(log, model_sdk=False) as server:
+        starter = server.starter()
+        done = subprocess.run(["sh", "-c", '"$0" "$@"; exit $?', *starter.command("cases", "--help")],
+                              env={**clean_env(), **starter.env}, capture_output=True, text=True, timeout=60)
+    assert done.returncode == 0 and done.stdout.startswith("usage: agent-evals cases"), done.stderr
+    assert "the kit's command is started warm for the runner only" in log.read_text()
+
+
+def test_a_portal_started_warm_is_the_process_its_serving_file_names_and_a_crash_shows_as_one(tmp_path: Path) -> None:
+    """The run's portal, forked by the warm server: ``pid`` is the portal's own (its serving file's, not
+    the launcher's), it runs in the server's session, and SIGKILL of it ends the launcher the same way,
+    so the helper sees a crash (and keeps the log) as it would of a portal started cold."""
+    from agent_evals.packs.spoke.portal.process import PortalProcess
+    from agent_evals.packs.spoke.portal.serving import read_serving
+    from agent_evals.packs.spoke.system import PortalSystem
+    from agent_evals.runner.warm_workers import descends_from
+
+    stats = tmp_path / "warm.json"
+    with WarmWorkers(stats_path=stats, model_sdk=False, system_modules=PortalSystem.server_modules) as server:
+        portal = PortalProcess(data_dir=tmp_path / "data", token=PortalProcess.new_token(), starter=server.starter())
+        portal.start()
+        try:
+            serving = read_serving(tmp_path / "data")
+            assert serving is not None and portal.pid == serving.pid
+            assert server._process is not None and descends_from(portal.pid, server._process.pid)
+            assert os.getsid(portal.pid) == os.getsid(server._process.pid) != os.getsid(0)
+            os.kill(portal.pid, signal.SIGKILL)
+            deadline = time.monotonic() + 30
+            while portal.running:
+                assert time.monotonic() < deadline, "the launcher outlived its portal"
+                time.sleep(0.05)
+        finally:
+            code = portal.stop()
+    assert code == -signal.SIGKILL
+    assert portal.log_file.exists()  # a crash leaves its log as evidence
+    portal.log_file.unlink()
+    assert json.loads(stats.read_text())["started"] == {"agent_evals.cli": 1}

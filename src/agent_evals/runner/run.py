@@ -32,6 +32,7 @@ from typing import TYPE_CHECKING
 from agent_evals.cleanup import RUN_ID_ENV, CleanupReport
 from agent_evals.llm.budget import LEDGER_ENV
 from agent_evals.paths import project_root, promptfoo_config_dir
+from agent_evals.processes import COLD
 from agent_evals.provider.config import ALLOW_STALE_ENV, GOLDEN, RECORD_ENV, REPLAY_ENV
 from agent_evals.provider.deadline import configured_deadline_s, runner_request_timeout_ms
 from agent_evals.record import KitError
@@ -48,7 +49,7 @@ from agent_evals.runner.rerun_invalid import rerun_problem, rerun_suite
 from agent_evals.runner.sharding import SuiteShard, merge_hint, plan_suite_shard
 from agent_evals.runner.suite_output import ordered_output
 from agent_evals.suites.discovery import Suite, select
-from agent_evals.runner.systems import Systems, undo_words
+from agent_evals.runner.systems import Systems, server_modules, undo_words
 from agent_evals.runner.sweep import place as sweep_place
 from agent_evals.runner.sweep import sweep_leftovers, sweep_stale
 from agent_evals.runner.trace_port import own_receiver
@@ -240,9 +241,9 @@ def _run_suites(suites: list[Suite], manifest: RunManifest, folder: Path, select
         progress = _progress(suites, selected, repeat) if sys.stdout.isatty() else None  # a status line on a terminal
         lanes = Lanes(at_once)
         try:
-            with (Systems(manifest.run_id, folder, suites) as portals,
-                  WarmWorkers(folder / "warm-workers.log", folder / "warm-workers.json", folder=temp_dir(folder),
-                              model_sdk=not options.get("replay")) as warm,
+            with (WarmWorkers(folder / "warm-workers.log", folder / "warm-workers.json", folder=temp_dir(folder),
+                              model_sdk=not options.get("replay"), system_modules=server_modules(suites)) as warm,
+                  Systems(manifest.run_id, folder, suites, starter=warm.starter()) as portals,  # stopped before warm
                   ordered_output([item.name for item in suites], progress.line if progress else None) as output,
                   Ticker(output.redraw) if progress else nullcontext()):
                 for item in suites:
@@ -387,7 +388,7 @@ def run_suite(
     folder = folder or runs_dir() / run_id
     interrupts = interrupts or Interrupts(undo_words([suite]))
     print(f"\n=== suite {suite.name} ({run_id}{f', shard {shard.shard}' if shard else ''}) ===", flush=True)
-    own = Systems(run_id, folder, [suite]) if portals is None else nullcontext(portals)
+    own = Systems(run_id, folder, [suite], starter=warm.starter() if warm else COLD) if portals is None else nullcontext(portals)
     with own as systems:
         portal = systems.get(suite, shard=shard.shard if shard is not None else None)
         promptfoo_dir = str(shard.promptfoo_dir(folder)) if shard is not None else promptfoo_dir

@@ -1,6 +1,8 @@
 """The systems under test of one run: each suite's pack's system (:mod:`agent_evals.system`), one
 pool per kind of system, each started once and shared by the suites that can share it (the portal:
-the suites with the same data dir), all stopped when the run ends (a forced exit detaches them)."""
+the suites with the same data dir), all stopped when the run ends (a forced exit detaches them).
+A system's own server process starts with the run's :class:`KitStarter` (forked warm, when the run
+has a warm server that imported the systems' :func:`server_modules`)."""
 
 from __future__ import annotations
 
@@ -10,6 +12,7 @@ from contextlib import ExitStack
 from pathlib import Path
 
 from agent_evals.packs import load_pack
+from agent_evals.processes import COLD, KitStarter
 from agent_evals.runner.interrupts import CLEANING_UP
 from agent_evals.record import KitError
 from agent_evals.suites.discovery import Suite
@@ -33,6 +36,17 @@ def suite_pack(suite: Suite) -> str:
     return names[0]
 
 
+def server_modules(suites: Sequence[Suite]) -> tuple[str, ...]:
+    """What the servers of the suites' systems import (``System.server_modules``), for the warm server."""
+    modules: dict[str, None] = {}
+    for suite in suites:
+        try:
+            modules.update(dict.fromkeys(load_pack(suite_pack(suite)).system.server_modules))
+        except KitError:  # that suite says so when its turn comes
+            continue
+    return tuple(modules)
+
+
 def undo_words(suites: Sequence[Suite]) -> str:
     """What undoing a run of ``suites`` does, in their systems' words ("abandoning this run's pull
     requests and removing this run's working copies"); ``CLEANING_UP`` when none undoes anything."""
@@ -50,8 +64,9 @@ def undo_words(suites: Sequence[Suite]) -> str:
 class Systems:
     """The run's systems, by suite (see the module docstring)."""
 
-    def __init__(self, run_id: str, log_folder: Path, suites: Sequence[Suite] = ()) -> None:
-        self.run_id, self.log_folder = run_id, log_folder
+    def __init__(self, run_id: str, log_folder: Path, suites: Sequence[Suite] = (), *,
+                 starter: KitStarter = COLD) -> None:
+        self.run_id, self.log_folder, self.starter = run_id, log_folder, starter
         self._packs: dict[str, str] = {}
         self._suites = list(suites)
         self._stack = ExitStack()
@@ -82,7 +97,8 @@ class Systems:
             pool = self._pools.get(type(system))
             if pool is None:
                 mine = [s for s in self._suites if self._kind(s) is type(system)]
-                pool = self._stack.enter_context(system.pool(self.run_id, self.log_folder, mine or [suite]))
+                pool = self._stack.enter_context(system.pool(self.run_id, self.log_folder, mine or [suite],
+                                                             starter=self.starter))
                 self._pools[type(system)] = pool
             return pool
 

@@ -2,7 +2,8 @@
 
 Promptfoo starts a Python process for each persistent provider worker, each Python assertion
 and each Python hook call, and each one imports the kit (the MCP SDK and the OpenAI SDK alone
-take 0.75 s of CPU). Under the runner this file stands in for ``python``: when it is asked to
+take 0.75 s of CPU); the runner starts a system's own server (``-m agent_evals.cli portal serve …``)
+the same way (:class:`agent_evals.processes.KitStarter`). Under the runner this file stands in for ``python``: when it is asked to
 run one of Promptfoo's Python wrappers, it hands its standard streams, arguments, working
 directory and environment to the run's warm server (``warm_workers.py``), which forks a process
 that has the kit imported already; this launcher then stays as that process's stand-in for
@@ -29,6 +30,8 @@ if TYPE_CHECKING:
 SOCKET_ENV = "AGENT_EVALS_WARM_SOCKET"
 PYTHON_ENV = "AGENT_EVALS_COLD_PYTHON"  # the interpreter for everything else (the user's PROMPTFOO_PYTHON)
 WRAPPERS = ("persistent_wrapper.py", "wrapper.py")  # Promptfoo's Python entry points (dist/src/python/)
+KIT_MODULE = "agent_evals.cli"  # `-m agent_evals.cli …`: the kit's command (a system's server)
+UNCATCHABLE = (signal.SIGKILL, signal.SIGSTOP)
 FORWARDED = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP, signal.SIGQUIT, signal.SIGUSR1, signal.SIGUSR2)
 
 
@@ -71,7 +74,7 @@ def address(name: str) -> str:
 def main() -> None:
     argv = sys.argv[1:]
     path = os.environ.get(SOCKET_ENV)
-    if not path or not argv or os.path.basename(argv[0]) not in WRAPPERS:
+    if not path or not argv or (os.path.basename(argv[0]) not in WRAPPERS and argv[:2] != ["-m", KIT_MODULE]):
         cold(argv)
     connection = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
     try:
@@ -87,7 +90,8 @@ def main() -> None:
         connection.close()
         cold(argv)
     if status < 0:  # killed by a signal: end the same way, so Promptfoo sees what it would have seen
-        signal.signal(-status, signal.SIG_DFL)
+        if -status not in UNCATCHABLE:  # their action cannot be set (it is the default)
+            signal.signal(-status, signal.SIG_DFL)
         os.kill(os.getpid(), -status)
     sys.exit(status)
 

@@ -9,14 +9,22 @@ imported. The keeper tells the launcher the worker's pid, waits for the worker a
 exit status back; when the launcher goes away first (Promptfoo killed it), the keeper stops the
 worker. Nothing is shared between workers but the imported code: each one is its own process.
 
-The server is single-threaded (forking is safe), binds its socket before it imports, so a
-launcher that comes early waits instead of starting cold, and exits when the runner that
-started it is gone. The socket is in Linux's abstract namespace (no file to leave behind, even
+The run's systems start their own server the same way (the portal: ``agent-evals portal serve``,
+a :class:`~agent_evals.processes.KitStarter` from :meth:`WarmWorkers.starter`): the server imports
+what the systems' servers import (``System.server_modules``) first, forks the one that asked while
+it imports the rest, and leaves it to run when the server stops (it stops with its system, or
+when the runner is gone). Such a process runs in the server's session, out of the terminal's reach;
+its launcher is the runner's stand-in for it, as for Promptfoo.
+
+The server is single-threaded (forking is safe) and exits when the runner that started it is
+gone. Its socket is bound and listened on by the runner, which hands it over at the start, so a
+launcher that comes early (even before the server has started) waits instead of starting cold. The socket is in Linux's abstract namespace (no file to leave behind, even
 after a ``kill -9``; the launcher script lives in the run's temporary directory). Such a socket
 has no file permissions, so the server checks who connects: it runs nothing but Promptfoo's own
 wrappers (the files of the project's ``node_modules/promptfoo/dist/src/python/``, by their real
 path), and only for a process of this run: the peer's credentials (``SO_PEERCRED``) must be this
-user's, and the peer a descendant of the runner. A launcher it refuses starts cold, as without a
+user's, and the peer a descendant of the runner; the kit's own command (``-m agent_evals.cli``)
+only for a launcher the runner itself started. A launcher it refuses starts cold, as without a
 server. Without the server (plain ``npx promptfoo eval``, or if it failed to start),
 every process starts cold, as before; ``AGENT_EVALS_WARM=0`` does the same under the runner,
 and so does a system without ``os.pidfd_open`` (Linux before 5.3, macOS).
@@ -42,11 +50,13 @@ import tempfile
 import time
 import traceback
 from collections.abc import Mapping
+from dataclasses import dataclass
 from pathlib import Path
 from types import TracebackType
+from typing import Any
 import runpy
 
-from agent_evals.processes import pid_alive, start_detached
+from agent_evals.processes import COLD, KitStarter, pid_alive, start_detached
 from agent_evals.runner import warm_launch
 from agent_evals.paths import project_root
 
@@ -65,6 +75,7 @@ PRELOAD = (
 # The model SDK (about 0.4 s of CPU): preloaded for a run that may call a model, not for a replay,
 # whose workers never import it (a worker that does imports it itself).
 MODEL_SDK = ("openai", "openai.types.chat")
+KIT_MODULE = warm_launch.KIT_MODULE  # `-m agent_evals.cli …`: a system's server the runner starts (KitStarter)
 ENABLED_ENV = "AGENT_EVALS_WARM"  # 0: every Python process of Promptfoo starts cold, from PROMPTFOO_PYTHON
 REAP_WAIT_S = 3.0  # at the end of a run, for the keepers of workers that are still stopping
 SHEBANG_LIMIT = 120  # Linux reads at most 127 bytes of a #! line on older kernels
@@ -104,29 +115,41 @@ def promptfoo_wrappers() -> tuple[Path, ...]:
     return tuple(folder / name for name in warm_launch.WRAPPERS)
 
 
-def serve(path: str, owner_pid: int | None, started: dict[str, int], wrappers: tuple[Path, ...] = (),
-          *, model_sdk: bool = True) -> None:
-    """Fork a worker for each launcher that connects, until SIGTERM or the owner is gone;
-    ``started`` counts them by what they run (the wrapper's file name). ``wrappers``: the only
-    scripts it runs (default: Promptfoo's); ``model_sdk``: preload the model SDK too."""
-    listener = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
-    listener.bind(warm_launch.address(path))
-    listener.listen(64)
+def serve(listener: socket.socket, owner_pid: int | None, started: dict[str, int], wrappers: tuple[Path, ...] = (),
+          *, model_sdk: bool = True, system_modules: tuple[str, ...] = ()) -> None:
+    """Fork a worker for each launcher that connects to ``listener``, until SIGTERM or the owner is gone;
+    ``started`` counts them by what they run (the wrapper's file name, the module's name).
+    ``wrappers``: the only scripts it runs (default: Promptfoo's); ``model_sdk``: preload the model
+    SDK too; ``system_modules``: what the systems' servers import (preloaded first: a system's server
+    that asked meanwhile starts before the model SDK is imported, which it does not use)."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # a terminal's Ctrl-C is the runner's to handle
     signal.signal(signal.SIGTERM, lambda *_: sys.exit(0))
     allowed = {os.path.realpath(p) for p in wrappers or promptfoo_wrappers()}
-    _preload(PRELOAD + MODEL_SDK if model_sdk else PRELOAD)
-    keepers: set[int] = set()
+    keepers: dict[int, str] = {}  # keeper pid: what its process runs
     try:
-        _accept(listener, owner_pid, keepers, started, allowed)
+        _preload(system_modules + PRELOAD)
+        early = _arrived(listener, owner_pid, allowed, wait_s=0)
+        for request in early:
+            if request.name == KIT_MODULE:  # a system's server: it does not use the model SDK
+                _start(listener, request, keepers, started)
+        if model_sdk:
+            _preload(MODEL_SDK)
+        for request in early:
+            if request.name != KIT_MODULE:
+                _start(listener, request, keepers, started)
+        while owner_pid is None or pid_alive(owner_pid):
+            _reap(keepers)
+            for request in _arrived(listener, owner_pid, allowed, wait_s=1.0):
+                _start(listener, request, keepers, started)
     finally:
         signal.signal(signal.SIGTERM, signal.SIG_IGN)
-        _reap(keepers, wait_s=REAP_WAIT_S)
+        # a system's server runs on: it stops with its system (the runner stops it), or by itself once the runner is gone
+        _reap({pid: name for pid, name in keepers.items() if name != KIT_MODULE}, wait_s=REAP_WAIT_S)
 
 
-def _reap(keepers: set[int], wait_s: float = 0.0) -> None:
+def _reap(keepers: dict[int, str], wait_s: float = 0.0) -> None:
     """Wait for the keepers that are done (up to ``wait_s`` for the rest): a process the server
-    reaped counts its CPU, and its worker's, to the run's."""
+    reaped counts its CPU, and its worker's, to the run's. Those reaped leave ``keepers``."""
     deadline = time.monotonic() + wait_s
     while keepers:
         for pid in list(keepers):
@@ -135,44 +158,84 @@ def _reap(keepers: set[int], wait_s: float = 0.0) -> None:
             except ChildProcessError:
                 done = pid
             if done:
-                keepers.discard(pid)
+                del keepers[pid]
         if not keepers or time.monotonic() >= deadline:
             return
         time.sleep(0.02)
 
 
-def _accept(listener: socket.socket, owner_pid: int | None, keepers: set[int], started: dict[str, int],
-            allowed: set[str]) -> None:
-    while owner_pid is None or pid_alive(owner_pid):
-        ready, _, _ = select.select([listener], [], [], 1.0)
-        _reap(keepers)
-        if ready:
-            connection, _ = listener.accept()
-            try:
-                pid, argv = _fork_keeper(listener, connection, owner_pid, allowed)
-                keepers.add(pid)
-                name = os.path.basename(argv[0])
-                started[name] = started.get(name, 0) + 1
-            except (OSError, ValueError) as exc:
-                print(f"warm workers: a start failed: {exc}", file=sys.stderr, flush=True)
-            finally:
-                connection.close()
+@dataclass
+class Request:
+    """What a launcher asked the server to run (admitted: see :func:`_admit`), with its standard streams."""
+
+    connection: socket.socket
+    body: dict[str, Any]
+    fds: list[int]
+
+    @property
+    def argv(self) -> list[str]:
+        return list(self.body.get("argv") or [""])
+
+    @property
+    def name(self) -> str:
+        """What it runs: the module of ``-m <module>``, else the script's file name."""
+        argv = self.argv
+        return argv[1] if argv[0] == "-m" and len(argv) > 1 else os.path.basename(argv[0])
+
+
+def _arrived(listener: socket.socket, owner_pid: int | None, allowed: set[str], *, wait_s: float) -> list[Request]:
+    """The admitted requests of the launchers that connected within ``wait_s`` (then of those already
+    waiting); a launcher refused is told why and left out."""
+    requests = []
+    while select.select([listener], [], [], wait_s)[0]:
+        wait_s = 0
+        connection, _ = listener.accept()
+        try:
+            requests.append(_admit(connection, owner_pid, allowed))
+        except (OSError, ValueError) as exc:
+            print(f"warm workers: a start failed: {exc}", file=sys.stderr, flush=True)
+            connection.close()
+    return requests
+
+
+def _start(listener: socket.socket, request: Request, keepers: dict[int, str], started: dict[str, int]) -> None:
+    try:
+        keepers[_fork(listener, request.connection, request.body, request.fds)] = request.name
+        started[request.name] = started.get(request.name, 0) + 1
+    except OSError as exc:
+        print(f"warm workers: a start failed: {exc}", file=sys.stderr, flush=True)
+    finally:
+        request.connection.close()
 
 
 class Refused(ValueError):
     """A launcher the server does not serve (it then starts cold)."""
 
 
+def peer_pid(connection: socket.socket) -> tuple[int, int]:
+    """The pid and user id of the process at the other end of ``connection``."""
+    ucred = struct.calcsize("3i")
+    pid, uid, _ = struct.unpack("3i", connection.getsockopt(socket.SOL_SOCKET, socket.SO_PEERCRED, ucred))
+    return pid, uid
+
+
 def peer_problem(connection: socket.socket, owner_pid: int | None) -> str | None:
     """Why the process at the other end of ``connection`` may not use the server, if it may not:
     it must run as this user and descend from the runner (``owner_pid``)."""
-    ucred = struct.calcsize("3i")
-    pid, uid, _ = struct.unpack("3i", connection.getsockopt(socket.SOL_SOCKET, socket.SO_PEERCRED, ucred))
+    pid, uid = peer_pid(connection)
     if uid != os.getuid():
         return f"process {pid} runs as user {uid}, not {os.getuid()}"
     if owner_pid is not None and not descends_from(pid, owner_pid):
         return f"process {pid} is not one of the run's (the runner is {owner_pid})"
     return None
+
+
+def parent_of(pid: int) -> int | None:
+    """``pid``'s parent (by /proc), None when it is gone."""
+    try:
+        return int(Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[1])
+    except (OSError, IndexError, ValueError):
+        return None
 
 
 def descends_from(pid: int, ancestor: int) -> bool:
@@ -182,29 +245,42 @@ def descends_from(pid: int, ancestor: int) -> bool:
             return True
         if pid <= 1:
             return False
-        try:
-            stat = Path(f"/proc/{pid}/stat").read_text()
-        except OSError:
+        parent = parent_of(pid)
+        if parent is None:
             return False
-        pid = int(stat.rsplit(")", 1)[1].split()[1])
+        pid = parent
     return False
 
 
-def _fork_keeper(listener: socket.socket, connection: socket.socket, owner_pid: int | None = None,
-                 allowed: set[str] | None = None) -> tuple[int, list[str]]:
+def _admit(connection: socket.socket, owner_pid: int | None = None, allowed: set[str] | None = None) -> Request:
+    """The launcher's request, read and checked (raises :class:`Refused`, having told it why)."""
     why = peer_problem(connection, owner_pid)
     if why is not None:  # not one of the run's processes: nothing it sent is read
         connection.sendall(f"refused: {why}\n".encode())
         raise Refused(f"refused: {why}")
-    request, fds = _receive(connection)
-    argv = request.get("argv") or [""]
-    if allowed is not None and os.path.realpath(str(argv[0])) not in allowed:
+    body, fds = _receive(connection)
+    request = Request(connection, body, fds)
+    why = _not_served(request.argv, connection, owner_pid, allowed)
+    if why is not None:
         for fd in fds:
             os.close(fd)
-        why = f"{argv[0]} is not one of Promptfoo's wrappers"
         connection.sendall(f"refused: {why}\n".encode())
         raise Refused(f"refused: {why}")
-    return _fork(listener, connection, request, fds)
+    return request
+
+
+def _not_served(argv: list[str], connection: socket.socket, owner_pid: int | None, allowed: set[str] | None) -> str | None:
+    """Why the server does not run ``argv`` for this peer, if it does not: one of Promptfoo's wrappers
+    (``allowed``), or the kit's command for a launcher the runner started itself."""
+    if argv[0] == "-m":
+        if argv[1:2] != [KIT_MODULE]:
+            return f"-m {' '.join(argv[1:2])} is not the kit's command"
+        if owner_pid is not None and parent_of(peer_pid(connection)[0]) != owner_pid:
+            return "the kit's command is started warm for the runner only"
+        return None
+    if allowed is not None and os.path.realpath(str(argv[0])) not in allowed:
+        return f"{argv[0]} is not one of Promptfoo's wrappers"
+    return None
 
 
 def _receive(connection: socket.socket) -> tuple[dict, list[int]]:
@@ -223,7 +299,7 @@ def _receive(connection: socket.socket) -> tuple[dict, list[int]]:
     return json.loads(data), fds
 
 
-def _fork(listener: socket.socket, connection: socket.socket, request: dict, fds: list[int]) -> tuple[int, list[str]]:
+def _fork(listener: socket.socket, connection: socket.socket, request: dict, fds: list[int]) -> int:
     sys.stdout.flush()
     sys.stderr.flush()
     pid = os.fork()
@@ -238,7 +314,7 @@ def _fork(listener: socket.socket, connection: socket.socket, request: dict, fds
             os._exit(code)
     for fd in fds:
         os.close(fd)
-    return pid, request["argv"]
+    return pid
 
 
 def _keep(connection: socket.socket, fds: list[int], request: dict) -> int:
@@ -289,14 +365,18 @@ def _become(fds: list[int], request: dict) -> None:
         os.environ.update(env)
         os.chdir(request["cwd"])
         argv: list[str] = request["argv"]
-        sys.argv = list(argv)
-        sys.path[0] = os.path.dirname(os.path.abspath(argv[0]))
+        module = argv[1] if argv[0] == "-m" else None  # python -m <module> …: sys.argv[0] becomes its file
+        sys.argv = argv[1:] if module else list(argv)
+        sys.path[0] = os.getcwd() if module else os.path.dirname(os.path.abspath(argv[0]))
         extra = [entry for entry in env.get("PYTHONPATH", "").split(os.pathsep) if entry and entry not in sys.path]
         sys.path[1:1] = extra
         _standard_streams(env)
 
         try:
-            runpy.run_path(argv[0], run_name="__main__")
+            if module:
+                runpy.run_module(module, run_name="__main__", alter_sys=True)
+            else:
+                runpy.run_path(argv[0], run_name="__main__")
             code = 0
         except SystemExit as exc:
             code = _exit_code(exc.code)
@@ -336,14 +416,17 @@ class WarmWorkers:
     """The run's warm server and the environment that points Promptfoo at its launcher."""
 
     def __init__(self, log_path: Path | None = None, stats_path: Path | None = None,
-                 wrappers: tuple[Path, ...] = (), *, folder: Path | None = None, model_sdk: bool = True) -> None:
+                 wrappers: tuple[Path, ...] = (), *, folder: Path | None = None, model_sdk: bool = True,
+                 system_modules: tuple[str, ...] = ()) -> None:
         """``folder`` holds the launcher (the run's temporary directory; None: one of its own, removed
         at the end); ``wrappers``, what the server may run (default: Promptfoo's wrappers);
-        ``model_sdk``: whether the workers may call a model (False on a replay: the SDK is not preloaded)."""
+        ``model_sdk``: whether the workers may call a model (False on a replay: the SDK is not preloaded);
+        ``system_modules``: what the run's systems' servers import (``agent_evals.runner.systems.server_modules``)."""
         self._log_path = log_path
         self._stats_path = stats_path
         self._wrappers = wrappers
         self._model_sdk = model_sdk
+        self._system_modules = system_modules
         self._given_folder = folder
         self._folder: Path | None = None
         self._socket = f"@agent-evals-warm-{os.getpid()}-{secrets.token_hex(8)}"  # abstract: nothing on disk
@@ -359,15 +442,22 @@ class WarmWorkers:
         launcher.write_text(shebang + Path(warm_launch.__file__).read_text(encoding="utf-8"), encoding="utf-8")
         launcher.chmod(0o755)
         log = open(self._log_path, "ab") if self._log_path else subprocess.DEVNULL  # noqa: SIM115
+        # Bound here, listened on before the server has started: a launcher that comes at once (the
+        # portal's, right after this) waits in the queue instead of finding no server and starting cold.
+        listener = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
         try:
+            listener.bind(warm_launch.address(self._socket))
+            listener.listen(64)
             self._process = start_detached(
-                [sys.executable, "-m", "agent_evals.runner.warm_workers", self._socket,
+                [sys.executable, "-m", "agent_evals.runner.warm_workers", str(listener.fileno()),
                  "--owner-pid", str(os.getpid()), *(["--stats", str(self._stats_path)] if self._stats_path else []),
                  *(arg for path in self._wrappers for arg in ("--wrapper", str(path))),
+                 *(arg for module in self._system_modules for arg in ("--system-module", module)),
                  *([] if self._model_sdk else ["--no-model-sdk"])],
-                stdin=subprocess.DEVNULL, stdout=log, stderr=log,
+                stdin=subprocess.DEVNULL, stdout=log, stderr=log, pass_fds=(listener.fileno(),),
             )
         finally:
+            listener.close()  # the server's now
             if not isinstance(log, int):  # not subprocess.DEVNULL
                 log.close()
         self._folder = folder
@@ -382,6 +472,12 @@ class WarmWorkers:
             warm_launch.SOCKET_ENV: self._socket,
             warm_launch.PYTHON_ENV: base.get("PROMPTFOO_PYTHON") or sys.executable,
         }
+
+    def starter(self) -> KitStarter:
+        """How the run's systems start their own server (``agent-evals portal serve``): forked from this
+        server through the launcher; cold when the server is not running."""
+        env = self.env(os.environ)
+        return KitStarter(env["PROMPTFOO_PYTHON"], env) if env else COLD
 
     def begin_stop(self) -> None:
         """Ask the server to stop (the run is over); ``__exit__`` waits for it."""
@@ -405,18 +501,21 @@ class WarmWorkers:
 
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description="the run's warm server (started by the runner)")
-    parser.add_argument("socket")
+    parser.add_argument("listener", type=int, help="the listening socket's file descriptor (bound by the runner)")
     parser.add_argument("--owner-pid", type=int)
     parser.add_argument("--stats", type=Path, help="write how many processes it started (JSON) here at the end")
     parser.add_argument("--wrapper", type=Path, action="append", default=[],
                         help="a script it may run (default: Promptfoo's wrappers)")
     parser.add_argument("--no-model-sdk", dest="model_sdk", action="store_false",
                         help="do not preload the model SDK (a replay: the workers call no model)")
+    parser.add_argument("--system-module", dest="system_modules", action="append", default=[],
+                        help="a module the run's systems' servers import (preloaded first)")
     args = parser.parse_args(argv)
     began = time.monotonic()
     started: dict[str, int] = {}
     try:
-        serve(args.socket, args.owner_pid, started, tuple(args.wrapper), model_sdk=args.model_sdk)
+        serve(socket.socket(fileno=args.listener), args.owner_pid, started, tuple(args.wrapper), model_sdk=args.model_sdk,
+              system_modules=tuple(args.system_modules))
     finally:
         seconds = round(time.monotonic() - began, 1)
         print(f"warm workers: {sum(started.values())} process(es) in {seconds} s", file=sys.stderr, flush=True)

@@ -34,8 +34,10 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from agent_evals.authoring import (
+    COLD,
     CleanupReport,
     Conversation,
+    KitStarter,
     ProcessRef,
     Running,
     RunRecord,
@@ -176,8 +178,8 @@ class ReleaseSystem(System):
     undo_words = "removing this run's working copies"
     left_words = "working copies"
 
-    def pool(self, run_id: str, log_folder: Path, suites: Sequence[Suite]) -> SystemPool:
-        return RepositoryPool(run_id, runs_base())
+    def pool(self, run_id: str, log_folder: Path, suites: Sequence[Suite], *, starter: KitStarter = COLD) -> SystemPool:
+        return RepositoryPool(run_id, runs_base())  # no process of the kit's: the agent's own servers are stdio
 
     def attach(self, env: Mapping[str, str] | None = None) -> Running | None:
         root = (os.environ if env is None else env).get(RUN_ENV, "").strip()

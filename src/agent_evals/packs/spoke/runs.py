@@ -26,8 +26,10 @@ from types import TracebackType
 from typing import Any
 
 from agent_evals.authoring import (
+    COLD,
     CleanupReport,
     ForcedExit,
+    KitStarter,
     Running,
     Shard,
     Suite,
@@ -165,11 +167,11 @@ def _start_preferring(port: int | None, new_process: Callable[[int], PortalProce
 @contextmanager
 def portal_for(
     suite: Suite, *, run_id: str, log_folder: Path, data_dir: Path | None = None, port: int | None = None,
-    sweep_ids: tuple[str, ...] = (),
+    sweep_ids: tuple[str, ...] = (), starter: KitStarter = COLD,
 ) -> Iterator[RunningPortal]:
     """The portal for one suite's run (see the module docstring); raises SystemSetupError.
     ``data_dir`` and ``port`` replace the suite's own (a shard's: ``agent_evals.runner.sharding``);
-    a portal it starts abandons the PRs of ``run_id`` and of ``sweep_ids`` if the runner dies."""
+    a portal it starts (with ``starter``) abandons the PRs of ``run_id`` and of ``sweep_ids`` if the runner dies."""
     url = os.environ.get("PORTAL_URL", "").strip()
     if url:
         if portal_settings(suite):
@@ -190,7 +192,7 @@ def portal_for(
         return PortalProcess(
             data_dir=data_dir, token=secrets.token_urlsafe(32), settings_file=portal_settings(suite),
             port=port, log_file=log_file, owner_pid=os.getpid(),
-            sweep_eval_ids=(run_id, suite_eval_id(run_id, suite.name), *sweep_ids),
+            sweep_eval_ids=(run_id, suite_eval_id(run_id, suite.name), *sweep_ids), starter=starter,
         )
 
     try:
@@ -251,8 +253,8 @@ class PortalPool(SystemPool):
     """The portals of one run, each started once and shared by the suites that need it (the same
     data dir, hence the same settings); all stop when the pool closes (a forced exit detaches them)."""
 
-    def __init__(self, run_id: str, log_folder: Path, suites: Iterable[Suite] = ()) -> None:
-        self.run_id, self.log_folder = run_id, log_folder
+    def __init__(self, run_id: str, log_folder: Path, suites: Iterable[Suite] = (), *, starter: KitStarter = COLD) -> None:
+        self.run_id, self.log_folder, self.starter = run_id, log_folder, starter
         self._sweep_ids = tuple(suite_eval_id(run_id, item.name) for item in suites)  # every suite may share it
         self._stack = ExitStack()
         self._open: dict[Path, RunningPortal] = {}
@@ -293,7 +295,7 @@ class PortalPool(SystemPool):
             if portal is None:
                 portal = self._stack.enter_context(portal_for(
                     suite, run_id=self.run_id, log_folder=self.log_folder, data_dir=data_dir, port=port,
-                    sweep_ids=self._sweep_ids,
+                    sweep_ids=self._sweep_ids, starter=self.starter,
                 ))
                 self._open[key] = portal
                 self._by_suite[suite.name] = portal

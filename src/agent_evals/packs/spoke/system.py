@@ -21,8 +21,10 @@ from typing import TYPE_CHECKING, Any
 
 from agent_evals.packs.spoke.created_prs import created_pull_requests, pull_request
 from agent_evals.authoring import (
+    COLD,
     Conversation,
     FixtureError,
+    KitStarter,
     Running,
     RunRecord,
     SideEffect,
@@ -54,10 +56,12 @@ class PortalSystem(System):
 
     # -- run scope
 
-    def pool(self, run_id: str, log_folder: Path, suites: Sequence[Suite]) -> SystemPool:
+    server_modules = ("agent_evals.packs.spoke.portal.server",)  # `agent-evals portal serve`'s
+
+    def pool(self, run_id: str, log_folder: Path, suites: Sequence[Suite], *, starter: KitStarter = COLD) -> SystemPool:
         from agent_evals.packs.spoke.runs import PortalPool  # lazy: keeps agent_evals.packs.spoke.checks.input_diff's start-up as small as it is
 
-        return PortalPool(run_id, log_folder, suites)
+        return PortalPool(run_id, log_folder, suites, starter=starter)
 
     def attach(self, env: Mapping[str, str] | None = None) -> Running | None:
         from agent_evals.packs.spoke.runs import from_env  # lazy: keeps agent_evals.packs.spoke.checks.input_diff's start-up as small as it is

@@ -8,9 +8,12 @@ FastAPI or MCP::
         portal.token    # send as "Authorization: Bearer <token>"
 
 ``data_dir`` None means the default data dir (``agent_evals.authoring.default_data_dir()``).
-The child is ``agent-evals portal serve --port 0`` (``authoring.kit_command``) on loopback, in a session of
-its own (so a terminal's Ctrl-C reaches the runner, not the portal); it logs the URL it bound
-(``READY_MESSAGE``) and the helper then waits for ``/api/health``. With ``owner_pid`` the
+The child is ``agent-evals portal serve --port 0`` on loopback, started with ``starter`` (a cold
+interpreter by default; in a run, the run's warm launcher, which stands in for a portal forked from
+the run's warm server: ``agent_evals.runner.warm_workers``), in a session of its own (so a terminal's
+Ctrl-C reaches the runner, not the portal); it logs the URL it bound and its pid (``READY_MESSAGE``)
+and the helper then waits for ``/api/health``. ``pid`` is the portal's own (the one its serving
+file names); stopping goes through the started child, which passes the signal on. With ``owner_pid`` the
 portal sweeps ``sweep_eval_ids`` and stops when the owner dies.
 The token reaches the child only through its environment (``PORTAL_TOKEN``), never
 its command line, and the child never logs it. Output goes to ``log_file``; by default to
@@ -34,13 +37,13 @@ from pathlib import Path
 from types import TracebackType
 from typing import Self
 
-from agent_evals.authoring import default_data_dir, kit_command, pause_point, start_detached
+from agent_evals.authoring import COLD, KitStarter, default_data_dir, pause_point, start_detached
 
 log = logging.getLogger(__name__)
 READY_MESSAGE = "agent-evals portal listening on"
 LOG_LIMIT_BYTES = 1 << 20
 _LOG_PREFIX = re.compile(r"^(?:ERROR|CRITICAL|WARNING|INFO|DEBUG) [\w.]+: ")  # the CLI's log format
-_READY = re.compile(re.escape(READY_MESSAGE) + r" (http://\S+)")
+_READY = re.compile(re.escape(READY_MESSAGE) + r" (http://\S+)(?: \(pid (\d+)\))?")
 
 
 class PortalStartError(RuntimeError):
@@ -62,6 +65,7 @@ class PortalProcess:
         extra_env: dict[str, str] | None = None,
         owner_pid: int | None = None,
         sweep_eval_ids: tuple[str, ...] = (),
+        starter: KitStarter = COLD,
     ) -> None:
         self.data_dir = Path(data_dir) if data_dir is not None else default_data_dir()
         self.token = token
@@ -72,11 +76,13 @@ class PortalProcess:
         self.extra_env = dict(extra_env or {})
         self.owner_pid = owner_pid
         self.sweep_eval_ids = tuple(sweep_eval_ids)
+        self.starter = starter
         self._own_log = log_file is None  # this start's lines are taken out again after a clean stop
         self.log_file = Path(log_file) if log_file else default_log_file(self.data_dir)
         self.url = ""
         self.startup_seconds: float | None = None
         self._proc: subprocess.Popen[bytes] | None = None
+        self._portal_pid: int | None = None  # from its ready line (a warm start's child is its stand-in)
         self._log_start = 0
 
     @staticmethod
@@ -85,14 +91,17 @@ class PortalProcess:
 
     @property
     def pid(self) -> int | None:
-        return self._proc.pid if self._proc else None
+        """The portal's pid (the child's until the portal says its own)."""
+        if self._proc is None:
+            return None
+        return self._portal_pid or self._proc.pid
 
     @property
     def running(self) -> bool:
         return self._proc is not None and self._proc.poll() is None
 
     def command(self) -> list[str]:
-        cmd = kit_command(
+        cmd = self.starter.command(
             "portal",
             "serve",
             "--host",
@@ -113,7 +122,7 @@ class PortalProcess:
         return cmd
 
     def _env(self) -> dict[str, str]:
-        env = {**os.environ, **self.extra_env, "PYTHONUNBUFFERED": "1"}
+        env = {**os.environ, **self.starter.env, **self.extra_env, "PYTHONUNBUFFERED": "1"}
         env.pop("PORTAL_TOKEN", None)
         if self.token:
             env["PORTAL_TOKEN"] = self.token
@@ -175,6 +184,7 @@ class PortalProcess:
             self._check_alive()
             match = _READY.search(self._run_log())
             if match:
+                self._portal_pid = int(match.group(2)) if match.group(2) else None
                 return match.group(1)
             time.sleep(0.02)
         raise PortalStartError(
@@ -227,7 +237,7 @@ class PortalProcess:
     def detach(self) -> None:
         """Let the portal run on without this helper (``stop`` then does nothing); with
         ``owner_pid`` it stops by itself once the owner is gone."""
-        self._proc = None
+        self._proc, self._portal_pid = None, None
         self._own_log = False
 
     def log_tail(self, lines: int = 40) -> str:

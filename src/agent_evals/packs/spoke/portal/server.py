@@ -141,7 +141,7 @@ def serve(
                                             str(settings_file) if settings_file else None, me.started, owner_pid))
             if owner_pid is not None:
                 watch_owner(owner_pid, lambda: _owner_gone(app, server, sweep_eval_ids))
-            log.info("%s %s", READY_MESSAGE, bound)
+            log.info("%s %s (pid %d)", READY_MESSAGE, bound, os.getpid())
             try:
                 with _stop_quietly():
                     server.run(sockets=[sock])
