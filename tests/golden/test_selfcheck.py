@@ -7,6 +7,7 @@ cassette of the suite still replays in tests/runner/test_replay_all.py."""
 
 from __future__ import annotations
 
+import functools
 import json
 from collections.abc import Iterator
 from pathlib import Path
@@ -33,13 +34,14 @@ from agent_evals.suites.discovery import Suite, discover
 from tests.spoke_prs import prs
 
 SUITES = discover()
+_loaded = functools.cache(load_suite)  # each case replays its suite's cassettes several times: read each suite once
 
 
 def _sample(suite: Suite, cases: list[Any]) -> list[Any]:
     """A generated suite's first case of each (template, style); a hand-written suite's every case."""
     if not has_cases(suite.folder):
         return cases
-    metadata = {t.case_id: t.metadata for t in load_suite(suite).tests}
+    metadata = {t.case_id: t.metadata for t in _loaded(suite).tests}
     seen: set[tuple[Any, Any]] = set()
     kept = []
     for case in cases:
@@ -69,13 +71,14 @@ def portals(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, Port
             portal.stop()
 
 
+@functools.cache
 def _suite_config(suite: Suite) -> dict[str, Any]:
     return yaml.safe_load(suite.config.read_text())
 
 
 def _test(suite: Suite, case_id: str) -> dict[str, Any]:
     """The test as Promptfoo hands it to the provider (defaultTest's assertions first)."""
-    for test in load_suite(suite).tests:
+    for test in _loaded(suite).tests:
         if test.case_id == case_id:
             return {"description": test.description, "vars": dict(test.vars), "metadata": dict(test.metadata),
                     "assert": [dict(a) for a in test.asserts]}

@@ -122,3 +122,19 @@ def test_version_3_writes_no_portal_error_kind() -> None:
         assert failure("down").kind == "system", failure
     record = RunRecord(end=End.failed("system", "the portal at http://p is not reachable"))
     assert record.to_metadata()["error_kind"] == "system"
+
+
+def test_a_version_3_record_comes_back_as_an_independent_copy() -> None:
+    """Nothing of the copy is the original's, whatever it holds (marshal's round trip for JSON-shaped
+    data, deepcopy for what marshal does not know)."""
+    from collections import OrderedDict
+
+    record = upgrade_record(V2)
+    for original in (record, {**record, "extra": OrderedDict(a=[1])}):
+        before = copy.deepcopy(original)
+        out = upgrade_record(original)
+        assert out == original
+        out["snapshot"]["resources"]["pull_requests"][0]["status"] = "abandoned"
+        out["transcript"].append({})
+        out.get("extra", {}).setdefault("b", 2)
+        assert original == before

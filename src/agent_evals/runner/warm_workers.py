@@ -78,6 +78,7 @@ MODEL_SDK = ("openai", "openai.types.chat")
 KIT_MODULE = warm_launch.KIT_MODULE  # `-m agent_evals.cli …`: a system's server the runner starts (KitStarter)
 ENABLED_ENV = "AGENT_EVALS_WARM"  # 0: every Python process of Promptfoo starts cold, from PROMPTFOO_PYTHON
 REAP_WAIT_S = 3.0  # at the end of a run, for the keepers of workers that are still stopping
+SYSTEM_REAP_WAIT_S = 0.5  # … and of the systems' servers, which the runner has stopped (unless it left them to run)
 SHEBANG_LIMIT = 120  # Linux reads at most 127 bytes of a #! line on older kernels
 
 
@@ -143,7 +144,10 @@ def serve(listener: socket.socket, owner_pid: int | None, started: dict[str, int
                 _start(listener, request, keepers, started)
     finally:
         signal.signal(signal.SIGTERM, signal.SIG_IGN)
-        # a system's server runs on: it stops with its system (the runner stops it), or by itself once the runner is gone
+        # The runner stops its systems' servers before this server, so their keepers are ending too (reaped,
+        # their CPU counts to the run's); one left to run (a forced exit) is not waited for: it stops by
+        # itself once the runner is gone.
+        _reap(keepers, wait_s=SYSTEM_REAP_WAIT_S)
         _reap({pid: name for pid, name in keepers.items() if name != KIT_MODULE}, wait_s=REAP_WAIT_S)
 
 
