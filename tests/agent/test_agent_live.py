@@ -17,6 +17,7 @@ from typing import Any
 import pytest
 
 from agent_evals.agent.errors import AgentConfigError, ServerUnavailable
+from agent_evals.processes import KitStarter
 from agent_evals.agent.factory import create_agent, load_factory
 from agent_evals.agent.types import AgentReply, ConversationalAgent
 from agent_evals.llm.types import LLMConfigError, LLMError
@@ -241,11 +242,14 @@ def test_a_wrong_token(kit_env: dict[str, str], live_portal: PortalProcess, toke
     assert token is None or token not in str(caught.value)
 
 
-def test_a_portal_that_dies_mid_conversation(kit_env: dict[str, str], script: Script, tmp_path: Path) -> None:
+def test_a_portal_that_dies_mid_conversation(
+    kit_env: dict[str, str], script: Script, tmp_path: Path, portal_starter: KitStarter
+) -> None:
     script(
         [Reply.tool_calls([("list_spokes", {})]), "first", Reply.tool_calls([("list_spokes", {})]), "never"]
     )
-    with PortalProcess(data_dir=tmp_path / "data", log_file=tmp_path / "portal.log") as portal:
+    with PortalProcess(
+            starter=portal_starter, data_dir=tmp_path / "data", log_file=tmp_path / "portal.log") as portal:
 
         async def conversation() -> str:
             async with create_agent("spoke", variables={"PORTAL_URL": portal.url, "PORTAL_TOKEN": ""}) as agent:

@@ -17,6 +17,7 @@ from typing import Any
 
 import pytest
 
+from agent_evals.processes import KitStarter
 from agent_evals.packs.spoke.checks import input_diff, pull_request, spoke_json_valid
 from agent_evals.assertions.registry import kit_checks
 from agent_evals.packs.spoke.portal.api import PortalAPI, PortalError, PortalNotFound, pull_request_url
@@ -54,10 +55,11 @@ def create_pull_request(portal: Any, config: dict[str, Any], title: str) -> dict
 
 
 @pytest.fixture(scope="module")
-def portal(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Any]:
+def portal(tmp_path_factory: pytest.TempPathFactory, portal_starter: KitStarter) -> Iterator[Any]:
     root: Path = tmp_path_factory.mktemp("live-portal")
     with process.PortalProcess(
-        data_dir=root / "data", token=process.PortalProcess.new_token(), log_file=root / "portal.log"
+        data_dir=root / "data", token=process.PortalProcess.new_token(), log_file=root / "portal.log",
+        starter=portal_starter,
     ) as running:
         yield running
 

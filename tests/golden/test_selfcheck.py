@@ -17,6 +17,7 @@ import pytest
 import yaml
 
 from agent_evals.agent.worker_sessions import WORKER_SESSIONS
+from agent_evals.processes import KitStarter
 from agent_evals.cases import has_cases
 from agent_evals.packs.release.repository import start_run
 from agent_evals.packs.release.system import RUN_ENV
@@ -56,14 +57,17 @@ CASES = [(suite, case) for suite in SUITES for case in _sample(suite, suite_case
 
 
 @pytest.fixture(scope="module")
-def portals(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, PortalProcess]]:
+def portals(
+    tmp_path_factory: pytest.TempPathFactory, portal_starter: KitStarter
+) -> Iterator[dict[str, PortalProcess]]:
     """One portal per suite (each with the suite's settings)."""
     running: dict[str, PortalProcess] = {}
     try:
         for suite in SUITES:
             root = tmp_path_factory.mktemp(f"selfcheck-{suite.name}")
             running[suite.name] = PortalProcess(
-                data_dir=root / "data", token=PortalProcess.new_token(), settings_file=portal_settings(suite)
+                data_dir=root / "data", token=PortalProcess.new_token(), settings_file=portal_settings(suite),
+                starter=portal_starter,
             ).start()
         yield running
     finally:

@@ -13,6 +13,7 @@ from pathlib import Path
 import pytest
 
 from agent_evals.cli import main
+from agent_evals.processes import KitStarter
 from agent_evals.conversation.cassette import load_cassette
 from agent_evals.golden.selfcheck import grade_row
 from agent_evals.packs.spoke.checks import pull_request, spoke_json_valid
@@ -31,8 +32,8 @@ SUITE = next(s for s in discover() if s.name == "spoke-create")
 
 
 @pytest.fixture
-def portal(tmp_path: Path) -> Iterator[PortalProcess]:
-    with PortalProcess(data_dir=tmp_path / "data", token=PortalProcess.new_token(),
+def portal(tmp_path: Path, portal_starter: KitStarter) -> Iterator[PortalProcess]:
+    with PortalProcess(starter=portal_starter, data_dir=tmp_path / "data", token=PortalProcess.new_token(),
                        settings_file=portal_settings(SUITE)) as running:
         yield running
 

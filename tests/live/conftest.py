@@ -14,6 +14,7 @@ from agent_evals.live.store import ConversationStore, StoreSettings
 
 from agent_evals.live.store_holder import open_store
 from agent_evals.packs.spoke.portal.process import PortalProcess
+from agent_evals.processes import COLD, KitStarter
 from agent_evals.testing.postgres import PostgresServer, find_bin
 from agent_evals.testing.scripted_openai import ScriptedOpenAIServer
 from tests.agent.conftest import script  # noqa: F401 - the same fixture: the scripted model's replies, in order
@@ -54,8 +55,18 @@ def store(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[Conversati
     opened.close()
 
 
+@pytest.fixture(scope="session", autouse=True)
+def _chat_portals_start_warm(portal_starter: KitStarter) -> Iterator[None]:
+    """Every ChatPortal of these tests starts forked from the session's warm server (tests/conftest.py)."""
+    ChatPortal.starter = portal_starter
+    yield
+    ChatPortal.starter = COLD
+
+
 class ChatPortal:
     """A portal process serving the chat, restartable on the same data dir and store."""
+
+    starter: KitStarter = COLD  # how it starts: the tests' warm server's launcher (_chat_portals_start_warm)
 
     def __init__(self, root: Path, url: str, llm: ScriptedOpenAIServer, extra_env: dict[str, str] | None = None) -> None:
         self.root, self.store_url, self.llm = root, url, llm
@@ -68,7 +79,7 @@ class ChatPortal:
         env.update(OPENAI_BASE_URL=self.llm.base_url, AGENT_MODEL="agent-model", LLM_MAX_RETRIES="0",
                    AGENT_EVALS_LIVE_DATABASE_URL=self.store_url, **self.extra_env)
         self.process = PortalProcess(data_dir=self.root / "data", token=self.token, log_file=self.root / "portal.log",
-                                     extra_env=env).start()
+                                     extra_env=env, starter=self.starter).start()
         return self
 
     def stop(self) -> None:

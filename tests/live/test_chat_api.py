@@ -15,6 +15,7 @@ import httpx
 import pytest
 
 from agent_evals.live.chat_api import build_chat_router, loopback_url, new_conversation_id
+from agent_evals.processes import KitStarter
 from agent_evals.live.routers import live_routers
 from agent_evals.packs import GenericPack, PackError
 from agent_evals.packs.spoke.portal.app import PortalConfig, create_app
@@ -37,13 +38,14 @@ _FOREIGN = (
 
 @pytest.fixture(scope="module")
 def chat_portal(
-    tmp_path_factory: pytest.TempPathFactory, scripted_llm: ScriptedOpenAIServer
+    tmp_path_factory: pytest.TempPathFactory, scripted_llm: ScriptedOpenAIServer, portal_starter: KitStarter
 ) -> Iterator[PortalProcess]:
     root = tmp_path_factory.mktemp("chat-portal")
     env = {name: "" for name in _FOREIGN}
     env.update(OPENAI_BASE_URL=scripted_llm.base_url, AGENT_MODEL="agent-model", LLM_MAX_RETRIES="0")
     with PortalProcess(
-        data_dir=root / "data", token=PortalProcess.new_token(), log_file=root / "portal.log", extra_env=env
+        data_dir=root / "data", token=PortalProcess.new_token(), log_file=root / "portal.log", extra_env=env,
+        starter=portal_starter,
     ) as portal:
         yield portal
 

@@ -10,16 +10,20 @@ import httpx
 import pytest
 
 from agent_evals.packs.spoke.portal.process import PortalProcess
+from agent_evals.processes import KitStarter
 from agent_evals.packs.spoke.portal.api import PortalAPI
 
 from .helpers import INIT, MCP_HEADERS, new_spoke
 
 
 @pytest.fixture(scope="module")
-def open_portal(tmp_path_factory: pytest.TempPathFactory) -> Iterator[PortalProcess]:
+def open_portal(
+    tmp_path_factory: pytest.TempPathFactory, portal_starter: KitStarter
+) -> Iterator[PortalProcess]:
     """``npm run portal`` as a developer runs it: no token."""
     root = tmp_path_factory.mktemp("open-portal")
-    with PortalProcess(data_dir=root / "data", log_file=root / "portal.log") as process:
+    with PortalProcess(
+            starter=portal_starter, data_dir=root / "data", log_file=root / "portal.log") as process:
         yield process
 
 

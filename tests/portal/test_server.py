@@ -12,6 +12,7 @@ import httpx
 import pytest
 
 from agent_evals.packs.spoke.portal.datadir import ensure_data_dir
+from agent_evals.processes import KitStarter
 from agent_evals.packs.spoke.portal.process import PortalProcess, PortalStartError
 
 from .helpers import INIT, MCP_HEADERS, Mcp, git, new_spoke
@@ -27,10 +28,11 @@ additionalSchema:
 """
 
 
-def test_settings_and_public_url_reach_the_tools(tmp_path: Path) -> None:
+def test_settings_and_public_url_reach_the_tools(tmp_path: Path, portal_starter: KitStarter) -> None:
     (tmp_path / "settings.yaml").write_text(SETTINGS)
     with PortalProcess(
         data_dir=tmp_path / "data",
+        starter=portal_starter,
         settings_file=tmp_path / "settings.yaml",
         public_url="https://portal.example.com/",
         log_file=tmp_path / "portal.log",
@@ -74,30 +76,35 @@ def test_settings_and_public_url_reach_the_tools(tmp_path: Path) -> None:
     ],
     ids=["unknown key", "bad regex", "bad schema"],
 )
-def test_bad_settings_stop_startup_with_the_reason(tmp_path: Path, settings: str, message: str) -> None:
+def test_bad_settings_stop_startup_with_the_reason(
+    tmp_path: Path, settings: str, message: str, portal_starter: KitStarter
+) -> None:
     (tmp_path / "settings.yaml").write_text(settings)
-    portal = PortalProcess(data_dir=tmp_path / "data", settings_file=tmp_path / "settings.yaml")
+    settings_file = tmp_path / "settings.yaml"
+    portal = PortalProcess(data_dir=tmp_path / "data", settings_file=settings_file, starter=portal_starter)
     with pytest.raises(PortalStartError, match="exited with code 2") as info:
         portal.start()
     assert "cannot start the portal" in str(info.value) and message in str(info.value)
 
 
-def test_a_foreign_data_dir_stops_startup(tmp_path: Path) -> None:
+def test_a_foreign_data_dir_stops_startup(tmp_path: Path, portal_starter: KitStarter) -> None:
     (tmp_path / "data").mkdir()
     (tmp_path / "data" / "thesis.tex").write_text("keep me")
     with pytest.raises(PortalStartError, match="not a portal data dir"):
-        PortalProcess(data_dir=tmp_path / "data").start()
+        PortalProcess(starter=portal_starter, data_dir=tmp_path / "data").start()
     assert (tmp_path / "data" / "thesis.tex").exists()
 
 
-def test_corrupt_dir_recovers_and_a_second_portal_is_refused(tmp_path: Path) -> None:
+def test_corrupt_dir_recovers_and_a_second_portal_is_refused(
+    tmp_path: Path, portal_starter: KitStarter
+) -> None:
     data = ensure_data_dir(tmp_path / "data")
     (data / "pull_requests.sqlite3").write_bytes(b"not a database" * 50)
-    with PortalProcess(data_dir=data, log_file=tmp_path / "portal.log") as portal:
+    with PortalProcess(starter=portal_starter, data_dir=data, log_file=tmp_path / "portal.log") as portal:
         assert httpx.get(f"{portal.url}/api/health").json() == {"status": "ok", "spokes": 14}
         assert "is corrupt" in portal.log_file.read_text()
         with pytest.raises(PortalStartError, match="in use by another running portal"):
-            PortalProcess(data_dir=data).start()
+            PortalProcess(starter=portal_starter, data_dir=data).start()
         reset = subprocess.run(
             [sys.executable, "-m", "agent_evals.cli", "portal", "reset", "--data-dir", str(data)],
             capture_output=True,
@@ -107,8 +114,8 @@ def test_corrupt_dir_recovers_and_a_second_portal_is_refused(tmp_path: Path) -> 
         assert reset.returncode == 2 and "in use by another running portal" in reset.stderr
 
 
-def test_reset_command_reseeds(tmp_path: Path) -> None:
-    with PortalProcess(data_dir=tmp_path / "data") as portal:
+def test_reset_command_reseeds(tmp_path: Path, portal_starter: KitStarter) -> None:
+    with PortalProcess(starter=portal_starter, data_dir=tmp_path / "data") as portal:
         Mcp(portal.url, None).ok(
             "create_spoke_pull_request",
             {"spoke_name": "billing-dev-weu", "config": new_spoke(), "title": "t", "description": "d"},
@@ -123,11 +130,11 @@ def test_reset_command_reseeds(tmp_path: Path) -> None:
     assert git(tmp_path / "data", "branch", "--list", "pr/*") == ""
 
 
-def test_port_in_use_is_a_clear_error(tmp_path: Path) -> None:
-    with PortalProcess(data_dir=tmp_path / "a") as first:
+def test_port_in_use_is_a_clear_error(tmp_path: Path, portal_starter: KitStarter) -> None:
+    with PortalProcess(starter=portal_starter, data_dir=tmp_path / "a") as first:
         port = int(first.url.rsplit(":", 1)[1])
         with pytest.raises(PortalStartError, match=f"cannot listen on http://127.0.0.1:{port}"):
-            PortalProcess(data_dir=tmp_path / "b", port=port).start()
+            PortalProcess(starter=portal_starter, data_dir=tmp_path / "b", port=port).start()
 
 
 def test_a_port_bound_but_not_yet_served_by_another_portal_is_taken() -> None:
@@ -148,9 +155,9 @@ def test_a_port_bound_but_not_yet_served_by_another_portal_is_taken() -> None:
         first.close()
 
 
-def test_a_killed_portal_restarts_with_its_data(tmp_path: Path) -> None:
+def test_a_killed_portal_restarts_with_its_data(tmp_path: Path, portal_starter: KitStarter) -> None:
     log_file = tmp_path / "portal.log"  # shared: the restart must not pick up the dead portal's URL
-    with PortalProcess(data_dir=tmp_path / "data", log_file=log_file) as portal:
+    with PortalProcess(starter=portal_starter, data_dir=tmp_path / "data", log_file=log_file) as portal:
         Mcp(portal.url, None).ok(
             "create_spoke_pull_request",
             {"spoke_name": "billing-dev-weu", "config": new_spoke(), "title": "t", "description": "d"},
@@ -158,27 +165,31 @@ def test_a_killed_portal_restarts_with_its_data(tmp_path: Path) -> None:
         assert portal.pid is not None
         os.kill(portal.pid, signal.SIGKILL)
         assert portal.stop() == -signal.SIGKILL
-    with PortalProcess(data_dir=tmp_path / "data", log_file=log_file) as again:
+    with PortalProcess(starter=portal_starter, data_dir=tmp_path / "data", log_file=log_file) as again:
         pull_requests = httpx.get(f"{again.url}/api/pull-requests").json()["pull_requests"]
         assert [(pr["id"], pr["status"]) for pr in pull_requests] == [(1, "active")]
         assert "is corrupt" not in again.log_file.read_text()
         assert again.log_file.read_text().count("agent-evals portal listening on") == 2
 
 
-def test_the_default_log_lives_beside_the_data_dir_and_a_clean_stop_takes_it_back(tmp_path: Path) -> None:
-    with PortalProcess(data_dir=tmp_path / "data") as portal:
+def test_the_default_log_lives_beside_the_data_dir_and_a_clean_stop_takes_it_back(
+    tmp_path: Path, portal_starter: KitStarter
+) -> None:
+    with PortalProcess(starter=portal_starter, data_dir=tmp_path / "data") as portal:
         log = portal.log_file
         assert log == tmp_path / ".data.portal.log" and "listening on" in log.read_text()
     assert not log.exists()  # a clean stop: nothing left, and nothing ever in the temporary directory
 
 
-def test_a_portal_that_crashed_leaves_its_lines_as_evidence(tmp_path: Path) -> None:
+def test_a_portal_that_crashed_leaves_its_lines_as_evidence(
+    tmp_path: Path, portal_starter: KitStarter
+) -> None:
     log = tmp_path / ".data.portal.log"
     log.write_text("an earlier portal's lines\n")
-    with PortalProcess(data_dir=tmp_path / "data") as portal:
+    with PortalProcess(starter=portal_starter, data_dir=tmp_path / "data") as portal:
         pass
     assert log.read_text() == "an earlier portal's lines\n"  # a clean stop takes back only its own lines
-    portal = PortalProcess(data_dir=tmp_path / "data").start()
+    portal = PortalProcess(starter=portal_starter, data_dir=tmp_path / "data").start()
     assert portal.pid is not None
     os.kill(portal.pid, signal.SIGKILL)
     assert portal.stop() == -signal.SIGKILL

@@ -9,6 +9,7 @@ from pathlib import Path
 import pytest
 
 from agent_evals.assertions.leaf_diff import diff
+from agent_evals.processes import KitStarter
 from agent_evals.packs.spoke.undo import cleanup_test
 from agent_evals.packs.spoke.golden import seed_spoke
 from agent_evals.golden.selfcheck import grade_row
@@ -46,10 +47,11 @@ def _call(vars_: dict, kit_env: dict[str, str]) -> dict:
 
 
 def test_a_portal_that_dies_before_grading_makes_an_error_row_and_its_pr_is_cleaned_later(
-    kit_env: dict[str, str], scripted_llm: ScriptedOpenAIServer, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    kit_env: dict[str, str], scripted_llm: ScriptedOpenAIServer, tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+    portal_starter: KitStarter
 ) -> None:
     scripted_llm.responder = ScriptedConversations([COPY.script()])
-    with PortalProcess(data_dir=tmp_path / "data", token="dies-token") as portal:
+    with PortalProcess(starter=portal_starter, data_dir=tmp_path / "data", token="dies-token") as portal:
         monkeypatch.setenv("PORTAL_URL", portal.url)
         monkeypatch.setenv("PORTAL_TOKEN", "dies-token")
         user = {"class": "tests.provider.portal_stopper:StopsThePortal",
@@ -62,7 +64,7 @@ def test_a_portal_that_dies_before_grading_makes_an_error_row_and_its_pr_is_clea
     assert "portal" in row["error"]  # the system's failure names it
     assert metadata["error_kind"] == "system" and metadata["conversation_end"] == "error"
     assert len(prs(metadata)) == 1  # the PR the conversation made is in the record
-    with PortalProcess(data_dir=tmp_path / "data", token="dies-token") as back:
+    with PortalProcess(starter=portal_starter, data_dir=tmp_path / "data", token="dies-token") as back:
         api = PortalAPI(back.url, token="dies-token")
         assert [pr["status"] for pr in api.list_pull_requests()] == ["active"]
         report = cleanup_test({"response": row}, api)  # what the afterEach hook does

@@ -15,6 +15,7 @@ from pathlib import Path
 import pytest
 
 from agent_evals.golden.record import build_scripts
+from agent_evals.processes import KitStarter
 from agent_evals.packs.spoke.portal.process import PortalProcess
 from agent_evals.packs.spoke.portal.api import PortalAPI
 from agent_evals.runner.cleanup_command import cleanup_command
@@ -38,12 +39,13 @@ def _dead_pid() -> int:
 
 
 def test_cleanup_leaves_the_pull_requests_of_runs_still_going(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str],
+    portal_starter: KitStarter,
 ) -> None:
     monkeypatch.setenv("AGENT_EVALS_DATA_DIR", str(tmp_path / "data" / "portal"))
     RunManifest("run-alive", "live").save(runs_dir() / "run-alive")  # this process: a run still going
     RunManifest("run-dead", "live", pid=_dead_pid()).save(runs_dir() / "run-dead")
-    with PortalProcess(data_dir=tmp_path / "data" / "portal") as portal:
+    with PortalProcess(starter=portal_starter, data_dir=tmp_path / "data" / "portal") as portal:
         alive = create_pr(portal, "crm-dev-weu", headers={"X-Eval-Id": "run-alive.spoke-create", "X-Test-Id": "C01#1"})
         dead = create_pr(portal, "crm-dev-gwc", headers={"X-Eval-Id": "run-dead.spoke-create", "X-Test-Id": "C02#1"})
         api = PortalAPI(portal.url)

@@ -15,13 +15,16 @@ from pathlib import Path
 import pytest
 
 from agent_evals.packs.spoke.portal.process import PortalProcess
+from agent_evals.processes import KitStarter
 from agent_evals.packs.spoke.portal.api import PortalAPI
 from agent_evals.report import build_report, check_gate, load_gate, load_results
 from tests.conftest import PROJECT_ROOT
 from tests.spoke_prs import abandoned, prs
 
 
-def test_all_suites_replay_offline_and_pass(isolated: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_all_suites_replay_offline_and_pass(
+    isolated: Path, monkeypatch: pytest.MonkeyPatch, portal_starter: KitStarter
+) -> None:
     monkeypatch.setenv("CI", "true")  # as on a CI machine, where Promptfoo logs its own progress lines
     done = subprocess.run(["./evals.sh", "-o", str(isolated / "{suite}.json"), "-j", "4"], cwd=PROJECT_ROOT,
                           env=dict(os.environ), capture_output=True, text=True, timeout=600)
@@ -77,7 +80,7 @@ def test_all_suites_replay_offline_and_pass(isolated: Path, monkeypatch: pytest.
     _the_gate_holds(isolated)
     data = isolated / "data"
     for folder in (data / "portal", data / "portal-spoke-create-overlay"):
-        with PortalProcess(data_dir=folder) as portal:
+        with PortalProcess(starter=portal_starter, data_dir=folder) as portal:
             api = PortalAPI(portal.url)
             assert api.list_pull_requests(status="active") == []
             assert len(api.list_pull_requests(status="abandoned")) >= 3

@@ -16,6 +16,7 @@ from typing import Any
 import pytest
 
 from agent_evals.golden.record import build_scripts
+from agent_evals.processes import KitStarter
 from agent_evals.packs.spoke.portal.process import PortalProcess
 from agent_evals.packs.spoke.portal.api import PortalAPI
 from agent_evals.runner.run import run
@@ -49,8 +50,8 @@ def _rows(path: Path) -> dict[str, dict[str, Any]]:
     return {row["testCase"]["metadata"]["id"]: row for row in results}
 
 
-def _active_prs(data_dir: Path) -> list[dict[str, Any]]:
-    with PortalProcess(data_dir=data_dir) as portal:
+def _active_prs(data_dir: Path, starter: KitStarter) -> list[dict[str, Any]]:
+    with PortalProcess(data_dir=data_dir, starter=starter) as portal:
         return PortalAPI(portal.url).list_pull_requests(status="active")
 
 
@@ -62,7 +63,7 @@ def _files_containing(folder: Path, needle: str) -> list[Path]:
 
 
 def test_live_run_of_a_create_and_a_blocked_case_then_its_recording_replays_without_a_model(
-    isolated: Path, scripted_models: ScriptedOpenAIServer, monkeypatch: pytest.MonkeyPatch
+    isolated: Path, scripted_models: ScriptedOpenAIServer, monkeypatch: pytest.MonkeyPatch, portal_starter: KitStarter
 ) -> None:
     """A live run (recording its conversations: a second live run would cost seconds of CPU for nothing
     new), then the recording replayed with the model gone."""
@@ -86,7 +87,7 @@ def test_live_run_of_a_create_and_a_blocked_case_then_its_recording_replays_with
     assert created["namedScores"]["input_diff"] == 1 and created["namedScores"]["pull_request"] == 1
     blocked = rows["C18"]["response"]["metadata"]
     assert prs(blocked) == [] and blocked["tool_calls"] == []
-    assert _active_prs(isolated / "data" / "portal") == []
+    assert _active_prs(isolated / "data" / "portal", portal_starter) == []
     assert scripted_models.requests[-1].headers["authorization"] == f"Bearer {SECRET}"
     assert _files_containing(isolated, SECRET) == []  # results, Promptfoo's database, portal data, cassettes
     _the_recording_replays_without_a_model(isolated, cassettes, scripted_models)
@@ -102,7 +103,7 @@ def _failing_after_the_pr() -> ScriptedConversations:
 
 
 def test_a_provider_error_after_a_pr_still_cleans_it_up(
-    isolated: Path, scripted_models: ScriptedOpenAIServer
+    isolated: Path, scripted_models: ScriptedOpenAIServer, portal_starter: KitStarter
 ) -> None:
     scripted_models.responder = _failing_after_the_pr()
     out = isolated / "results.json"
@@ -115,15 +116,15 @@ def test_a_provider_error_after_a_pr_still_cleans_it_up(
     made = prs(row["response"]["metadata"])
     assert len(made) == 1
     assert abandoned(row["metadata"]["cleanup"]) == [made[0]["id"]]
-    assert _active_prs(isolated / "data" / "portal") == []
+    assert _active_prs(isolated / "data" / "portal", portal_starter) == []
 
 
-def test_ctrl_c_stops_the_run_and_leaves_no_active_pr(tmp_path: Path) -> None:
+def test_ctrl_c_stops_the_run_and_leaves_no_active_pr(tmp_path: Path, portal_starter: KitStarter) -> None:
     env = clean_env()
     env["PROMPTFOO_CONFIG_DIR"] = str(tmp_path / "promptfoo")
     scripts = ScriptedConversations(build_scripts(SPOKE_CREATE))
     with (
-        PortalProcess(data_dir=tmp_path / "portal", token="ctrl-c-token") as portal,
+        PortalProcess(starter=portal_starter, data_dir=tmp_path / "portal", token="ctrl-c-token") as portal,
         ScriptedOpenAIServer(fixed_latency(scripts, 0.4)) as models,
     ):
         env.update(
@@ -148,11 +149,13 @@ def test_ctrl_c_stops_the_run_and_leaves_no_active_pr(tmp_path: Path) -> None:
         assert len(api.list_pull_requests(status="abandoned")) >= 1
 
 
-def test_cleanup_command_abandons_eval_prs_and_nothing_else(tmp_path: Path) -> None:
+def test_cleanup_command_abandons_eval_prs_and_nothing_else(
+    tmp_path: Path, portal_starter: KitStarter
+) -> None:
     from agent_evals.runner.cleanup_command import cleanup_command
     from tests.runner.portal_calls import create_pr
 
-    with PortalProcess(data_dir=tmp_path / "portal", token="cleanup-token") as portal:
+    with PortalProcess(starter=portal_starter, data_dir=tmp_path / "portal", token="cleanup-token") as portal:
         by_person = create_pr(portal, "crm-dev-weu", headers={})
         by_eval = create_pr(portal, "crm-dev-gwc", headers={"X-Eval-Id": "run-1", "X-Test-Id": "C01#x"})
         os.environ["PORTAL_TOKEN"] = "cleanup-token"

@@ -31,6 +31,7 @@ from typing import Any
 import pytest
 
 from agent_evals.golden.record import build_scripts
+from agent_evals.processes import KitStarter
 from agent_evals.packs.spoke.portal.process import PortalProcess
 from agent_evals.packs.spoke.portal.serving import read_serving
 from agent_evals.processes import pid_alive
@@ -176,7 +177,7 @@ class HoldAfterPullRequest:
 
 
 def test_a_shard_killed_mid_run_then_merged_is_incomplete_and_swept(
-    isolated: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+    isolated: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str], portal_starter: KitStarter
 ) -> None:
     responder = HoldAfterPullRequest()
     data_dir = isolated / "data" / "portal.shard-2-of-2"
@@ -203,7 +204,7 @@ def test_a_shard_killed_mid_run_then_merged_is_incomplete_and_swept(
                 shard_2.kill()
         _wait_gone(serving.pid)
         assert not stale.exists()
-        assert len(_active_prs(data_dir)) == 1  # the killed shard's PR, left active
+        assert len(_active_prs(data_dir, portal_starter)) == 1  # the killed shard's PR, left active
         responder.hold = False
         assert run("spoke-create", None, None, subset, shard="1/2") == 0
     capsys.readouterr()
@@ -211,7 +212,7 @@ def test_a_shard_killed_mid_run_then_merged_is_incomplete_and_swept(
     out = capsys.readouterr().out
     assert "merge: spoke-create: shard(s) 2/2 missing: 2 case(s) did not run (C02, C04)" in out
     assert f"merge: swept 1 pull request(s) left active in {data_dir.resolve()} by 1 run(s) that died" in out
-    assert _active_prs(data_dir) == []
+    assert _active_prs(data_dir, portal_starter) == []
     report = report_to_json(load_report([str(isolated / "results" / "spoke-create.json")]))
     assert not report["complete"]
     assert "suite spoke-create: shard(s) 2/2 missing (no results of them were merged or read)" in report["incomplete"]
@@ -230,8 +231,8 @@ def _wait_gone(pid: int) -> None:
         time.sleep(0.05)
 
 
-def _active_prs(data_dir: Path) -> list[dict[str, Any]]:
-    with PortalProcess(data_dir=data_dir) as portal:
+def _active_prs(data_dir: Path, starter: KitStarter) -> list[dict[str, Any]]:
+    with PortalProcess(data_dir=data_dir, starter=starter) as portal:
         return PortalAPI(portal.url).list_pull_requests(status="active")
 
 

@@ -15,6 +15,7 @@ from pathlib import Path
 import pytest
 
 from agent_evals.testing.scripted_openai import Reply, ScriptedOpenAIServer
+from agent_evals.processes import KitStarter
 from tests.conftest import PROJECT_ROOT, clean_env
 
 from .terminal import Terminal, pull_requests
@@ -96,11 +97,13 @@ def test_a_second_portal_on_a_data_dir_in_use_says_what_to_do(env: dict[str, str
         portal.wait(timeout=30)
 
 
-def test_reset_lists_active_pull_requests_and_needs_force(env: dict[str, str]) -> None:
+def test_reset_lists_active_pull_requests_and_needs_force(
+    env: dict[str, str], portal_starter: KitStarter
+) -> None:
     from agent_evals.packs.spoke.portal.process import PortalProcess
     from tests.runner.portal_calls import create_pr
 
-    with PortalProcess(data_dir=Path(env["AGENT_EVALS_DATA_DIR"])) as portal:
+    with PortalProcess(starter=portal_starter, data_dir=Path(env["AGENT_EVALS_DATA_DIR"])) as portal:
         create_pr(portal, "crm-dev-weu", headers={"X-Eval-Id": "run-x", "X-Test-Id": "C01#1"})
     reset = [sys.executable, "-m", "agent_evals.cli", "portal", "reset"]
     refused = subprocess.run(reset, env=env, cwd=PROJECT_ROOT, capture_output=True, text=True, timeout=60)

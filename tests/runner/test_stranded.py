@@ -14,6 +14,7 @@ from pathlib import Path
 import pytest
 
 from agent_evals.packs.spoke.portal.process import PortalProcess, PortalStartError
+from agent_evals.processes import KitStarter
 from agent_evals.packs.spoke.portal.serving import Serving, read_serving, write_serving
 from agent_evals.packs.spoke.runs import IN_USE, _shared, _start_failure
 from agent_evals.suites.discovery import select
@@ -77,9 +78,10 @@ def test_a_portal_killed_mid_run_is_said_its_pull_requests_cleaned_and_its_log_k
 
 
 def test_a_run_killed_outright_against_an_external_portal_is_swept_by_the_next_run(
-    env: dict[str, str], pr_open: HoldAfterTool
+    env: dict[str, str], pr_open: HoldAfterTool, portal_starter: KitStarter
 ) -> None:
-    with PortalProcess(data_dir=Path(env["TMPDIR"]).parent / "external", token="external-token") as portal:
+    external_dir = Path(env["TMPDIR"]).parent / "external"
+    with PortalProcess(data_dir=external_dir, token="external-token", starter=portal_starter) as portal:
         env.update(PORTAL_URL=portal.url, PORTAL_TOKEN="external-token")
         external = portal.data_dir
         runner = subprocess.Popen([*RUN, "--filter-pattern", "C0[1-4]", "-j", "2", "--no-cache"], env=env,
@@ -135,10 +137,10 @@ def test_a_portal_that_lost_the_race_for_the_data_dir_names_the_reason() -> None
     assert line.endswith("the portal's log: /d/.portal.portal.log")
 
 
-def test_the_in_use_words_are_the_portals_own(tmp_path: Path) -> None:
-    with PortalProcess(data_dir=tmp_path / "data"):
+def test_the_in_use_words_are_the_portals_own(tmp_path: Path, portal_starter: KitStarter) -> None:
+    with PortalProcess(starter=portal_starter, data_dir=tmp_path / "data"):
         with pytest.raises(PortalStartError) as raised:
-            PortalProcess(data_dir=tmp_path / "data").start()
+            PortalProcess(starter=portal_starter, data_dir=tmp_path / "data").start()
     first = str(raised.value).splitlines()[0]
     assert IN_USE in first and first.startswith("the portal exited with code 2 during startup: cannot start")
     line = _start_failure(select("spoke-create")[0], tmp_path / "data", raised.value)
