@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # Install whatever is missing, then run the tests (offline) in one worker more than the CPUs (pytest-xdist;
 # whole test files per worker: the end-to-end tests wait on child processes part of the time, and a third
-# worker on 2 cores fills some of that: 7 min 10 s against 7 min 56 s, once each; runs vary by a minute
-# on this kind of machine). Arguments go to pytest:
+# worker on 2 cores fills some of that: 7 min 10 s against 7 min 56 s, once each; a fourth costs more than
+# it fills: 5 min 35 s against 5 min 15-20 s; runs vary by a minute on this kind of machine). Arguments go to pytest:
 # ./test.sh tests/runner/test_lifecycle.py -x -n 0   (TEST_WORKERS=n sets the workers)
 set -euo pipefail
 cd "$(dirname "$0")"
