@@ -415,6 +415,8 @@ def _live_parser(sub: argparse._SubParsersAction) -> None:
 
 
 def main(argv: list[str] | None = None) -> int:
+    """``agent-evals`` (``argv``: the arguments; None: this process's own command line, which exits
+    when the command is over: SIGINT and SIGTERM are then ignored, see :mod:`agent_evals.command_signals`)."""
     parser = build_parser()
     args, extra = parser.parse_known_args(_suite_first(parser, list(sys.argv[1:] if argv is None else argv)))
     if extra and not getattr(args, "passthrough", False):
@@ -432,7 +434,9 @@ def main(argv: list[str] | None = None) -> int:
         for name in ("httpx", "httpx2", "httpcore", "httpcore2", "mcp", "openai"):
             logging.getLogger(name).setLevel(logging.WARNING)
     try:
-        with stopping():  # Ctrl-C and SIGTERM outside a run's own handling: agent_evals.command_signals
+        # Ctrl-C and SIGTERM outside a run's own handling (agent_evals.command_signals); once the process's own
+        # command is over, both are ignored while it exits
+        with stopping(then_ignore=argv is None):
             if getattr(args, "passthrough", False):
                 return args.handler(args, extra)
             return args.handler(args)

@@ -7,6 +7,11 @@ same way instead of killing the process where it stands (a lock held, a portal s
 second SIGINT within :data:`SAME_PRESS_S` of the first is the same press (``npm run`` forwards
 the terminal's Ctrl-C to its child once more): it is ignored, so it cannot break the unwinding
 of the first (a portal left running, its log left behind). A later one raises again.
+
+Once the process's own command is over (``stopping(then_ignore=True)``), SIGINT and SIGTERM are
+ignored for the rest of the process's exit: ``npm run``'s forwarded copy of a Ctrl-C can come that late on a busy machine,
+and a Python that is shutting down dies of it (its handler is gone by then), which ``npm`` then
+reports as its own death by SIGINT instead of the command's exit status 130.
 """
 
 from __future__ import annotations
@@ -28,8 +33,10 @@ class Terminated(BaseException):
 
 
 @contextmanager
-def stopping() -> Iterator[None]:
-    """The handlers above for the duration (main thread only; elsewhere nothing changes)."""
+def stopping(*, then_ignore: bool = False) -> Iterator[None]:
+    """The handlers above for the duration (main thread only; elsewhere nothing changes). After it the
+    previous handlers are given back, or, ``then_ignore`` (the process's own command is over and only
+    exits now), both signals are ignored: never for a caller that goes on (a test calling ``main``)."""
     if threading.current_thread() is not threading.main_thread():
         yield
         return
@@ -51,4 +58,5 @@ def stopping() -> Iterator[None]:
         yield
     finally:
         for sig, handler in previous.items():
-            signal.signal(sig, handler)
+            signal.signal(sig, signal.SIG_IGN if then_ignore else handler)
+

@@ -292,7 +292,9 @@ class System:
 
     # -- run scope
 
-    def pool(self, run_id: str, log_folder: Path, suites: Sequence[Suite], *, starter: KitStarter = COLD) -> SystemPool:
+    def pool(
+        self, run_id: str, log_folder: Path, suites: Sequence[Suite], *, starter: KitStarter = COLD
+    ) -> SystemPool:
         """The run's systems for ``suites`` (``run_id`` tags what a system started sweeps if the run dies);
         a process of the kit's it starts, it starts with ``starter`` (the run's warm launcher, if any)."""
         return SystemPool()

@@ -388,7 +388,8 @@ def run_suite(
     folder = folder or runs_dir() / run_id
     interrupts = interrupts or Interrupts(undo_words([suite]))
     print(f"\n=== suite {suite.name} ({run_id}{f', shard {shard.shard}' if shard else ''}) ===", flush=True)
-    own = Systems(run_id, folder, [suite], starter=warm.starter() if warm else COLD) if portals is None else nullcontext(portals)
+    starter = warm.starter() if warm is not None else COLD
+    own = Systems(run_id, folder, [suite], starter=starter) if portals is None else nullcontext(portals)
     with own as systems:
         portal = systems.get(suite, shard=shard.shard if shard is not None else None)
         promptfoo_dir = str(shard.promptfoo_dir(folder)) if shard is not None else promptfoo_dir

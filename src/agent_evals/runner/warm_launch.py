@@ -3,13 +3,14 @@
 Promptfoo starts a Python process for each persistent provider worker, each Python assertion
 and each Python hook call, and each one imports the kit (the MCP SDK and the OpenAI SDK alone
 take 0.75 s of CPU); the runner starts a system's own server (``-m agent_evals.cli portal serve …``)
-the same way (:class:`agent_evals.processes.KitStarter`). Under the runner this file stands in for ``python``: when it is asked to
-run one of Promptfoo's Python wrappers, it hands its standard streams, arguments, working
-directory and environment to the run's warm server (``warm_workers.py``), which forks a process
-that has the kit imported already; this launcher then stays as that process's stand-in for
-Promptfoo, passing on the signals it gets and exiting with its status. Anything else (``--version``,
-a script of the user's), no server to reach, or a server that refuses it (only Promptfoo's own
-wrappers, for this run's processes), runs the real interpreter as if this file were not there.
+the same way (:class:`agent_evals.processes.KitStarter`). Under the runner this file stands in for
+``python``: when it is asked to run one of Promptfoo's Python wrappers (or the kit's command), it
+hands its standard streams, arguments, working directory and environment to the run's warm server
+(``warm_workers.py``), which forks a process that has the kit imported already; this launcher then
+stays as that process's stand-in for Promptfoo (or the runner), passing on the signals it gets and
+exiting with its status. Anything else (``--version``, a script of the user's), no server to reach,
+or a server that refuses it (only Promptfoo's own wrappers and the runner's kit command, for this
+run's processes), runs the real interpreter as if this file were not there.
 
 Standard library only, run as ``python -SI warm_launch.py …``: it has to start in milliseconds.
 """

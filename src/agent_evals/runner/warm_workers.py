@@ -18,8 +18,9 @@ its launcher is the runner's stand-in for it, as for Promptfoo.
 
 The server is single-threaded (forking is safe) and exits when the runner that started it is
 gone. Its socket is bound and listened on by the runner, which hands it over at the start, so a
-launcher that comes early (even before the server has started) waits instead of starting cold. The socket is in Linux's abstract namespace (no file to leave behind, even
-after a ``kill -9``; the launcher script lives in the run's temporary directory). Such a socket
+launcher that comes early (even before the server has started) waits instead of starting cold.
+The socket is in Linux's abstract namespace (no file to leave behind, even after a ``kill -9``;
+the launcher script lives in the run's temporary directory). Such a socket
 has no file permissions, so the server checks who connects: it runs nothing but Promptfoo's own
 wrappers (the files of the project's ``node_modules/promptfoo/dist/src/python/``, by their real
 path), and only for a process of this run: the peer's credentials (``SO_PEERCRED``) must be this
@@ -203,10 +204,16 @@ def _arrived(listener: socket.socket, owner_pid: int | None, allowed: set[str], 
 
 
 def _start(listener: socket.socket, request: Request, keepers: dict[int, str], started: dict[str, int]) -> None:
+    """Fork the request's keeper (which forks its process); a fork that failed closes what it was sent."""
     try:
         keepers[_fork(listener, request.connection, request.body, request.fds)] = request.name
         started[request.name] = started.get(request.name, 0) + 1
     except OSError as exc:
+        for fd in request.fds:
+            try:
+                os.close(fd)
+            except OSError:
+                pass  # closed by _fork already
         print(f"warm workers: a start failed: {exc}", file=sys.stderr, flush=True)
     finally:
         request.connection.close()
@@ -273,7 +280,8 @@ def _admit(connection: socket.socket, owner_pid: int | None = None, allowed: set
     return request
 
 
-def _not_served(argv: list[str], connection: socket.socket, owner_pid: int | None, allowed: set[str] | None) -> str | None:
+def _not_served(argv: list[str], connection: socket.socket, owner_pid: int | None,
+                allowed: set[str] | None) -> str | None:
     """Why the server does not run ``argv`` for this peer, if it does not: one of Promptfoo's wrappers
     (``allowed``), or the kit's command for a launcher the runner started itself."""
     if argv[0] == "-m":
@@ -518,8 +526,8 @@ def main(argv: list[str] | None = None) -> None:
     began = time.monotonic()
     started: dict[str, int] = {}
     try:
-        serve(socket.socket(fileno=args.listener), args.owner_pid, started, tuple(args.wrapper), model_sdk=args.model_sdk,
-              system_modules=tuple(args.system_modules))
+        serve(socket.socket(fileno=args.listener), args.owner_pid, started, tuple(args.wrapper),
+              model_sdk=args.model_sdk, system_modules=tuple(args.system_modules))
     finally:
         seconds = round(time.monotonic() - began, 1)
         print(f"warm workers: {sum(started.values())} process(es) in {seconds} s", file=sys.stderr, flush=True)

@@ -178,7 +178,9 @@ class ReleaseSystem(System):
     undo_words = "removing this run's working copies"
     left_words = "working copies"
 
-    def pool(self, run_id: str, log_folder: Path, suites: Sequence[Suite], *, starter: KitStarter = COLD) -> SystemPool:
+    def pool(
+        self, run_id: str, log_folder: Path, suites: Sequence[Suite], *, starter: KitStarter = COLD
+    ) -> SystemPool:
         return RepositoryPool(run_id, runs_base())  # no process of the kit's: the agent's own servers are stdio
 
     def attach(self, env: Mapping[str, str] | None = None) -> Running | None:

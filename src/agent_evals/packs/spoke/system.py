@@ -58,7 +58,9 @@ class PortalSystem(System):
 
     server_modules = ("agent_evals.packs.spoke.portal.server",)  # `agent-evals portal serve`'s
 
-    def pool(self, run_id: str, log_folder: Path, suites: Sequence[Suite], *, starter: KitStarter = COLD) -> SystemPool:
+    def pool(
+        self, run_id: str, log_folder: Path, suites: Sequence[Suite], *, starter: KitStarter = COLD
+    ) -> SystemPool:
         from agent_evals.packs.spoke.runs import PortalPool  # lazy: keeps agent_evals.packs.spoke.checks.input_diff's start-up as small as it is
 
         return PortalPool(run_id, log_folder, suites, starter=starter)
