@@ -9,9 +9,9 @@ the terminal's Ctrl-C to its child once more): it is ignored, so it cannot break
 of the first (a portal left running, its log left behind). A later one raises again.
 
 Once the process's own command is over (``stopping(then_ignore=True)``), SIGINT and SIGTERM are
-ignored for the rest of the process's exit: ``npm run``'s forwarded copy of a Ctrl-C can come that late on a busy machine,
-and a Python that is shutting down dies of it (its handler is gone by then), which ``npm`` then
-reports as its own death by SIGINT instead of the command's exit status 130.
+ignored for the rest of the process's exit: ``npm run``'s forwarded copy of a Ctrl-C can come that
+late on a busy machine, and a Python that is shutting down dies of it (its handler is gone by then),
+which ``npm`` then reports as its own death by SIGINT instead of the command's exit status 130.
 """
 
 from __future__ import annotations

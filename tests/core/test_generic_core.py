@@ -383,12 +383,12 @@ def test_the_generic_pack_has_a_system_with_nothing_to_start(tmp_path: Path) -> 
 
 def test_a_ctrl_c_says_what_the_runs_systems_undo(tmp_path: Path) -> None:
     from agent_evals.runner.interrupts import CLEANING_UP
-    from agent_evals.runner.systems import undo_words
+    from agent_evals.runner.systems import suite_systems, undo_words
 
     (tmp_path / "toy").mkdir(), (tmp_path / "generic").mkdir()
     toy, generic = _toy_suite(tmp_path / "toy"), _toy_suite(tmp_path / "generic", "generic")
-    assert undo_words([toy, generic, toy]) == "closing this run's tickets"
-    assert undo_words([generic]) == CLEANING_UP == "cleaning up this run"  # the generic system undoes nothing
+    assert undo_words(suite_systems([toy, generic, toy])) == "closing this run's tickets"
+    assert undo_words(suite_systems([generic])) == CLEANING_UP == "cleaning up this run"  # the generic system undoes nothing
 
 
 def test_the_toy_pack_is_a_pack() -> None:

@@ -49,7 +49,7 @@ from agent_evals.runner.rerun_invalid import rerun_problem, rerun_suite
 from agent_evals.runner.sharding import SuiteShard, merge_hint, plan_suite_shard
 from agent_evals.runner.suite_output import ordered_output
 from agent_evals.suites.discovery import Suite, select
-from agent_evals.runner.systems import Systems, server_modules, undo_words
+from agent_evals.runner.systems import Systems, server_modules, suite_systems, undo_words
 from agent_evals.runner.sweep import place as sweep_place
 from agent_evals.runner.sweep import sweep_leftovers, sweep_stale
 from agent_evals.runner.trace_port import own_receiver
@@ -237,12 +237,13 @@ def _run_suites(suites: list[Suite], manifest: RunManifest, folder: Path, select
                 rerun_invalid: int = 0, **options: object) -> int:
     """The suites in order, up to ``at_once`` side by side (each in a thread of its own, its lines
     together in the suites' order)."""
-    with Interrupts(undo_words(suites)) as interrupts:
+    systems = suite_systems(suites)
+    with Interrupts(undo_words(systems)) as interrupts:
         progress = _progress(suites, selected, repeat) if sys.stdout.isatty() else None  # a status line on a terminal
         lanes = Lanes(at_once)
         try:
             with (WarmWorkers(folder / "warm-workers.log", folder / "warm-workers.json", folder=temp_dir(folder),
-                              model_sdk=not options.get("replay"), system_modules=server_modules(suites)) as warm,
+                              model_sdk=not options.get("replay"), system_modules=server_modules(systems)) as warm,
                   Systems(manifest.run_id, folder, suites, starter=warm.starter()) as portals,  # stopped before warm
                   ordered_output([item.name for item in suites], progress.line if progress else None) as output,
                   Ticker(output.redraw) if progress else nullcontext()):
@@ -386,7 +387,7 @@ def run_suite(
     run_id = run_id or f"run-{uuid.uuid4().hex[:12]}"
     eval_id = suite_eval_id(run_id, suite.name)  # what this suite's pull requests and fixtures carry
     folder = folder or runs_dir() / run_id
-    interrupts = interrupts or Interrupts(undo_words([suite]))
+    interrupts = interrupts or Interrupts(undo_words(suite_systems([suite])))
     print(f"\n=== suite {suite.name} ({run_id}{f', shard {shard.shard}' if shard else ''}) ===", flush=True)
     starter = warm.starter() if warm is not None else COLD
     own = Systems(run_id, folder, [suite], starter=starter) if portals is None else nullcontext(portals)

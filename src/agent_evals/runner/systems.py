@@ -36,29 +36,26 @@ def suite_pack(suite: Suite) -> str:
     return names[0]
 
 
-def server_modules(suites: Sequence[Suite]) -> tuple[str, ...]:
-    """What the servers of the suites' systems import (``System.server_modules``), for the warm server."""
-    modules: dict[str, None] = {}
+def suite_systems(suites: Sequence[Suite]) -> list[System]:
+    """The system of each suite whose pack loads (read once per run: each read loads the suite's files)."""
+    systems = []
     for suite in suites:
         try:
-            modules.update(dict.fromkeys(load_pack(suite_pack(suite)).system.server_modules))
+            systems.append(load_pack(suite_pack(suite)).system)
         except KitError:  # that suite says so when its turn comes
             continue
-    return tuple(modules)
+    return systems
 
 
-def undo_words(suites: Sequence[Suite]) -> str:
-    """What undoing a run of ``suites`` does, in their systems' words ("abandoning this run's pull
-    requests and removing this run's working copies"); ``CLEANING_UP`` when none undoes anything."""
-    words: dict[str, None] = {}
-    for suite in suites:
-        try:
-            system = load_pack(suite_pack(suite)).system
-        except KitError:  # that suite says so when its turn comes
-            continue
-        if system.undo_words:
-            words.setdefault(system.undo_words)
-    return " and ".join(words) or CLEANING_UP
+def server_modules(systems: Sequence[System]) -> tuple[str, ...]:
+    """What the systems' own servers import (``System.server_modules``), for the warm server."""
+    return tuple(dict.fromkeys(module for system in systems for module in system.server_modules))
+
+
+def undo_words(systems: Sequence[System]) -> str:
+    """What undoing a run does, in its systems' words ("abandoning this run's pull requests and
+    removing this run's working copies"); ``CLEANING_UP`` when none undoes anything."""
+    return " and ".join(dict.fromkeys(system.undo_words for system in systems if system.undo_words)) or CLEANING_UP
 
 
 class Systems:

@@ -208,12 +208,9 @@ def _start(listener: socket.socket, request: Request, keepers: dict[int, str], s
     try:
         keepers[_fork(listener, request.connection, request.body, request.fds)] = request.name
         started[request.name] = started.get(request.name, 0) + 1
-    except OSError as exc:
+    except OSError as exc:  # the fork failed: the streams it was sent are still open here
         for fd in request.fds:
-            try:
-                os.close(fd)
-            except OSError:
-                pass  # closed by _fork already
+            os.close(fd)
         print(f"warm workers: a start failed: {exc}", file=sys.stderr, flush=True)
     finally:
         request.connection.close()
