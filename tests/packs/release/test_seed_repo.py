@@ -19,6 +19,16 @@ def test_the_commit_ids_are_the_same_everywhere(seed_repository: Path, tmp_path:
     assert git(again, *refs) == git(seed_repository, *refs)
 
 
+def test_the_seed_is_small_to_copy(seed_repository: Path) -> None:
+    """A run copies the seed for each conversation: its objects are one pack, and git's sample hooks
+    are left out (37 entries instead of 191)."""
+    objects = seed_repository / ".git" / "objects"
+    assert sorted(p.name for p in objects.iterdir()) == ["info", "pack"]
+    assert not (seed_repository / ".git" / "hooks").exists()
+    assert git(seed_repository, "count-objects").startswith("0 objects")
+    assert len(list(seed_repository.rglob("*"))) < 50
+
+
 def test_the_history_since_the_last_release(seed_repository: Path) -> None:
     subjects = git(seed_repository, "log", "--format=%s", "v1.4.0..main").splitlines()
     assert subjects == [
