@@ -102,7 +102,7 @@ def problem(data_dir: Path) -> str | None:
         return f"unknown data dir format in {MARKER}: {marker!r}"
     repo = GitRepo(data_dir / REPO_DIR)
     try:
-        main = repo.resolve(MAIN) if (data_dir / REPO_DIR / "HEAD").is_file() else None
+        main = repo.resolve(f"refs/heads/{MAIN}") if (data_dir / REPO_DIR / "HEAD").is_file() else None
         if main is None or "hub.json" not in repo.list_files(main, "hub.json"):
             return "the repository has no main branch with hub.json"
     except GitError as exc:

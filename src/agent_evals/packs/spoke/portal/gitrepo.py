@@ -88,9 +88,27 @@ class GitRepo:
     # --- reading -------------------------------------------------------------------------------
 
     def resolve(self, ref: str) -> str | None:
-        """The commit a ref points to, or ``None`` when it doesn't exist."""
+        """The commit a ref points to, or ``None`` when it doesn't exist. A branch's own file is read
+        directly (the portal reads main before every answer: a git process each time cost more than
+        the answer); anything else, a packed or missing branch included, is asked of git."""
+        loose = self._loose_branch(ref)
+        if loose is not None:
+            return loose
         code, out = self.run("rev-parse", "--verify", "--quiet", f"{ref}^{{commit}}", ok_codes=(0, 1))
         return out.decode().strip() if code == 0 else None
+
+    def _loose_branch(self, ref: str) -> str | None:
+        """The commit id in ``refs/heads/…``'s own file (git replaces that file whole, by a rename), or
+        ``None`` for anything that is not plainly such a file holding a commit id."""
+        parts = ref.split("/")
+        if parts[:2] != ["refs", "heads"] or len(parts) < 3 or any(p in ("", ".", "..") for p in parts):
+            return None
+        try:
+            text = (self.path / ref).read_bytes()
+        except OSError:
+            return None
+        sha = text.strip().decode("ascii", "replace")
+        return sha if len(sha) == 40 and all(c in "0123456789abcdef" for c in sha) else None
 
     def list_files(self, commit: str, prefix: str = "") -> dict[str, str]:
         """Path -> blob id of every file under ``prefix`` in ``commit``."""

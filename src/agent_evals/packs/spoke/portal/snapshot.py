@@ -43,7 +43,7 @@ class MainReader:
         self._load_lock = threading.Lock()
 
     def current(self) -> MainSnapshot:
-        sha = self._repo.resolve(MAIN)
+        sha = self._repo.resolve(f"refs/heads/{MAIN}")
         if sha is None:
             raise GitError(f"the repository {self._repo.path} has no {MAIN} branch")
         cached = self._cached
