@@ -23,7 +23,8 @@ from agent_evals.packs.release.repository import start_run
 from agent_evals.packs.release.system import RUN_ENV
 from agent_evals.packs.spoke.undo import abandon
 from agent_evals.conversation.cassette import load_cassette, save_cassette
-from agent_evals.golden.record import suite_cases, suite_pack
+from agent_evals.golden.record import suite_cases
+from agent_evals.golden.record import suite_pack as _suite_pack
 from agent_evals.golden.selfcheck import grade_row, mutations
 from agent_evals.golden.user_side import case_user, user_mutations
 from agent_evals.packs.spoke.portal.process import PortalProcess
@@ -36,6 +37,7 @@ from tests.spoke_prs import prs
 
 SUITES = discover()
 _loaded = functools.cache(load_suite)  # each case replays its suite's cassettes several times: read each suite once
+suite_pack = functools.cache(_suite_pack)  # … and asks for its pack three times (each reads the suite's files)
 
 
 def _sample(suite: Suite, cases: list[Any]) -> list[Any]:
