@@ -189,7 +189,10 @@ def run_native(jobs: int, latency: float, tmp: Path) -> dict:
             env = {k: v for k, v in os.environ.items() if k in KEEP}
             env.update(PATH=f"{ROOT / 'node_modules' / '.bin'}:{os.environ.get('PATH', '/usr/bin:/bin')}",
                        PROMPTFOO_DISABLE_TELEMETRY="1", PROMPTFOO_DISABLE_UPDATE="1",
-                       PROMPTFOO_CONFIG_DIR=str(tmp / "pf"), PROMPTFOO_REMOTE_GENERATION_URL=user_api.url)
+                       PROMPTFOO_CONFIG_DIR=str(tmp / "pf"), PROMPTFOO_REMOTE_GENERATION_URL=user_api.url,
+                       # the kit's cache of compiled modules (promptfoo_env's): npx under Node 22 would
+                       # otherwise keep its own in the temporary directory, and only one form would have one
+                       NODE_COMPILE_CACHE=str(ROOT / "node_modules" / ".cache" / "node-compile"))
             agent_before, user_before = server.request_count, user_api.calls
             cpu_before = children_cpu()
             started = time.perf_counter()
