@@ -75,7 +75,7 @@ def build_seed_repository(path: Path, history: SeedHistory | None = None) -> Pat
     history = history or seed_history()
     path.mkdir(parents=True, exist_ok=True)
     # no sample hooks and one pack instead of ~90 loose objects: a run copies the seed for every
-    # conversation (``RunRepositories.working_copy``), 25 files instead of 190 files and folders
+    # conversation (``RunRepositories.working_copy``): 37 files and folders instead of 191
     git(path, "init", "--quiet", "--template=", f"--initial-branch={MAIN}")
     git(path, "-c", "fastimport.unpackLimit=0", "fast-import", "--quiet", "--done", stdin=fast_import_stream(history))
     git(path, "checkout", "--quiet", "--force", MAIN)
