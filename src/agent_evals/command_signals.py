@@ -59,4 +59,3 @@ def stopping(*, then_ignore: bool = False) -> Iterator[None]:
     finally:
         for sig, handler in previous.items():
             signal.signal(sig, signal.SIG_IGN if then_ignore else handler)
-
