@@ -8,6 +8,9 @@ reaps), and its wall time; each xdist worker writes its rows to ``$TEST_CPU_DIR`
     rm -rf results/test-cpu && ./test.sh -q -p benchmarks.suite_cpu
     .venv/bin/python benchmarks/suite_cpu.py --top 30
 
+``--write-durations tests/durations.json`` also writes each file's wall time, the order in which
+``./test.sh`` hands the files to its workers (``tests/schedule.py``).
+
 A process a test leaves to someone else to reap (a daemon that outlives its parent) is not counted.
 """
 
@@ -76,10 +79,15 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--folder", type=Path, default=_folder())
     parser.add_argument("--top", type=int, default=30)
+    parser.add_argument("--write-durations", type=Path, metavar="FILE",
+                        help="write each file's wall time there (tests/durations.json: the order of ./test.sh's files)")
     args = parser.parse_args()
     rows = by_file(args.folder)
     if not rows:
         raise SystemExit(f"no rows in {args.folder}: run the tests with -p benchmarks.suite_cpu first")
+    if args.write_durations:
+        durations = {row["file"]: row["wall_s"] for row in sorted(rows, key=lambda row: row["file"])}
+        args.write_durations.write_text(json.dumps(durations, indent=1) + "\n", encoding="utf-8")
     total = sum(row["cpu_s"] for row in rows)
     print(f"{sum(row['tests'] for row in rows)} tests, {total:.0f} s of CPU (own and waited-for processes)")
     print(f"{'cpu s':>7} {'share':>6} {'wall s':>7} {'tests':>5}  file")

@@ -18,7 +18,10 @@ from agent_evals.runner.warm_workers import WarmWorkers
 from agent_evals.testing.conversations import AGENT_MODEL, USER_MODEL, ScriptedConversations
 from agent_evals.testing.scripted_openai import ScriptedOpenAIServer
 
-pytest_plugins = ["tests.leftovers"]  # a temporary directory per session, checked for leftovers at the end
+pytest_plugins = [
+    "tests.leftovers",  # a temporary directory per session, checked for leftovers at the end
+    "tests.schedule",  # the longest test files go to the workers first
+]
 
 PROJECT_ROOT = Path(__file__).resolve().parents[1]
 

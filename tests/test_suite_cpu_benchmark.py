@@ -9,6 +9,7 @@ from pathlib import Path
 
 from benchmarks.suite_cpu import by_file  # the project's folder is on sys.path (python -m pytest)
 from tests.conftest import PROJECT_ROOT
+from tests.schedule import load_durations
 
 
 def test_the_cpu_of_the_processes_a_test_waits_for_is_counted_per_file(tmp_path: Path) -> None:
@@ -36,4 +37,9 @@ def test_the_cpu_of_the_processes_a_test_waits_for_is_counted_per_file(tmp_path:
     shown = subprocess.run([sys.executable, "benchmarks/suite_cpu.py", "--folder", str(out)], cwd=PROJECT_ROOT,
                            capture_output=True, text=True, timeout=60)
     assert shown.returncode == 0 and shown.stdout.splitlines()[2].endswith("test_busy.py"), shown.stdout
+    durations = tmp_path / "durations.json"  # what tests/schedule.py orders the files by
+    written = subprocess.run([sys.executable, "benchmarks/suite_cpu.py", "--folder", str(out), "--write-durations",
+                              str(durations)], cwd=PROJECT_ROOT, capture_output=True, text=True, timeout=60)
+    assert written.returncode == 0, written.stderr
+    assert load_durations(durations) == {name: row["wall_s"] for name, row in rows.items()}
 
