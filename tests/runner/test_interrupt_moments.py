@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import os
 import signal
-import subprocess
 import sys
 import threading
 from collections.abc import Iterator
@@ -22,6 +21,8 @@ from pathlib import Path
 import pytest
 
 from agent_evals.golden.record import build_scripts
+from agent_evals.packs.spoke.portal.process import PortalProcess
+from agent_evals.processes import KitStarter
 from agent_evals.suites.discovery import select
 from agent_evals.testing.conversations import ScriptedConversations
 from agent_evals.testing.pause_points import PAUSE_ENV
@@ -110,13 +111,14 @@ def test_an_interrupt_at_each_moment_of_the_start(env: dict[str, str], models: F
     assert left_in_temp(env) == []  # nothing in the temporary directory, nor the run's
 
 
-def test_ctrl_c_during_npm_run_cleanup_is_one_line_and_leaves_nothing(env: dict[str, str], tmp_path: Path) -> None:
+def test_ctrl_c_during_npm_run_cleanup_is_one_line_and_leaves_nothing(env: dict[str, str], tmp_path: Path,
+                                                                     portal_starter: KitStarter) -> None:
     """``npm run cleanup`` starts a portal on each data dir a run used; a Ctrl-C while it starts
     ends the command with one line and exit 130, and the portal and its log go with it."""
     data = tmp_path / "data" / "portal"
-    replay = subprocess.run([*RUN[:-4], "--replay", "--filter-pattern", "C09"], env=env, cwd=PROJECT_ROOT,
-                            capture_output=True, text=True, timeout=300)
-    assert replay.returncode == 0, replay.stdout[-3000:]  # the data dir now exists: cleanup will start a portal
+    with PortalProcess(data_dir=data, starter=portal_starter):
+        pass  # the data dir now exists, as a run leaves it: cleanup will start a portal on it
+    assert (data / "portal.json").is_file()
     terminal = Terminal(["npm", "run", "--silent", "cleanup"], env={**env, PAUSE_ENV: "portal-starting"},
                         cwd=PROJECT_ROOT)
     terminal.wait_for(lambda: "paused at portal-starting" in terminal.output and is_stopped(_runner(terminal)), 120,

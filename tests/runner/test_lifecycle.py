@@ -4,15 +4,20 @@ through ``npm run eval`` too; a runner that was killed; a portal already serving
 
 from __future__ import annotations
 
+import json
 import os
 import signal
 import subprocess
 import sys
 import time
+from contextlib import ExitStack
 from pathlib import Path
 
 import pytest
 
+from agent_evals.packs.spoke.portal.api import PortalAPI
+from agent_evals.packs.spoke.portal.process import PortalProcess
+from agent_evals.processes import KitStarter
 from agent_evals.runner.interrupts import SAME_PRESS_S
 from agent_evals.testing.pause_points import PAUSE_ENV
 from agent_evals.testing.scripted_openai import HoldAfterTool, ScriptedOpenAIServer
@@ -52,24 +57,33 @@ def _settle(condition, timeout: float = 10.0) -> bool:  # noqa: ANN001
     return condition()
 
 
-@pytest.mark.parametrize("command", [RUN, NPM_RUN], ids=["agent-evals", "npm-run-eval"])
+@pytest.mark.parametrize("command", [RUN, NPM_RUN], ids=["agent-evals-outside-portal", "npm-run-eval"])
 def test_ctrl_c_mid_conversation_cleans_up_and_marks_the_eval(
-    env: dict[str, str], command: list[str], pr_open: HoldAfterTool
+    env: dict[str, str], command: list[str], pr_open: HoldAfterTool, portal_starter: KitStarter
 ) -> None:
-    terminal = Terminal([*command, *COPIES], env=env, cwd=PROJECT_ROOT)
-    terminal.wait_for(pr_open.held.is_set, 120, "a pull request")
-    terminal.ctrl_c()
-    pr_open.release()
-    code = terminal.wait(timeout=120)
+    """Through ``npm run eval`` with the run's own portal; straight to the runner with a portal it was
+    given (``PORTAL_URL``): the runner abandons the run's PRs there itself, and leaves it serving."""
+    with ExitStack() as stack:
+        outside = None
+        if command is RUN:
+            outside = stack.enter_context(PortalProcess(data_dir=_data(env), starter=portal_starter, token="outside"))
+            env.update(PORTAL_URL=outside.url, PORTAL_TOKEN="outside")
+        terminal = Terminal([*command, *COPIES], env=env, cwd=PROJECT_ROOT)
+        terminal.wait_for(pr_open.held.is_set, 120, "a pull request")
+        terminal.ctrl_c()
+        pr_open.release()
+        code = terminal.wait(timeout=120)
 
-    output = terminal.output
-    assert code == 130, output[-3000:]
-    assert pull_requests(_data(env)) == [], output[-3000:]
-    assert pull_requests(_data(env), "abandoned")
-    assert "Traceback" not in output, output[-3000:]
-    assert "Ctrl-C: stopping Promptfoo, then abandoning this run's pull requests" in output
-    assert "is marked [INTERRUPTED] in the viewer" in output
-    assert [d for d in eval_descriptions(Path(env["PROMPTFOO_CONFIG_DIR"])) if d.startswith("[INTERRUPTED] ")]
+        output = terminal.output
+        assert code == 130, output[-3000:]
+        assert pull_requests(_data(env)) == [], output[-3000:]
+        assert pull_requests(_data(env), "abandoned")
+        assert "Traceback" not in output, output[-3000:]
+        assert "Ctrl-C: stopping Promptfoo, then abandoning this run's pull requests" in output
+        assert "is marked [INTERRUPTED] in the viewer" in output
+        assert [d for d in eval_descriptions(Path(env["PROMPTFOO_CONFIG_DIR"])) if d.startswith("[INTERRUPTED] ")]
+        if outside is not None:
+            assert outside.running and PortalAPI(outside.url, token="outside").health()  # not the run's to stop
     assert _settle(lambda: _no_portal_left(env))
     assert left_in_temp(env) == []
 
@@ -131,7 +145,8 @@ def test_sigterm_like_a_cancelled_ci_job(env: dict[str, str]) -> None:
 
 def test_a_killed_runner_is_swept_by_the_next_run(env: dict[str, str], tmp_path: Path) -> None:
     """With a portal the runner does not own (``npm run portal``), a runner killed with SIGKILL
-    leaves PRs behind; the next run sweeps them and says so."""
+    leaves PRs behind; the next run uses that portal (and says so), sweeps them and says so; the
+    cleanup leaves the portal serving."""
     portal = subprocess.Popen([sys.executable, "-m", "agent_evals.cli", "portal", "serve", "--port", "0"],
                               env=env, cwd=PROJECT_ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     try:
@@ -147,17 +162,24 @@ def test_a_killed_runner_is_swept_by_the_next_run(env: dict[str, str], tmp_path:
         left = pull_requests(_data(env))
         assert left, "the killed run left no PR to sweep"
 
+        url = json.loads((_data(env).parent / ".portal.serving.json").read_text())["url"]
+        abandoned_before = len(pull_requests(_data(env), "abandoned"))
         again = subprocess.run([*RUN, "--replay", "--filter-pattern", "C09"], env=env, cwd=PROJECT_ROOT,
                                capture_output=True, text=True, timeout=120)
         assert again.returncode == 0, again.stdout[-3000:]
+        assert f"portal: using the portal already serving {_data(env)}: {url}" in again.stdout, again.stdout[-3000:]
         assert "swept what 1 run(s) that died left: abandoned " in again.stdout, again.stdout[-3000:]
+        assert "Traceback" not in again.stdout + again.stderr
         assert pull_requests(_data(env)) == []
+        # the swept PRs and the replay's own (C09 makes one), all abandoned on the portal it used
+        assert len(pull_requests(_data(env), "abandoned")) == abandoned_before + len(left) + 1
         assert left_in_temp(env) == []  # the dead run's temporary directory and its warm server's folder are swept
 
         cleanup = subprocess.run([sys.executable, "-m", "agent_evals.cli", "cleanup"], env=env, cwd=PROJECT_ROOT,
                                  capture_output=True, text=True, timeout=120)
         assert cleanup.returncode == 0 and "Traceback" not in cleanup.stdout + cleanup.stderr
         assert f"cleanup {_data(env)}: abandoned 0 PR(s)" in cleanup.stdout, cleanup.stdout
+        assert portal.poll() is None  # still serving: neither the runs nor the cleanup stopped it
     finally:
         portal.send_signal(signal.SIGTERM)
         portal.wait(timeout=30)

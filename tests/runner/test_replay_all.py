@@ -78,6 +78,7 @@ def test_all_suites_replay_offline_and_pass(
                       "spoke-create-variants": 48}
 
     _the_gate_holds(isolated)
+    _the_viewer_counts_what_the_report_counts(isolated)
     data = isolated / "data"
     for folder in (data / "portal", data / "portal-spoke-create-overlay"):
         with PortalProcess(starter=portal_starter, data_dir=folder) as portal:
@@ -108,6 +109,36 @@ def _the_gate_holds(isolated: Path) -> None:
         # ... unless the gate file says it may; then every other rule holds
         allowed = replace(load_gate(PROJECT_ROOT / "evals" / "gate.yaml"), allow_replay=True, allow_not_graded=True)
         assert check_gate(allowed, report).holds
+
+
+def viewer_row_counts(grading_result: dict) -> tuple[int, int]:
+    """As Promptfoo's viewer counts a row ("N PASS"): every component result is a pass or a fail."""
+    components = grading_result.get("componentResults") or []
+    passed = sum(1 for c in components if c and c.get("pass"))
+    return passed, len(components) - passed
+
+
+def _the_viewer_counts_what_the_report_counts(isolated: Path) -> None:
+    """The viewer's counts of spoke-qa's stored eval (no judge): a check that was not graded is no
+    assertion, so it shows neither as passed nor as failed, and the header and each row count
+    exactly the checks the report counts."""
+    with sqlite3.connect(f"file:{isolated / 'promptfoo' / 'promptfoo.db'}?mode=ro", uri=True) as db:
+        (eval_id, prompts), = [(i, p) for i, p, d in db.execute("SELECT id, prompts, description FROM evals")
+                               if d.startswith("spoke-qa ")]
+        rows = [(json.loads(g), json.loads(m)) for g, m in db.execute(
+            "SELECT grading_result, metadata FROM eval_results WHERE eval_id = ? ORDER BY test_idx", (eval_id,))]
+    (metrics,) = [p["metrics"] for p in json.loads(prompts)]
+    report_rows = sorted(load_results([str(isolated / "spoke-qa.json")]).rows, key=lambda r: r.test_idx)
+
+    # each row: 3 checks graded and passed (forbidden_tools, used_docs, key_facts); its statements not graded
+    assert [viewer_row_counts(g) for g, _ in rows] == [(3, 0)] * 4
+    for (grading, metadata), row in zip(rows, report_rows, strict=True):
+        assert not any(str(c.get("reason", "")).startswith("NOT GRADED") for c in grading["componentResults"])
+        assert len(metadata["not_graded"]) == len(row.not_graded) == 1
+        assert viewer_row_counts(grading) == (sum(c.passed for c in row.checks), sum(not c.passed for c in row.checks))
+    # the header ("12/12 passed") counts the same: not 16/16
+    assert (metrics["assertPassCount"], metrics["assertFailCount"]) == (12, 0)
+    assert "statements" not in metrics["namedScores"]
 
 
 LINES = [re.compile(p) for p in (

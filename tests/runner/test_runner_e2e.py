@@ -1,14 +1,11 @@
 """The runner end to end through real ``promptfoo eval``: live path with scripted models,
-cleanup after a provider error, after Ctrl-C, and ``agent-evals cleanup``."""
+cleanup after a provider error, and ``agent-evals cleanup`` (after a Ctrl-C, with the run's own
+portal and with one it was given: tests/runner/test_lifecycle.py)."""
 
 from __future__ import annotations
 
 import json
 import os
-import signal
-import subprocess
-import sys
-import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -22,8 +19,8 @@ from agent_evals.packs.spoke.portal.api import PortalAPI
 from agent_evals.runner.run import run
 from agent_evals.suites.discovery import select
 from agent_evals.testing.conversations import ConversationScript, ScriptedConversations
-from agent_evals.testing.scripted_openai import Reply, ScriptedOpenAIServer, fixed_latency
-from tests.conftest import PROJECT_ROOT, clean_env
+from agent_evals.testing.scripted_openai import Reply, ScriptedOpenAIServer
+from tests.conftest import PROJECT_ROOT
 from tests.spoke_prs import abandoned, prs
 
 pytestmark = pytest.mark.skipif(
@@ -117,36 +114,6 @@ def test_a_provider_error_after_a_pr_still_cleans_it_up(
     assert len(made) == 1
     assert abandoned(row["metadata"]["cleanup"]) == [made[0]["id"]]
     assert _active_prs(isolated / "data" / "portal", portal_starter) == []
-
-
-def test_ctrl_c_stops_the_run_and_leaves_no_active_pr(tmp_path: Path, portal_starter: KitStarter) -> None:
-    env = clean_env()
-    env["PROMPTFOO_CONFIG_DIR"] = str(tmp_path / "promptfoo")
-    scripts = ScriptedConversations(build_scripts(SPOKE_CREATE))
-    with (
-        PortalProcess(starter=portal_starter, data_dir=tmp_path / "portal", token="ctrl-c-token") as portal,
-        ScriptedOpenAIServer(fixed_latency(scripts, 0.4)) as models,
-    ):
-        env.update(
-            PORTAL_URL=portal.url, PORTAL_TOKEN="ctrl-c-token", OPENAI_BASE_URL=models.base_url,
-            AGENT_MODEL="agent-model", USER_MODEL="user-model", LLM_MAX_RETRIES="0", JUDGE_MODEL="none",
-        )
-        command = [sys.executable, "-m", "agent_evals.cli", "run", "spoke-create", "--filter-pattern", "C0[1-8]", "-j", "2"]
-        runner = subprocess.Popen(command, env=env, cwd=PROJECT_ROOT, start_new_session=True,
-                                  stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
-        api = PortalAPI(portal.url, token="ctrl-c-token")
-        deadline = time.monotonic() + 90
-        while not api.list_pull_requests(status="active") and time.monotonic() < deadline:
-            assert runner.poll() is None, runner.stdout.read().decode()[-2000:]
-            time.sleep(0.2)
-        assert api.list_pull_requests(status="active"), "no PR was created before the deadline"
-
-        os.killpg(runner.pid, signal.SIGINT)  # what Ctrl-C in a terminal does
-        output = runner.communicate(timeout=60)[0].decode()
-
-        assert runner.returncode != 0, output[-2000:]
-        assert api.list_pull_requests(status="active") == [], output[-2000:]
-        assert len(api.list_pull_requests(status="abandoned")) >= 1
 
 
 def test_cleanup_command_abandons_eval_prs_and_nothing_else(

@@ -1,5 +1,6 @@
-"""One conversation per row with a model that stays rate-limited; a portal already serving the data
-dir (``npm run portal``) used by ``run`` and ``cleanup``; plain ``npx promptfoo eval -c``."""
+"""One conversation per row with a model that stays rate-limited; a second portal on a data dir in use
+(a portal already serving it is used by ``run`` and ``cleanup``: tests/runner/test_lifecycle.py,
+the killed runner's sweep); plain ``npx promptfoo eval -c``."""
 
 from __future__ import annotations
 
@@ -61,27 +62,6 @@ def _serve(env: dict[str, str]) -> subprocess.Popen[bytes]:
         assert time.monotonic() < deadline and portal.poll() is None, "the portal did not start"
         time.sleep(0.05)
     return portal
-
-
-def test_a_portal_already_serving_the_data_dir_is_used_by_run_and_cleanup(env: dict[str, str]) -> None:
-    portal = _serve(env)
-    try:
-        url = json.loads((Path(env["AGENT_EVALS_DATA_DIR"]).parent / ".portal.serving.json").read_text())["url"]
-        done = subprocess.run([sys.executable, "-m", "agent_evals.cli", "run", "spoke-create", "--replay",
-                               "--filter-pattern", "C0[12]"], env=env, cwd=PROJECT_ROOT, capture_output=True,
-                              text=True, timeout=180)
-        assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-2000:]
-        assert f"portal: using the portal already serving {env['AGENT_EVALS_DATA_DIR']}: {url}" in done.stdout
-        assert "Traceback" not in done.stdout + done.stderr
-        assert pull_requests(Path(env["AGENT_EVALS_DATA_DIR"])) == []
-        assert len(pull_requests(Path(env["AGENT_EVALS_DATA_DIR"]), "abandoned")) == 2
-        cleanup = subprocess.run([sys.executable, "-m", "agent_evals.cli", "cleanup"], env=env, cwd=PROJECT_ROOT,
-                                 capture_output=True, text=True, timeout=120)
-        assert cleanup.returncode == 0 and "Traceback" not in cleanup.stdout + cleanup.stderr, cleanup.stdout
-        assert portal.poll() is None  # still serving: nobody else stopped it
-    finally:
-        portal.send_signal(signal.SIGTERM)
-        portal.wait(timeout=30)
 
 
 def test_a_second_portal_on_a_data_dir_in_use_says_what_to_do(env: dict[str, str]) -> None:
