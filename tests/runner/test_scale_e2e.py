@@ -1,7 +1,8 @@
 """Beyond one machine, within a budget, end to end through real ``promptfoo eval``:
 
 - two shards of spoke-create replayed one after another, merged: the unsharded run's verdicts,
-  counts and named metrics, and one eval in the viewer's database;
+  counts and named metrics, and one eval in the viewer's database (the release pack's shards, run
+  as ``npm run eval`` prints them: tests/runner/test_hints.py);
 - a shard killed mid-run (runner and portal, SIGKILL), then ``agent-evals merge``: the merged eval
   is incomplete and the merge's sweep leaves no PR active;
 - a live run whose budget covers about half the cases: never past it by more than one call per
@@ -132,30 +133,6 @@ def test_shards_replayed_and_merged_are_the_unsharded_run(
     ]
     data_dirs = {s.data_dir for m in load_manifests(runs_dir()) for s in m.suites if s.shard}
     assert {Path(d).name for d in data_dirs} == {f"portal.shard-{i}-of-2" for i in range(1, 3)}
-
-
-def test_the_release_pack_sharded_and_merged_passes_and_leaves_no_repository(
-    isolated: Path, capsys: pytest.CaptureFixture[str]
-) -> None:
-    """The same core path on the second pack: each shard makes its own run folder of repositories
-    (data/release/<run id>) and removes it; the merge is one complete eval."""
-    results = isolated / "results"
-    for index in (1, 2):
-        assert run("release-notes", "golden", None, ["--filter-pattern", "^R0[1-4] ", "--no-cache", "-o",
-                                                     f"{results}/{{suite}}.json"], shard=f"{index}/2") == 0
-    files = sorted(results.glob("release-notes.shard-*-of-2.json"))
-    assert [f.name for f in files] == ["release-notes.shard-1-of-2.json", "release-notes.shard-2-of-2.json"]
-    capsys.readouterr()
-    assert merge_command(files) == 0
-    assert capsys.readouterr().out.splitlines()[0].startswith("merge: release-notes: shard(s) 1, 2 of 2, 4 row(s)")
-    (merged_id,) = _evals(isolated / "promptfoo")
-    merged = report_to_json(load_report([merged_id]))
-    assert merged["complete"] and merged["totals"]["runs"] == 4
-    rows = json.loads((results / "release-notes.json").read_text())["results"]["results"]
-    assert sorted(r["testCase"]["metadata"]["id"] for r in rows) == ["R01", "R02", "R03", "R04"]
-    assert all(r["success"] for r in rows)
-    release = isolated / "data" / "release"
-    assert release.is_dir() and list(release.iterdir()) == []  # the shards made their repositories there, and removed them
 
 
 class HoldAfterPullRequest:
