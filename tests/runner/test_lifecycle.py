@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import signal
 import subprocess
 import sys
@@ -168,11 +169,12 @@ def test_a_killed_runner_is_swept_by_the_next_run(env: dict[str, str], tmp_path:
                                capture_output=True, text=True, timeout=120)
         assert again.returncode == 0, again.stdout[-3000:]
         assert f"portal: using the portal already serving {_data(env)}: {url}" in again.stdout, again.stdout[-3000:]
-        assert "swept what 1 run(s) that died left: abandoned " in again.stdout, again.stdout[-3000:]
+        swept = re.search(r"swept what 1 run\(s\) that died left: abandoned (\d+) PR\(s\)", again.stdout)
+        assert swept and int(swept[1]) >= len(left), again.stdout[-3000:]  # its workers may have made one more as it died
         assert "Traceback" not in again.stdout + again.stderr
         assert pull_requests(_data(env)) == []
         # the swept PRs and the replay's own (C09 makes one), all abandoned on the portal it used
-        assert len(pull_requests(_data(env), "abandoned")) == abandoned_before + len(left) + 1
+        assert len(pull_requests(_data(env), "abandoned")) == abandoned_before + int(swept[1]) + 1
         assert left_in_temp(env) == []  # the dead run's temporary directory and its warm server's folder are swept
 
         cleanup = subprocess.run([sys.executable, "-m", "agent_evals.cli", "cleanup"], env=env, cwd=PROJECT_ROOT,
