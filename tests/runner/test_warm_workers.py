@@ -257,7 +257,11 @@ def test_the_runners_promptfoo_workers_start_warm(isolated: Path) -> None:
     runs = list((isolated / "data" / "runs").glob("run-*/warm-workers.json"))
     assert len(runs) == 1
     stats = json.loads(runs[0].read_text())
-    assert stats["started"] == {"persistent_wrapper.py": 2, "agent_evals.cli": 1}
+    assert set(stats["started"]) == {"persistent_wrapper.py", "agent_evals.cli"}, stats
+    assert stats["started"]["persistent_wrapper.py"] == 2, stats
+    # the portal, forked: twice when another test's portal took the suite's port between the look and
+    # the start (the run then starts its portal on any free port: agent_evals.packs.spoke.runs)
+    assert stats["started"]["agent_evals.cli"] in (1, 2), stats
     assert stats["model_sdk"] is False  # a replay calls no model: its server does not preload the SDK
 
 
