@@ -51,6 +51,8 @@ def test_a_misspelled_check_file_and_assertion_type_are_config_errors_not_failur
         assert "Traceback" not in row["error"]
         assert row["response"]["metadata"]["tool_calls"] == []  # nothing was spent on the conversation
         assert f"  {case}    ERROR" in done.stdout
+    (manifest,) = [json.loads(p.read_text()) for p in (home / "data" / "runs").glob("run-*/run.json")]
+    assert [s["selected"] for s in manifest["suites"]] == [["C01", "C02"]]  # known without the preflight's checks
     loaded = load_results([str(out)])
     report = build_report(loaded.evals, loaded.runs, loaded.rows)
     assert report.totals.errors == 2 and report.totals.failed == 0

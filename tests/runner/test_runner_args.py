@@ -62,3 +62,16 @@ def test_promptfoo_never_caches_a_conversation_under_the_runner() -> None:
 
     assert promptfoo_env({"PATH": "/bin"})["PROMPTFOO_CACHE_ENABLED"] == "false"
     assert promptfoo_env({"PATH": "/bin", "PROMPTFOO_CACHE_ENABLED": "true"})["PROMPTFOO_CACHE_ENABLED"] == "false"
+
+
+def test_without_the_preflight_the_runner_still_knows_the_selection() -> None:
+    """``--no-check`` skips the preflight's checks, not its selection: Promptfoo gets no more workers
+    than the selected rows, and the run's manifest names the cases (the report's completeness)."""
+    from agent_evals.runner.run import _selection
+    from agent_evals.suites.promptfoo_args import read_flags
+
+    suites = select("spoke-create")
+    assert _selection(suites, read_flags(["--filter-pattern", "^C0[12] ", "-j", "8"])) == {"spoke-create": ["C01", "C02"]}
+    everything = _selection(suites, read_flags([]))["spoke-create"]
+    assert everything is not None and len(everything) == 22 and everything[:2] == ["C01", "C02"]
+    assert _selection(suites, read_flags(["--filter-failing", "eval-x"])) == {"spoke-create": None}  # Promptfoo decides

@@ -43,6 +43,7 @@ from agent_evals.runner.eval_marks import database_ready, mark_interrupted, resu
 from agent_evals.runner.interrupts import ForcedExit, Interrupts
 from agent_evals.suites.manifest import RunManifest, SuiteRun, now, runs_dir, suite_eval_id, temp_dir
 from agent_evals.suites.promptfoo_args import DEFAULT_CONCURRENCY, FlagError, Flags, read_flags, shared_output
+from agent_evals.suites.promptfoo_args import select as select_tests
 from agent_evals.runner.promptfoo_process import PromptfooResult, promptfoo_command, promptfoo_env, run_promptfoo
 from agent_evals.runner.progress import Progress, Ticker
 from agent_evals.runner.rerun_invalid import rerun_problem, rerun_suite
@@ -149,6 +150,8 @@ def run(
     elif (shared := shared_output(flags, [item.name for item in suites])) is not None:
         log.error("%s", shared)  # the preflight says it too
         return 2
+    else:  # the selection all the same: no more Promptfoo workers than rows, and the report knows what ran
+        selected = _selection(suites, flags)
     if not replay:
         _endpoint_notice()
     _grader_notice(replay=bool(replay))
@@ -530,6 +533,18 @@ def python_workers(concurrency: int, rows: int | None, *, replay: bool) -> int:
     if replay:
         workers = min(workers, os.cpu_count() or 1)
     return max(1, workers)
+
+
+def _selection(suites: list[Suite], flags: Flags) -> dict[str, list[str] | None]:
+    """The cases of each suite Promptfoo will run, as the preflight finds them (None: the kit cannot tell)."""
+    chosen: dict[str, list[str] | None] = {}
+    for suite in suites:
+        try:
+            tests = select_tests(load_suite(suite, lenient=True).tests, flags)
+        except KitError:  # Promptfoo says what is wrong with the suite's files
+            tests = None
+        chosen[suite.name] = None if tests is None else [t.case_id for t in tests]
+    return chosen
 
 
 def _case_count(suite: Suite, entry: SuiteRun | None) -> int | None:
