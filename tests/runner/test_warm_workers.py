@@ -29,6 +29,8 @@ if line == "sleep":
 print(json.dumps({"argv": sys.argv, "cwd": os.getcwd(), "probe": os.environ.get("PROBE"), "line": line,
                   "warm": "mcp.client.client" in sys.modules and "openai" in sys.modules,
                   "mcp": "mcp.client.client" in sys.modules, "model_sdk": "openai" in sys.modules,
+                  "tls": "agent_evals.llm.tls" in sys.modules
+                         and sys.modules["agent_evals.llm.tls"].ssl_context.cache_info().currsize == 1,
                   "gc": [gc.isenabled(), gc.get_freeze_count()],
                   "path0": sys.path[0], "ppid": os.getppid()}), flush=True)
 print("to stderr", file=sys.stderr, flush=True)
@@ -277,6 +279,7 @@ def test_a_server_for_a_replay_preloads_all_but_the_model_sdk(tmp_path: Path) ->
     assert launched.returncode == 0, err
     seen = json.loads(out)
     assert seen["mcp"] is True and seen["model_sdk"] is False, seen
+    assert seen["tls"] is True, seen  # the TLS context was built before the fork: the worker does not read the CA bundle
     assert seen["ppid"] != launched.pid  # warm all the same: forked by the server
 
 

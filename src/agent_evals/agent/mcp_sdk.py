@@ -1,18 +1,16 @@
 """What the agent's MCP client needs from the MCP SDK besides the session itself: tools as the model
-sees them, listing every page of a server's tools, output validators shared across sessions, the
-TLS settings built once, and the leaves of an exception group."""
+sees them, listing every page of a server's tools, output validators shared across sessions, and
+the leaves of an exception group (the TLS settings: ``agent_evals.llm.tls``)."""
 
 from __future__ import annotations
 
-import functools
 import json
-import ssl
 from collections.abc import Mapping
 from typing import Any
 
 from agent_evals.llm.types import ToolSpec
 
-__all__ = ["exception_leaves", "list_tools", "mcp_tool_to_spec", "parse_json", "share_output_validators", "ssl_context"]
+__all__ = ["exception_leaves", "list_tools", "mcp_tool_to_spec", "parse_json", "share_output_validators"]
 
 
 def mcp_tool_to_spec(name: str, description: str | None, input_schema: Mapping[str, Any]) -> ToolSpec:
@@ -62,15 +60,6 @@ async def list_tools(client: Any) -> list[Any]:
         cursor = listed.next_cursor
         if not cursor:
             return tools
-
-
-@functools.cache
-def ssl_context() -> ssl.SSLContext:
-    """httpx2's default TLS settings, built once per process: building them takes ~25 ms,
-    which a new session per conversation (or per chat message) would pay every time."""
-    import httpx2  # lazy: loads httpx2 only when used (start-up time)
-
-    return httpx2.create_ssl_context()
 
 
 def parse_json(text: str) -> Any:

@@ -39,10 +39,10 @@ from agent_evals.agent.mcp_sdk import (
     mcp_tool_to_spec,
     parse_json,
     share_output_validators,
-    ssl_context,
 )
 from agent_evals.agent.mcp_servers import HttpServer, McpServer, StdioServer, shown_url
 from agent_evals.agent.types import ToolResult
+from agent_evals.llm.tls import ssl_context
 from agent_evals.llm.types import ToolSpec
 
 __all__ = ["McpSession", "ServerUnavailable"]

@@ -16,7 +16,6 @@ when it is used from another loop (e.g. each ``asyncio.run`` of a Promptfoo prov
 from __future__ import annotations
 
 import asyncio
-import functools
 import logging
 import random
 import time
@@ -41,11 +40,10 @@ from agent_evals.llm.retry import (
     call_with_retries,
 )
 from agent_evals.llm.server_errors import classify
+from agent_evals.llm.tls import ssl_context
 from agent_evals.llm.types import ChatResponse, LLMConfigError, LLMError, Message, Role, ToolSpec
 
 if TYPE_CHECKING:
-    import ssl
-
     from openai import AsyncOpenAI
 
 log = logging.getLogger(__name__)
@@ -269,7 +267,7 @@ def build_client(endpoint: Endpoint, *, timeout_s: float) -> AsyncOpenAI:
     client, two clients per conversation)."""
     import openai  # lazy: loads openai only when used (start-up time)
 
-    http_client = openai.DefaultAsyncHttpxClient(verify=shared_ssl_context(), timeout=timeout_s)
+    http_client = openai.DefaultAsyncHttpxClient(verify=ssl_context(), timeout=timeout_s)
     common: dict[str, Any] = {"max_retries": 0, "timeout": timeout_s, "http_client": http_client}
     if endpoint.kind != "azure":
         key = endpoint.api_key.reveal() if endpoint.api_key else PLACEHOLDER_API_KEY
@@ -284,13 +282,6 @@ def build_client(endpoint: Endpoint, *, timeout_s: float) -> AsyncOpenAI:
     return openai.AsyncAzureOpenAI(**azure, **common)
 
 
-@functools.cache
-def shared_ssl_context() -> ssl.SSLContext:
-    """The TLS context of every model client in this process (httpx's default: the CA bundle,
-    ``SSL_CERT_FILE``/``SSL_CERT_DIR`` honoured), built once."""
-    import httpx2  # lazy: loads httpx2 only when used (start-up time)
-
-    return httpx2.create_ssl_context()
 
 
 def default_credential_token_provider() -> Any:

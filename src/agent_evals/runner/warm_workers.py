@@ -95,8 +95,9 @@ def supported() -> bool:
 
 
 def _preload(modules: tuple[str, ...]) -> None:
-    """Import what the workers need (``modules``), without the garbage collector (importing makes some 200,000
-    objects and no garbage: about a tenth of the import's CPU), then move everything imported to
+    """Import what the workers need (``modules``) and build the TLS context they share, without the
+    garbage collector (importing makes some 200,000 objects and no garbage: about a tenth of the
+    import's CPU), then move everything imported to
     the permanent generation (``gc.freeze``, as the gc docs advise before forking): a worker's
     collections never scan, and so never copy, the pages it shares with the server."""
     gc.disable()
@@ -106,6 +107,12 @@ def _preload(modules: tuple[str, ...]) -> None:
                 importlib.import_module(name)
             except Exception as exc:  # noqa: BLE001 - a worker imports what it needs itself then
                 print(f"warm workers: cannot preload {name}: {exc}", file=sys.stderr, flush=True)
+        from agent_evals.llm.tls import ssl_context  # lazy: the warm server's own start-up stays what it was
+
+        try:
+            ssl_context()  # built once here (it reads the CA bundle): every worker forked after has it
+        except Exception as exc:  # noqa: BLE001 - a worker builds it itself then, and says what is wrong
+            print(f"warm workers: cannot build the TLS context: {exc}", file=sys.stderr, flush=True)
     finally:
         gc.freeze()
         gc.enable()
