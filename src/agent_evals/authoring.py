@@ -51,7 +51,8 @@ whole example is ``docs/authoring.md``; in brief:
 
 What the agent's configuration says (to list its MCP servers' tools offline, for
 ``System.offered_tools``): :func:`load_agent_config`, :func:`resolve_servers`, :class:`StdioServer`,
-:func:`mcp_tool_to_spec`. They load the agent package (pydantic, and the SDKs it reaches), so they are
+:func:`mcp_tool_to_spec` (and :func:`precompile_output_validators`, for a system's tools, in the warm
+server before it forks the workers). They load the agent package (pydantic, and the SDKs it reaches), so they are
 imported when first used, not with this module: a check's process stays small. So are the golden
 plans' and the self-check's names (YAML), :func:`did_you_mean`, the runner's (:class:`ForcedExit`, the
 sweep) and :func:`live_routers` (FastAPI and the agent).
@@ -114,7 +115,7 @@ from agent_evals.testing.scripted_replies import ChatRequest, Reply
 
 if TYPE_CHECKING:
     from agent_evals.agent.config import load_agent_config
-    from agent_evals.agent.mcp_sdk import mcp_tool_to_spec
+    from agent_evals.agent.mcp_sdk import mcp_tool_to_spec, precompile_output_validators
     from agent_evals.agent.mcp_servers import StdioServer, resolve_servers
     from agent_evals.golden.plan import Live, PlanError, Unavailable
     from agent_evals.golden.selfcheck import CassetteTape, edit_tool_arguments
@@ -129,6 +130,7 @@ if TYPE_CHECKING:
 _ON_FIRST_USE = {
     "load_agent_config": "agent_evals.agent.config",
     "mcp_tool_to_spec": "agent_evals.agent.mcp_sdk",
+    "precompile_output_validators": "agent_evals.agent.mcp_sdk",
     "resolve_servers": "agent_evals.agent.mcp_servers",
     "StdioServer": "agent_evals.agent.mcp_servers",
     "Live": "agent_evals.golden.plan",
@@ -255,5 +257,6 @@ __all__ = [
     "StdioServer",
     "load_agent_config",
     "mcp_tool_to_spec",
+    "precompile_output_validators",
     "resolve_servers",
 ]

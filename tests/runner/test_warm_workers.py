@@ -29,6 +29,7 @@ if line == "sleep":
 print(json.dumps({"argv": sys.argv, "cwd": os.getcwd(), "probe": os.environ.get("PROBE"), "line": line,
                   "warm": "mcp.client.client" in sys.modules and "openai" in sys.modules,
                   "mcp": "mcp.client.client" in sys.modules, "model_sdk": "openai" in sys.modules,
+                  "validators": len(getattr(sys.modules.get("agent_evals.agent.mcp_sdk"), "_VALIDATORS", {})),
                   "tls": "agent_evals.llm.tls" in sys.modules
                          and sys.modules["agent_evals.llm.tls"].ssl_context.cache_info().currsize == 1,
                   "gc": [gc.isenabled(), gc.get_freeze_count()],
@@ -269,9 +270,13 @@ def test_the_runners_promptfoo_workers_start_warm(isolated: Path) -> None:
 
 def test_a_server_for_a_replay_preloads_all_but_the_model_sdk(tmp_path: Path) -> None:
     """The workers of a replay never import the model SDK: its server leaves it out (about 0.4 s of
-    CPU a run) and preloads the rest (the probe shows what its forked worker found imported)."""
+    CPU a run) and preloads the rest (the probe shows what its forked worker found imported); the
+    portal's server module compiled the validators of its tools' output schemas there (its
+    ``warm_workers()``), and the TLS context is built: a worker's first MCP session finds them."""
+    from agent_evals.packs.spoke.system import PortalSystem
+
     wrappers = (tmp_path / "persistent_wrapper.py",)
-    with WarmWorkers(wrappers=wrappers, model_sdk=False) as server:
+    with WarmWorkers(wrappers=wrappers, model_sdk=False, system_modules=PortalSystem.server_modules) as server:
         env = {**clean_env(), **server.env(clean_env())}
         _wait_for_server(env)
         launched = _launch(env, str(_probe(tmp_path)), cwd=tmp_path)
@@ -279,8 +284,8 @@ def test_a_server_for_a_replay_preloads_all_but_the_model_sdk(tmp_path: Path) ->
     assert launched.returncode == 0, err
     seen = json.loads(out)
     assert seen["mcp"] is True and seen["model_sdk"] is False, seen
-    assert seen["tls"] is True, seen  # the TLS context was built before the fork: the worker does not read the CA bundle
     assert seen["ppid"] != launched.pid  # warm all the same: forked by the server
+    assert seen["validators"] == 10 and seen["tls"] is True, seen
 
 
 def test_agent_evals_warm_0_starts_everything_cold(monkeypatch: pytest.MonkeyPatch) -> None:

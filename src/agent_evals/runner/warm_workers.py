@@ -94,12 +94,13 @@ def supported() -> bool:
     return True
 
 
-def _preload(modules: tuple[str, ...]) -> None:
-    """Import what the workers need (``modules``) and build the TLS context they share, without the
-    garbage collector (importing makes some 200,000 objects and no garbage: about a tenth of the
-    import's CPU), then move everything imported to
-    the permanent generation (``gc.freeze``, as the gc docs advise before forking): a worker's
-    collections never scan, and so never copy, the pages it shares with the server."""
+def _preload(modules: tuple[str, ...], *, prepare: tuple[str, ...] = (), tls: bool = False) -> None:
+    """Import what the workers need (``modules``); let each module of ``prepare`` make more ready for them
+    (its ``warm_workers()``, if it has one: the validators of a system's tools) and, with ``tls``, build
+    the TLS context they share. All without the garbage collector (importing makes some 200,000 objects
+    and no garbage: about a tenth of the import's CPU), then everything is moved to the permanent
+    generation (``gc.freeze``, as the gc docs advise before forking): a worker's collections never
+    scan, and so never copy, the pages it shares with the server."""
     gc.disable()
     try:
         for name in modules:
@@ -107,12 +108,20 @@ def _preload(modules: tuple[str, ...]) -> None:
                 importlib.import_module(name)
             except Exception as exc:  # noqa: BLE001 - a worker imports what it needs itself then
                 print(f"warm workers: cannot preload {name}: {exc}", file=sys.stderr, flush=True)
-        from agent_evals.llm.tls import ssl_context  # lazy: the warm server's own start-up stays what it was
+        for name in prepare:
+            hook = getattr(sys.modules.get(name), "warm_workers", None)
+            if callable(hook):
+                try:
+                    hook()
+                except Exception as exc:  # noqa: BLE001 - the workers prepare it themselves then
+                    print(f"warm workers: {name}.warm_workers failed: {exc}", file=sys.stderr, flush=True)
+        if tls:
+            from agent_evals.llm.tls import ssl_context  # lazy: the warm server's own start-up stays what it was
 
-        try:
-            ssl_context()  # built once here (it reads the CA bundle): every worker forked after has it
-        except Exception as exc:  # noqa: BLE001 - a worker builds it itself then, and says what is wrong
-            print(f"warm workers: cannot build the TLS context: {exc}", file=sys.stderr, flush=True)
+            try:
+                ssl_context()  # built once here (it reads the CA bundle): every worker forked after has it
+            except Exception as exc:  # noqa: BLE001 - a worker builds it itself then, and says what is wrong
+                print(f"warm workers: cannot build the TLS context: {exc}", file=sys.stderr, flush=True)
     finally:
         gc.freeze()
         gc.enable()
@@ -130,7 +139,8 @@ def serve(listener: socket.socket, owner_pid: int | None, started: dict[str, int
     ``started`` counts them by what they run (the wrapper's file name, the module's name).
     ``wrappers``: the only scripts it runs (default: Promptfoo's); ``model_sdk``: preload the model
     SDK too; ``system_modules``: what the systems' servers import (preloaded first: a system's server
-    that asked meanwhile starts before the model SDK is imported, which it does not use)."""
+    that asked meanwhile starts before the model SDK is imported, which it does not use, and before
+    those modules' ``warm_workers()`` prepare what the workers need)."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # a terminal's Ctrl-C is the runner's to handle
     signal.signal(signal.SIGTERM, lambda *_: sys.exit(0))
     allowed = {os.path.realpath(p) for p in wrappers or promptfoo_wrappers()}
@@ -141,8 +151,8 @@ def serve(listener: socket.socket, owner_pid: int | None, started: dict[str, int
         for request in early:
             if request.name == KIT_MODULE:  # a system's server: it does not use the model SDK
                 _start(listener, request, keepers, started)
-        if model_sdk:
-            _preload(MODEL_SDK)
+        # after the systems' servers that asked early have started (they need none of it): what the workers need
+        _preload(MODEL_SDK if model_sdk else (), prepare=system_modules, tls=True)
         for request in early:
             if request.name != KIT_MODULE:
                 _start(listener, request, keepers, started)

@@ -41,6 +41,16 @@ class ListenError(RuntimeError):
     """The socket could not be bound (port in use, bad address, ...)."""
 
 
+def warm_workers() -> None:
+    """Called by the warm server after it imported this module (``System.server_modules``), before it
+    forks the run's workers: the validators of the portal tools' output schemas, compiled once there
+    instead of in every worker's first MCP session."""
+    from agent_evals.authoring import precompile_output_validators  # lazy: only the warm server compiles them
+    from agent_evals.packs.spoke.portal.tool_catalog import catalog  # lazy: only the warm server reads it here
+
+    precompile_output_validators((tool["name"], tool.get("output_schema")) for tool in catalog())
+
+
 def base_url(host: str, port: int) -> str:
     shown = f"[{host}]" if ":" in host else host
     return f"http://{shown}:{port}"

@@ -1,7 +1,9 @@
 """The portal's tools as its MCP server lists them, kept in ``tool_catalog.json`` beside this file.
 
 The preflight needs the tools' names, descriptions and schemas (to name a tool an agent allows
-that the portal lacks, and for the cassettes' fingerprints) before any portal runs. Building the
+that the portal lacks, and for the cassettes' fingerprints) before any portal runs; the warm server
+compiles the validators of their output schemas once, before it forks the workers (``warm_workers``
+in ``agent_evals.packs.spoke.portal.server``). Building the
 MCP server in-process to list them costs about a second of importing the MCP SDK on every check
 and every run, so the list is read from the catalog instead (standard library only). The catalog
 is generated, never edited: ``python -m agent_evals.packs.spoke.portal.tool_catalog`` writes it from the
@@ -24,7 +26,7 @@ WRITE = "python -m agent_evals.packs.spoke.portal.tool_catalog"
 
 @cache
 def catalog() -> tuple[dict[str, Any], ...]:
-    """``({name, description, input_schema}, …)`` in the server's order."""
+    """``({name, description, input_schema, output_schema}, …)`` in the server's order."""
     return tuple(json.loads(CATALOG.read_text(encoding="utf-8"))["tools"])
 
 
@@ -33,7 +35,8 @@ def listed_by_the_server() -> list[dict[str, Any]]:
     from agent_evals.packs.spoke.portal.tools import build_mcp  # lazy: loads jsonschema, mcp, pydantic only when used (start-up time)
 
     tools = asyncio.run(build_mcp(None).list_tools())  # type: ignore[arg-type]  # listing needs no portal
-    return [{"name": t.name, "description": t.description, "input_schema": t.input_schema} for t in tools]
+    return [{"name": t.name, "description": t.description, "input_schema": t.input_schema,
+             "output_schema": t.output_schema} for t in tools]
 
 
 def main() -> int:
