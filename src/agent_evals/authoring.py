@@ -52,8 +52,8 @@ whole example is ``docs/authoring.md``; in brief:
 What the agent's configuration says (to list its MCP servers' tools offline, for
 ``System.offered_tools``): :func:`load_agent_config`, :func:`resolve_servers`, :class:`StdioServer`,
 :func:`mcp_tool_to_spec` (and :func:`precompile_output_validators`, for a system's tools, in the warm
-server before it forks the workers). They load the agent package (pydantic, and the SDKs it reaches), so they are
-imported when first used, not with this module: a check's process stays small. So are the golden
+server before it forks the workers). They load the agent package (pydantic, and the SDKs it reaches),
+so they are imported when first used, not with this module: a check's process stays small. So are the golden
 plans' and the self-check's names (YAML), :func:`did_you_mean`, the runner's (:class:`ForcedExit`, the
 sweep) and :func:`live_routers` (FastAPI and the agent).
 """

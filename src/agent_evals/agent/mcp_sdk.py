@@ -11,8 +11,8 @@ from typing import Any
 from agent_evals.llm.types import ToolSpec
 
 __all__ = [
-    "exception_leaves", "list_tools", "mcp_tool_to_spec", "output_validator", "parse_json", "precompile_output_validators",
-    "share_output_validators",
+    "exception_leaves", "list_tools", "mcp_tool_to_spec", "output_validator", "parse_json",
+    "precompile_output_validators", "share_output_validators",
 ]
 
 

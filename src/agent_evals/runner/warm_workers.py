@@ -116,7 +116,7 @@ def _preload(modules: tuple[str, ...], *, prepare: tuple[str, ...] = (), tls: bo
                 except Exception as exc:  # noqa: BLE001 - the workers prepare it themselves then
                     print(f"warm workers: {name}.warm_workers failed: {exc}", file=sys.stderr, flush=True)
         if tls:
-            from agent_evals.llm.tls import ssl_context  # lazy: the warm server's own start-up stays what it was
+            from agent_evals.llm.tls import ssl_context  # lazy: the warm server's start-up stays what it was
 
             try:
                 ssl_context()  # built once here (it reads the CA bundle): every worker forked after has it
@@ -151,7 +151,7 @@ def serve(listener: socket.socket, owner_pid: int | None, started: dict[str, int
         for request in early:
             if request.name == KIT_MODULE:  # a system's server: it does not use the model SDK
                 _start(listener, request, keepers, started)
-        # after the systems' servers that asked early have started (they need none of it): what the workers need
+        # once the systems' servers that asked early have started (they need none of it): the workers' part
         _preload(MODEL_SDK if model_sdk else (), prepare=system_modules, tls=True)
         for request in early:
             if request.name != KIT_MODULE:

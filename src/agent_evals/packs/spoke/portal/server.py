@@ -46,7 +46,7 @@ def warm_workers() -> None:
     forks the run's workers: the validators of the portal tools' output schemas, compiled once there
     instead of in every worker's first MCP session."""
     from agent_evals.authoring import precompile_output_validators  # lazy: only the warm server compiles them
-    from agent_evals.packs.spoke.portal.tool_catalog import catalog  # lazy: only the warm server reads it here
+    from agent_evals.packs.spoke.portal.tool_catalog import catalog  # lazy: only the warm server reads it
 
     precompile_output_validators((tool["name"], tool.get("output_schema")) for tool in catalog())
 
