@@ -123,7 +123,7 @@ def _the_viewer_counts_what_the_report_counts(isolated: Path) -> None:
     assertion, so it shows neither as passed nor as failed, and the header and each row count
     exactly the checks the report counts."""
     with sqlite3.connect(f"file:{isolated / 'promptfoo' / 'promptfoo.db'}?mode=ro", uri=True) as db:
-        (eval_id, prompts), = [(i, p) for i, p, d in db.execute("SELECT id, prompts, description FROM evals")
+        [(eval_id, prompts)] = [(i, p) for i, p, d in db.execute("SELECT id, prompts, description FROM evals")
                                if d.startswith("spoke-qa ")]
         rows = [(json.loads(g), json.loads(m)) for g, m in db.execute(
             "SELECT grading_result, metadata FROM eval_results WHERE eval_id = ? ORDER BY test_idx", (eval_id,))]
