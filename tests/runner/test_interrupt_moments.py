@@ -1,12 +1,12 @@
 """Ctrl-C (typed in a real terminal: SIGINT to the whole foreground group) and SIGTERM at every
 moment of a run's start: during the preflight, while the portal starts, right after it answers,
-while Promptfoo starts, and during the first row. Each ends the same way: exit 130 (143), the
-line saying what happens, no pull request left active, no process left, nothing left in the
-temporary directory.
+while Promptfoo starts, and during the first row, once its pull request is open. Each ends the same
+way: exit 130 (143), the line saying what happens, no pull request left active (the first row's
+abandoned), no process left, nothing left in the temporary directory.
 
 The moments are hit exactly, not by timing: the runner stops itself at a named pause point
 (``AGENT_EVALS_PAUSE_AT``, ``agent_evals.testing.pause_points``), the test sends the signal and
-lets it go on; the first row is the first request reaching the scripted model.
+lets it go on; in the first row, the model's reply after ``create_spoke_pull_request`` is held.
 """
 
 from __future__ import annotations
@@ -14,7 +14,6 @@ from __future__ import annotations
 import os
 import signal
 import sys
-import threading
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -27,7 +26,7 @@ from agent_evals.suites.discovery import select
 from agent_evals.testing.conversations import ScriptedConversations
 from agent_evals.testing.pause_points import PAUSE_ENV
 from agent_evals.testing.scripted_openai import ScriptedOpenAIServer
-from agent_evals.testing.scripted_replies import ChatRequest, Reply
+from agent_evals.testing.scripted_replies import ChatRequest, HoldAfterTool, Reply
 from tests.conftest import PROJECT_ROOT
 from tests.leftovers import processes_with
 
@@ -38,33 +37,29 @@ pytestmark = pytest.mark.skipif(
 )
 
 
-class FirstRequest:
-    """The golden plans played live; the first request is held until the test has interrupted."""
+class FirstRowWithItsPullRequest:
+    """The golden plans played live; the model's reply after the first row opened its pull request
+    is held until the test has interrupted (the preflight's pings pass)."""
 
     def __init__(self) -> None:
-        self.scripts = ScriptedConversations(build_scripts(select("spoke-create")[0]))
-        self.arrived = threading.Event()
-        self.release = threading.Event()
+        self.hold = HoldAfterTool(ScriptedConversations(build_scripts(select("spoke-create")[0])),
+                                  "create_spoke_pull_request", limit_s=60)
 
     def __call__(self, request: ChatRequest) -> Reply:
-        if request.max_tokens == 1:  # the preflight's ping of each model, before any row
-            return self.scripts(request)
-        self.arrived.set()
-        self.release.wait(60)
-        return self.scripts(request)
+        return self.hold(request)
 
 
 @pytest.fixture
-def models() -> Iterator[FirstRequest]:
-    responder = FirstRequest()
+def models() -> Iterator[FirstRowWithItsPullRequest]:
+    responder = FirstRowWithItsPullRequest()
     with ScriptedOpenAIServer(responder) as server:
         responder.server = server  # type: ignore[attr-defined]
         yield responder
-    responder.release.set()
+    responder.hold.release()
 
 
 @pytest.fixture
-def env(tmp_path: Path, models: FirstRequest) -> dict[str, str]:
+def env(tmp_path: Path, models: FirstRowWithItsPullRequest) -> dict[str, str]:
     return runner_env(tmp_path, models.server.base_url)  # type: ignore[attr-defined]
 
 
@@ -81,7 +76,7 @@ def _interrupt(terminal: Terminal, how: str) -> None:
 
 @pytest.mark.parametrize("how", ["ctrl-c", "sigterm"])
 @pytest.mark.parametrize("moment", [*PAUSED, "first-row"])
-def test_an_interrupt_at_each_moment_of_the_start(env: dict[str, str], models: FirstRequest, tmp_path: Path,
+def test_an_interrupt_at_each_moment_of_the_start(env: dict[str, str], models: FirstRowWithItsPullRequest, tmp_path: Path,
                                                   moment: str, how: str) -> None:
     if moment in PAUSED:
         env[PAUSE_ENV] = moment
@@ -93,9 +88,9 @@ def test_an_interrupt_at_each_moment_of_the_start(env: dict[str, str], models: F
         _interrupt(terminal, how)
         os.kill(terminal.process.pid, signal.SIGCONT)
     else:
-        terminal.wait_for(models.arrived.is_set, 120, "the first request to the model")
+        terminal.wait_for(models.hold.held.is_set, 120, "the first row's pull request")
         _interrupt(terminal, how)
-        models.release.set()
+        models.hold.release()
     code = terminal.wait(timeout=120)
 
     output = terminal.output
@@ -107,6 +102,8 @@ def test_an_interrupt_at_each_moment_of_the_start(env: dict[str, str], models: F
     else:
         assert f"{said}: stopping Promptfoo, then abandoning this run's pull requests" in output, output[-3000:]
     assert pull_requests(tmp_path / "data" / "portal") == []
+    if moment == "first-row":  # the row's pull request was open: abandoned, by the run
+        assert len(pull_requests(tmp_path / "data" / "portal", "abandoned")) == 1
     assert processes_with(RUN_MARK, env[RUN_MARK]) == []  # the portal, Promptfoo, its workers, the warm server: all gone
     assert left_in_temp(env) == []  # nothing in the temporary directory, nor the run's
 

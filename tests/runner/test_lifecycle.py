@@ -1,6 +1,8 @@
 """Runs that are safe to interrupt, share and repeat, tested as a user runs them: Ctrl-C typed in a
-real terminal (SIGINT to the whole foreground group) at three moments, a second Ctrl-C, SIGTERM,
-through ``npm run eval`` too; a runner that was killed; a portal already serving the data dir."""
+real terminal (SIGINT to the whole foreground group) at three moments, a second Ctrl-C, through
+``npm run eval`` too; a runner that was killed; a portal already serving the data dir. SIGTERM, as a
+cancelled CI job sends it, at every moment of the start and mid-row with a pull request open:
+tests/runner/test_interrupt_moments.py."""
 
 from __future__ import annotations
 
@@ -127,21 +129,6 @@ def test_a_second_ctrl_c_forces_the_exit_and_the_portal_still_cleans_up(
     assert "Traceback" not in output
     # the runner is gone: its portal abandons the run's PRs and stops by itself
     assert _settle(lambda: pull_requests(_data(env)) == [] and _no_portal_left(env)), pull_requests(_data(env))
-
-
-def test_sigterm_like_a_cancelled_ci_job(env: dict[str, str]) -> None:
-    runner = subprocess.Popen([*RUN, *COPIES], env=env, cwd=PROJECT_ROOT, stdout=subprocess.PIPE,
-                              stderr=subprocess.STDOUT, start_new_session=True)
-    deadline = time.monotonic() + 120
-    while not pull_requests(_data(env)) and time.monotonic() < deadline:
-        assert runner.poll() is None
-        time.sleep(0.1)
-    runner.send_signal(signal.SIGTERM)
-    output = runner.communicate(timeout=60)[0].decode()
-    assert runner.returncode == 143, output[-3000:]
-    assert "SIGTERM: stopping Promptfoo" in output and "Traceback" not in output
-    assert pull_requests(_data(env)) == []
-    assert _settle(lambda: _no_portal_left(env))
 
 
 def test_a_killed_runner_is_swept_by_the_next_run(env: dict[str, str], tmp_path: Path) -> None:

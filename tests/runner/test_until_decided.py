@@ -1,19 +1,66 @@
 """``agent-evals run --repeat-until-decided MAX``: rounds that run again only the cases whose verdict
 could still change, merged into one eval that the report reads as one run; flags it cannot honour
-refused in one line before anything runs."""
+refused in one line before anything runs. End to end through the runner and real ``promptfoo eval``:
+a live run whose scripted model fails every second conversation of C01 makes C01 flaky with
+pass^k 0, which breaks the release gate (a replay of every suite holds it:
+tests/runner/test_replay_all.py)."""
 
 from __future__ import annotations
 
 import json
+import re
+import threading
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
-from agent_evals.report import build_report, load_results
-from agent_evals.suites.manifest import load_manifests, runs_dir
+from agent_evals.golden.record import build_scripts
+from agent_evals.report import build_report, check_gate, load_gate, load_results
 from agent_evals.runner.run import run
+from agent_evals.suites.discovery import select
+from agent_evals.suites.manifest import load_manifests, runs_dir
+from agent_evals.testing.conversations import ScriptedConversations
+from agent_evals.testing.scripted_openai import ScriptedOpenAIServer
+from agent_evals.testing.scripted_replies import ChatRequest, Reply
+from tests.conftest import PROJECT_ROOT
 from tests.report.conftest import needs_promptfoo
-from tests.report.test_report_e2e import EverySecondC01Fails, flaky_model  # noqa: F401 - the fixture
+from tests.report.test_ci_recipes import C01_FIRST_MESSAGE, _first_user
+
+GATE = PROJECT_ROOT / "evals" / "gate.yaml"
+
+
+class EverySecondC01Fails:
+    """C01's golden conversation, but every second one to finish withholds the PR link."""
+
+    def __init__(self, scripts: ScriptedConversations) -> None:
+        self.scripts = scripts
+        self.finished = 0
+        self.lock = threading.Lock()
+
+    def __call__(self, request: ChatRequest) -> Reply:
+        reply = self.scripts(request)
+        content = (reply.message or {}).get("content") or ""
+        if _first_user(request).startswith(C01_FIRST_MESSAGE) and "/pullrequest/" in content:
+            with self.lock:
+                self.finished += 1
+                broken = self.finished % 2 == 0
+            if broken:
+                return Reply.text(re.sub(r"https?://\S+", "(link withheld)", content))
+        return reply
+
+
+@pytest.fixture
+def flaky_model(monkeypatch: pytest.MonkeyPatch) -> Iterator[EverySecondC01Fails]:
+    responder = EverySecondC01Fails(ScriptedConversations(build_scripts(select("spoke-create")[0])))
+    with ScriptedOpenAIServer(responder) as server:
+        monkeypatch.setenv("OPENAI_BASE_URL", server.base_url)
+        monkeypatch.setenv("AGENT_MODEL", "agent-model")
+        monkeypatch.setenv("USER_MODEL", "user-model")
+        monkeypatch.setenv("LLM_MAX_RETRIES", "0")
+        monkeypatch.setenv("JUDGE_MODEL", "none")  # the golden plans play no judge
+        yield responder
+
 
 
 @needs_promptfoo
@@ -32,12 +79,19 @@ def test_rounds_stop_each_case_once_decided(isolated: Path, flaky_model: EverySe
             "decided early: C01 2") in said
     assert flaky_model.finished == 2
 
-    loaded = load_results(["latest"])  # one eval in the viewer: the rounds merged
-    (info,) = loaded.evals
-    report = build_report(loaded.evals, loaded.runs, loaded.rows)
-    assert report.complete, report.incomplete
-    cases = {c.id: (c.runs, c.passed, c.failed, c.verdict) for c in report.cases}
-    assert cases == {"C01": (2, 1, 1, "flaky"), "C02": (4, 4, 0, "pass")}
+    for specs in ([str(isolated / "results" / "spoke-create.json")], ["latest"]):  # the -o file, and the database
+        loaded = load_results(specs)  # one eval in the viewer: the rounds merged
+        (info,) = loaded.evals
+        report = build_report(loaded.evals, loaded.runs, loaded.rows)
+        assert report.complete, report.incomplete
+        cases = {c.id: (c.runs, c.passed, c.failed, c.errors, c.verdict) for c in report.cases}
+        assert cases == {"C01": (2, 1, 1, 0, "flaky"), "C02": (4, 4, 0, 0, "pass")}
+        c01 = next(c for c in report.cases if c.id == "C01")
+        assert (c01.flaky, c01.pass_hat_k, c01.k) == (True, 0.0, 2)
+        assert c01.first_failure is not None and c01.first_failure.startswith("pull_request: no URL of a PR")
+        verdict = check_gate(load_gate(GATE), report)  # a flaky smoke case breaks the release gate
+        assert not verdict.holds
+        assert [rule.name for rule in verdict.broken] == ["max_flaky", "min_pass_hat_k priority smoke"]
     assert info.until_decided is not None and info.until_decided["runs"] == {"C01": 2, "C02": 4}
     assert info.until_decided["decided"]["C01"] == "flaky" and info.until_decided["rounds"] == 3
     (manifest,) = load_manifests(runs_dir())
