@@ -146,6 +146,7 @@ class PortalAPI:
         self.base_url = base_url.rstrip("/")
         self.timeout = timeout
         self._token = token or None
+        self._built_opener: urllib.request.OpenerDirector | None = None
 
     @classmethod
     def from_env(cls, timeout: float = DEFAULT_TIMEOUT) -> PortalAPI:
@@ -257,10 +258,15 @@ class PortalAPI:
             raise PortalError(f"{shown}: the portal answered {type(payload).__name__}, not a JSON object")
         return payload
 
-    def _opener(self) -> Any:
-        if urlsplit(self.base_url).hostname in _LOOPBACK:
-            return urllib.request.build_opener(urllib.request.ProxyHandler({}))
-        return urllib.request.build_opener()
+    def _opener(self) -> urllib.request.OpenerDirector:
+        """Built at the first request and kept (building one is 0.4 ms: a hook's or a check's every
+        request paid it); no proxy for a portal on this machine, else the environment's proxies."""
+        if self._built_opener is None:
+            if urlsplit(self.base_url).hostname in _LOOPBACK:
+                self._built_opener = urllib.request.build_opener(urllib.request.ProxyHandler({}))
+            else:
+                self._built_opener = urllib.request.build_opener()
+        return self._built_opener
 
     def _status_error(self, status: int, raw: bytes, shown: str) -> PortalError:
         try:
