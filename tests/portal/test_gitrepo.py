@@ -59,3 +59,28 @@ def test_a_moved_and_a_deleted_branch_are_seen_at_once(repo: GitRepo) -> None:
     assert repo.resolve("refs/heads/main") == moved
     assert repo.delete_branch("pr/1-add") and repo.resolve("refs/heads/pr/1-add") is None
     assert not repo.delete_branch("pr/1-add")
+
+
+@pytest.mark.parametrize("data", [b"", b"a\n", b'{"name": "crm-dev-weu"}\n', bytes(range(256)) * 300],
+                         ids=["empty", "line", "json", "binary-77k"])
+def test_a_blob_is_the_object_git_would_write(tmp_path: Path, data: bytes) -> None:
+    repo = GitRepo.init(tmp_path / "repo.git")
+    sha = repo.write_blob(data)
+    git = ["git", "--git-dir", str(repo.path)]
+    assert sha == subprocess.run([*git, "hash-object", "--stdin"], input=data, capture_output=True,
+                                 check=True).stdout.decode().strip()
+    assert subprocess.run([*git, "cat-file", "blob", sha], capture_output=True, check=True).stdout == data
+    assert repo.write_blob(data) == sha  # again: the object is there already
+    repo.set_branch(MAIN, repo.commit(repo.write_tree({"f": sha}), [], "one\n"), None)
+    fsck = subprocess.run([*git, "fsck", "--strict", "--no-dangling"], capture_output=True, text=True)
+    assert fsck.returncode == 0 and fsck.stdout + fsck.stderr == "", fsck.stdout + fsck.stderr
+    assert not list((repo.path / "objects").glob("*/tmp_obj_*"))
+
+
+def test_a_sha256_repository_gets_its_blobs_from_git(tmp_path: Path) -> None:
+    path = tmp_path / "repo.git"
+    subprocess.run(["git", "init", "--quiet", "--bare", "--object-format=sha256", str(path)], check=True)
+    sha = GitRepo(path).write_blob(b"a\n")
+    assert len(sha) == 64
+    assert subprocess.run(["git", "--git-dir", str(path), "cat-file", "blob", sha], capture_output=True,
+                          check=True).stdout == b"a\n"
