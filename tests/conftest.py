@@ -100,6 +100,13 @@ def kit_env(
     return env
 
 
+def use_scripted_models(monkeypatch: pytest.MonkeyPatch, base_url: str, **more: str) -> None:
+    """Point the kit's model clients at a scripted server (agent and simulated user; no judge, no retry)."""
+    for key, value in {"OPENAI_BASE_URL": base_url, "AGENT_MODEL": AGENT_MODEL, "USER_MODEL": USER_MODEL,
+                       "JUDGE_MODEL": "none", "LLM_MAX_RETRIES": "0", **more}.items():
+        monkeypatch.setenv(key, value)
+
+
 def clean_env() -> dict[str, str]:
     """``os.environ`` without the variables of ``_FOREIGN_ENV`` (for subprocesses)."""
     return {k: v for k, v in os.environ.items() if k not in _FOREIGN_ENV}

@@ -20,7 +20,7 @@ from agent_evals.runner.run import run
 from agent_evals.suites.discovery import select
 from agent_evals.testing.conversations import ConversationScript, ScriptedConversations
 from agent_evals.testing.scripted_openai import Reply, ScriptedOpenAIServer
-from tests.conftest import PROJECT_ROOT
+from tests.conftest import PROJECT_ROOT, use_scripted_models
 from tests.spoke_prs import abandoned, prs
 
 pytestmark = pytest.mark.skipif(
@@ -34,11 +34,7 @@ SPOKE_CREATE = select("spoke-create")[0]
 def scripted_models(monkeypatch: pytest.MonkeyPatch) -> Iterator[ScriptedOpenAIServer]:
     """The golden plans of spoke-create, played live through the openai client."""
     with ScriptedOpenAIServer(ScriptedConversations(build_scripts(SPOKE_CREATE))) as server:
-        monkeypatch.setenv("OPENAI_BASE_URL", server.base_url)
-        monkeypatch.setenv("AGENT_MODEL", "agent-model")
-        monkeypatch.setenv("USER_MODEL", "user-model")
-        monkeypatch.setenv("LLM_MAX_RETRIES", "0")
-        monkeypatch.setenv("JUDGE_MODEL", "none")  # the golden plans play no judge
+        use_scripted_models(monkeypatch, server.base_url)  # the golden plans play no judge
         yield server
 
 

@@ -47,7 +47,7 @@ from agent_evals.testing.conversations import ScriptedConversations, is_prefligh
 from agent_evals.testing.gateway import GatewayKey, StandInGateway
 from agent_evals.testing.scripted_openai import ChatRequest, Reply, ScriptedOpenAIServer, fixed_latency
 from agent_evals.llm.pricing import ModelPrice, PriceTable
-from tests.conftest import PROJECT_ROOT, clean_env
+from tests.conftest import PROJECT_ROOT, clean_env, use_scripted_models
 
 pytestmark = pytest.mark.skipif(
     not (PROJECT_ROOT / "node_modules" / ".bin" / "promptfoo").exists(), reason="npm packages not installed"
@@ -73,9 +73,7 @@ class FixedCost:
 
 
 def _live(monkeypatch: pytest.MonkeyPatch, base_url: str) -> None:
-    for key, value in {"OPENAI_BASE_URL": base_url, "AGENT_MODEL": "agent-model", "USER_MODEL": "user-model",
-                       "JUDGE_MODEL": "none", "LLM_MAX_RETRIES": "0", "LLM_PRICES": PRICES}.items():
-        monkeypatch.setenv(key, value)
+    use_scripted_models(monkeypatch, base_url, LLM_PRICES=PRICES)
 
 
 @pytest.fixture

@@ -23,7 +23,7 @@ from agent_evals.suites.manifest import load_manifests, runs_dir
 from agent_evals.testing.conversations import ScriptedConversations
 from agent_evals.testing.scripted_openai import ScriptedOpenAIServer
 from agent_evals.testing.scripted_replies import ChatRequest, Reply
-from tests.conftest import PROJECT_ROOT
+from tests.conftest import PROJECT_ROOT, use_scripted_models
 from tests.report.conftest import needs_promptfoo
 from tests.report.test_ci_recipes import C01_FIRST_MESSAGE, _first_user
 
@@ -54,11 +54,7 @@ class EverySecondC01Fails:
 def flaky_model(monkeypatch: pytest.MonkeyPatch) -> Iterator[EverySecondC01Fails]:
     responder = EverySecondC01Fails(ScriptedConversations(build_scripts(select("spoke-create")[0])))
     with ScriptedOpenAIServer(responder) as server:
-        monkeypatch.setenv("OPENAI_BASE_URL", server.base_url)
-        monkeypatch.setenv("AGENT_MODEL", "agent-model")
-        monkeypatch.setenv("USER_MODEL", "user-model")
-        monkeypatch.setenv("LLM_MAX_RETRIES", "0")
-        monkeypatch.setenv("JUDGE_MODEL", "none")  # the golden plans play no judge
+        use_scripted_models(monkeypatch, server.base_url)  # the golden plans play no judge
         yield responder
 
 
