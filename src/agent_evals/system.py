@@ -289,6 +289,9 @@ class System:
     #: the modules its own server process (a kit command, started with the pool's ``starter``) imports:
     #: the run's warm server imports them first, so that process starts forked, not cold
     server_modules: tuple[str, ...] = ()
+    #: the modules a run's provider worker imports for it on its first row (what sets its fixtures up,
+    #: reads its end state, undoes a row): the run's warm server imports them before it forks the workers
+    worker_modules: tuple[str, ...] = ()
 
     # -- run scope
 

@@ -33,6 +33,13 @@ def test_core_checks_live_in_the_core_and_pack_checks_in_their_pack() -> None:
             assert check_module(name).__name__.startswith(f"agent_evals.packs.{pack}."), name
 
 
+def test_check_modules_are_the_module_of_every_kit_check_once() -> None:
+    """What the warm server imports for the workers' grading: each check's module, none twice."""
+    modules = registry.check_modules()
+    assert len(modules) == len(set(modules))
+    assert set(modules) == {check_module(name).__name__ for name in registry.kit_check_names()}
+
+
 @pytest.mark.parametrize("name", registry.kit_check_names())
 def test_a_suite_assertion_is_recognised(name: str) -> None:
     assert check_name({"type": "python", "value": f"file://../../assertions/{name}.py"}) == name

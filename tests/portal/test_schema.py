@@ -1,12 +1,16 @@
-"""The spoke schema: valid draft 2020-12, every property described, descriptions distinct."""
+"""The spoke schema: valid draft 2020-12, every property described, descriptions distinct; its validator,
+compiled by the warm server, is the one the check finds."""
 
 from __future__ import annotations
 
 from collections.abc import Iterator
 from typing import Any
 
+import pytest
 from jsonschema import Draft202012Validator
 
+from agent_evals.packs.spoke.portal.api import PortalAPI
+from agent_evals.packs.spoke.portal.process import PortalProcess
 from agent_evals.packs.spoke.portal.rules import ALLOWED_LOCATIONS
 from agent_evals.packs.spoke.portal.schema import load_spoke_schema, pointer
 
@@ -63,3 +67,20 @@ def test_pointer_escapes() -> None:
     assert pointer(["subnets", 1, "addressPrefix"]) == "/subnets/1/addressPrefix"
     assert pointer(["a/b", "c~d"]) == "/a~1b/c~0d"
     assert pointer([]) == ""
+
+
+def test_the_warm_servers_spoke_schema_validator_is_the_one_the_check_finds(
+    live_portal: PortalProcess, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The spoke pack's ``warm_workers()`` compiles the validator ``spoke_json_valid`` takes for the schema
+    the portal serves (read into a row's end state): a worker forked after it compiles nothing."""
+    from agent_evals.assertions import schema_check
+    from agent_evals.packs.spoke.portal.server import warm_workers
+
+    monkeypatch.setattr(schema_check, "_VALIDATORS", {})
+    monkeypatch.setattr(schema_check, "_BY_OBJECT", {})
+    warm_workers()
+    (compiled,) = schema_check._VALIDATORS.values()
+    served = PortalAPI(live_portal.url, token=live_portal.token).get_schema()["schema"]
+    assert served is not None and schema_check._validator("schema", served) is compiled
+    assert len(schema_check._VALIDATORS) == 1

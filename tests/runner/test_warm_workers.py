@@ -30,6 +30,8 @@ print(json.dumps({"argv": sys.argv, "cwd": os.getcwd(), "probe": os.environ.get(
                   "warm": "mcp.client.client" in sys.modules and "openai" in sys.modules,
                   "mcp": "mcp.client.client" in sys.modules, "model_sdk": "openai" in sys.modules,
                   "validators": len(getattr(sys.modules.get("agent_evals.agent.mcp_sdk"), "_VALIDATORS", {})),
+                  "schemas": len(getattr(sys.modules.get("agent_evals.assertions.schema_check"), "_VALIDATORS", {})),
+                  "modules": sorted(m for m in sys.modules if m.startswith(("agent_evals.packs.", "agent_evals.assertions."))),
                   "tls": "agent_evals.llm.tls" in sys.modules
                          and sys.modules["agent_evals.llm.tls"].ssl_context.cache_info().currsize == 1,
                   "gc": [gc.isenabled(), gc.get_freeze_count()],
@@ -271,12 +273,15 @@ def test_the_runners_promptfoo_workers_start_warm(isolated: Path) -> None:
 def test_a_server_for_a_replay_preloads_all_but_the_model_sdk(tmp_path: Path) -> None:
     """The workers of a replay never import the model SDK: its server leaves it out (about 0.4 s of
     CPU a run) and preloads the rest (the probe shows what its forked worker found imported); the
-    portal's server module compiled the validators of its tools' output schemas there (its
-    ``warm_workers()``), and the TLS context is built: a worker's first MCP session finds them."""
+    portal's server module compiled the validators of its tools' output schemas and of the spoke
+    schema there (its ``warm_workers()``), the TLS context is built, and the modules a worker's first
+    row imports are: a worker's first MCP session and first grading find them."""
+    from agent_evals.assertions.registry import check_modules
     from agent_evals.packs.spoke.system import PortalSystem
 
     wrappers = (tmp_path / "persistent_wrapper.py",)
-    with WarmWorkers(wrappers=wrappers, model_sdk=False, system_modules=PortalSystem.server_modules) as server:
+    with WarmWorkers(wrappers=wrappers, model_sdk=False, system_modules=PortalSystem.server_modules,
+                     worker_modules=PortalSystem.worker_modules) as server:
         env = {**clean_env(), **server.env(clean_env())}
         _wait_for_server(env)
         launched = _launch(env, str(_probe(tmp_path)), cwd=tmp_path)
@@ -286,6 +291,10 @@ def test_a_server_for_a_replay_preloads_all_but_the_model_sdk(tmp_path: Path) ->
     assert seen["mcp"] is True and seen["model_sdk"] is False, seen
     assert seen["ppid"] != launched.pid  # warm all the same: forked by the server
     assert seen["validators"] == 10 and seen["tls"] is True, seen
+    # what a worker's first row imports: the kit's checks (core and packs'), the system's worker modules;
+    # and the spoke schema's validator, compiled (the check's cache holds it)
+    assert set(check_modules()) | set(PortalSystem.worker_modules) <= set(seen["modules"]), seen["modules"]
+    assert seen["schemas"] == 1, seen
 
 
 def test_agent_evals_warm_0_starts_everything_cold(monkeypatch: pytest.MonkeyPatch) -> None:

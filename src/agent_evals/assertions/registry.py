@@ -69,6 +69,13 @@ def pack_checks(pack: Pack | None = None) -> dict[str, dict[str, str]]:
     return {pack.name: dict(pack.checks), **{name: checks for name, checks in others.items() if checks}}
 
 
+def check_modules(pack: Pack | None = None) -> tuple[str, ...]:
+    """The module of every kit check a suite running with ``pack`` can name (the core's, then the packs'):
+    what the run's warm server imports before it forks the workers that grade with them."""
+    core = tuple(f"agent_evals.assertions.{name}" for name in CORE_CHECKS)
+    return tuple(dict.fromkeys((*core, *(module for checks in pack_checks(pack).values() for module in checks.values()))))
+
+
 def kit_check_names(pack: Pack | None = None) -> tuple[str, ...]:
     """Every kit check a suite running with ``pack`` can name: the core's, then the packs'."""
     return CORE_CHECKS + tuple(name for checks in pack_checks(pack).values() for name in checks)

@@ -50,7 +50,7 @@ from agent_evals.runner.rerun_invalid import rerun_problem, rerun_suite
 from agent_evals.runner.sharding import SuiteShard, merge_hint, plan_suite_shard
 from agent_evals.runner.suite_output import ordered_output
 from agent_evals.suites.discovery import Suite, select
-from agent_evals.runner.systems import Systems, server_modules, suite_systems, undo_words
+from agent_evals.runner.systems import Systems, server_modules, suite_systems, undo_words, worker_modules
 from agent_evals.runner.sweep import place as sweep_place
 from agent_evals.runner.sweep import sweep_leftovers, sweep_stale
 from agent_evals.runner.trace_port import own_receiver
@@ -246,7 +246,8 @@ def _run_suites(suites: list[Suite], manifest: RunManifest, folder: Path, select
         lanes = Lanes(at_once)
         try:
             with (WarmWorkers(folder / "warm-workers.log", folder / "warm-workers.json", folder=temp_dir(folder),
-                              model_sdk=not options.get("replay"), system_modules=server_modules(systems)) as warm,
+                              model_sdk=not options.get("replay"), system_modules=server_modules(systems),
+                              worker_modules=worker_modules(systems)) as warm,
                   Systems(manifest.run_id, folder, suites, starter=warm.starter()) as portals,  # stopped before warm
                   ordered_output([item.name for item in suites], progress.line if progress else None) as output,
                   Ticker(output.redraw) if progress else nullcontext()):

@@ -52,6 +52,11 @@ def server_modules(systems: Sequence[System]) -> tuple[str, ...]:
     return tuple(dict.fromkeys(module for system in systems for module in system.server_modules))
 
 
+def worker_modules(systems: Sequence[System]) -> tuple[str, ...]:
+    """What the run's workers import for its systems (``System.worker_modules``), for the warm server."""
+    return tuple(dict.fromkeys(module for system in systems for module in system.worker_modules))
+
+
 def undo_words(systems: Sequence[System]) -> str:
     """What undoing a run does, in its systems' words ("abandoning this run's pull requests and
     removing this run's working copies"); ``CLEANING_UP`` when none undoes anything."""

@@ -71,6 +71,10 @@ PRELOAD = (
     "mcp.client.streamable_http",
     "mcp.shared.exceptions",
     "httpx2",
+    "httpcore2",  # httpx2's transport: imported at a worker's first connection
+    "anyio._backends._asyncio",  # … and anyio's asyncio backend, at its first task group
+    "anyio._core._sockets",
+    "anyio.streams.stapled",
     "jsonschema",
 )
 # The model SDK (about 0.4 s of CPU): preloaded for a run that may call a model, not for a replay,
@@ -127,6 +131,17 @@ def _preload(modules: tuple[str, ...], *, prepare: tuple[str, ...] = (), tls: bo
         gc.enable()
 
 
+def _check_modules() -> tuple[str, ...]:
+    """The modules of the kit's checks, the core's and the built-in packs' (none if they cannot be listed)."""
+    try:
+        from agent_evals.assertions.registry import check_modules  # lazy: after the systems' servers have started
+
+        return check_modules()
+    except Exception as exc:  # noqa: BLE001 - a worker imports what it needs itself then
+        print(f"warm workers: cannot list the kit's checks: {exc}", file=sys.stderr, flush=True)
+        return ()
+
+
 def promptfoo_wrappers() -> tuple[Path, ...]:
     """Promptfoo's Python entry points in this project (what the server may run)."""
     folder = project_root() / "node_modules" / "promptfoo" / "dist" / "src" / "python"
@@ -134,13 +149,15 @@ def promptfoo_wrappers() -> tuple[Path, ...]:
 
 
 def serve(listener: socket.socket, owner_pid: int | None, started: dict[str, int], wrappers: tuple[Path, ...] = (),
-          *, model_sdk: bool = True, system_modules: tuple[str, ...] = ()) -> None:
+          *, model_sdk: bool = True, system_modules: tuple[str, ...] = (), worker_modules: tuple[str, ...] = ()) -> None:
     """Fork a worker for each launcher that connects to ``listener``, until SIGTERM or the owner is gone;
     ``started`` counts them by what they run (the wrapper's file name, the module's name).
     ``wrappers``: the only scripts it runs (default: Promptfoo's); ``model_sdk``: preload the model
     SDK too; ``system_modules``: what the systems' servers import (preloaded first: a system's server
     that asked meanwhile starts before the model SDK is imported, which it does not use, and before
-    those modules' ``warm_workers()`` prepare what the workers need)."""
+    those modules' ``warm_workers()`` prepare what the workers need); ``worker_modules``: what the
+    workers import for the run's systems (``System.worker_modules``), preloaded with the kit's checks
+    (every module a row's grading may import: :func:`agent_evals.assertions.registry.check_modules`)."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # a terminal's Ctrl-C is the runner's to handle
     signal.signal(signal.SIGTERM, lambda *_: sys.exit(0))
     allowed = {os.path.realpath(p) for p in wrappers or promptfoo_wrappers()}
@@ -152,7 +169,7 @@ def serve(listener: socket.socket, owner_pid: int | None, started: dict[str, int
             if request.name == KIT_MODULE:  # a system's server: it does not use the model SDK
                 _start(listener, request, keepers, started)
         # once the systems' servers that asked early have started (they need none of it): the workers' part
-        _preload(MODEL_SDK if model_sdk else (), prepare=system_modules, tls=True)
+        _preload((*(MODEL_SDK if model_sdk else ()), *worker_modules, *_check_modules()), prepare=system_modules, tls=True)
         for request in early:
             if request.name != KIT_MODULE:
                 _start(listener, request, keepers, started)
@@ -443,16 +460,18 @@ class WarmWorkers:
 
     def __init__(self, log_path: Path | None = None, stats_path: Path | None = None,
                  wrappers: tuple[Path, ...] = (), *, folder: Path | None = None, model_sdk: bool = True,
-                 system_modules: tuple[str, ...] = ()) -> None:
+                 system_modules: tuple[str, ...] = (), worker_modules: tuple[str, ...] = ()) -> None:
         """``folder`` holds the launcher (the run's temporary directory; None: one of its own, removed
         at the end); ``wrappers``, what the server may run (default: Promptfoo's wrappers);
         ``model_sdk``: whether the workers may call a model (False on a replay: the SDK is not preloaded);
-        ``system_modules``: what the run's systems' servers import (``agent_evals.runner.systems.server_modules``)."""
+        ``system_modules``: what the run's systems' servers import (``agent_evals.runner.systems.server_modules``);
+        ``worker_modules``: what the workers import for them (``agent_evals.runner.systems.worker_modules``)."""
         self._log_path = log_path
         self._stats_path = stats_path
         self._wrappers = wrappers
         self._model_sdk = model_sdk
         self._system_modules = system_modules
+        self._worker_modules = worker_modules
         self._given_folder = folder
         self._folder: Path | None = None
         self._socket = f"@agent-evals-warm-{os.getpid()}-{secrets.token_hex(8)}"  # abstract: nothing on disk
@@ -479,6 +498,7 @@ class WarmWorkers:
                  "--owner-pid", str(os.getpid()), *(["--stats", str(self._stats_path)] if self._stats_path else []),
                  *(arg for path in self._wrappers for arg in ("--wrapper", str(path))),
                  *(arg for module in self._system_modules for arg in ("--system-module", module)),
+                 *(arg for module in self._worker_modules for arg in ("--worker-module", module)),
                  *([] if self._model_sdk else ["--no-model-sdk"])],
                 stdin=subprocess.DEVNULL, stdout=log, stderr=log, pass_fds=(listener.fileno(),),
             )
@@ -536,12 +556,15 @@ def main(argv: list[str] | None = None) -> None:
                         help="do not preload the model SDK (a replay: the workers call no model)")
     parser.add_argument("--system-module", dest="system_modules", action="append", default=[],
                         help="a module the run's systems' servers import (preloaded first)")
+    parser.add_argument("--worker-module", dest="worker_modules", action="append", default=[],
+                        help="a module the workers import for the run's systems")
     args = parser.parse_args(argv)
     began = time.monotonic()
     started: dict[str, int] = {}
     try:
         serve(socket.socket(fileno=args.listener), args.owner_pid, started, tuple(args.wrapper),
-              model_sdk=args.model_sdk, system_modules=tuple(args.system_modules))
+              model_sdk=args.model_sdk, system_modules=tuple(args.system_modules),
+              worker_modules=tuple(args.worker_modules))
     finally:
         seconds = round(time.monotonic() - began, 1)
         print(f"warm workers: {sum(started.values())} process(es) in {seconds} s", file=sys.stderr, flush=True)

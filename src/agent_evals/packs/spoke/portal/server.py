@@ -44,11 +44,15 @@ class ListenError(RuntimeError):
 def warm_workers() -> None:
     """Called by the warm server after it imported this module (``System.server_modules``), before it
     forks the run's workers: the validators of the portal tools' output schemas, compiled once there
-    instead of in every worker's first MCP session."""
-    from agent_evals.authoring import precompile_output_validators  # lazy: only the warm server compiles them
+    instead of in every worker's first MCP session, and that of the spoke schema, which the
+    ``spoke_json_valid`` check compiles at a worker's first row otherwise (it keeps one per schema: the
+    portal's, as ``GET /api/schema`` serves it, is this one)."""
+    from agent_evals.authoring import precompile_output_validators, schema_issues  # lazy: only the warm server compiles them
+    from agent_evals.packs.spoke.portal.schema import load_spoke_schema  # lazy: only the warm server reads it
     from agent_evals.packs.spoke.portal.tool_catalog import catalog  # lazy: only the warm server reads it
 
     precompile_output_validators((tool["name"], tool.get("output_schema")) for tool in catalog())
+    schema_issues({}, {"schema": load_spoke_schema()})  # compiles and keeps the check's validator
 
 
 def base_url(host: str, port: int) -> str:
