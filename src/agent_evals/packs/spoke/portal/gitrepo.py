@@ -14,10 +14,12 @@ import os
 import shutil
 import subprocess
 import tempfile
+import time
 import zlib
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from agent_evals.packs.spoke.portal.errors import GitError
 
@@ -160,14 +162,17 @@ class GitRepo:
     # --- writing ------------------------------------------------------------------------------
 
     def write_blob(self, data: bytes) -> str:
-        """Store ``data`` as a blob; its id. Written as git writes a loose object, without a git process
-        (one per file was most of a data dir's seeding): ``blob <size>\\0<data>``, zlib-compressed, at
-        ``objects/<first 2 hex>/<other 38>``, complete under a temporary name (git's own ``tmp_obj_``,
-        which its prune removes) before it takes its own. A repository with another object format than
-        SHA-1 is left to git."""
+        """Store ``data`` as a blob; its id (see :meth:`_write_object`)."""
         if not self._sha1_objects():
             return self.out("hash-object", "-w", "--stdin", stdin=data)
-        body = b"blob %d\0" % len(data) + data
+        return self._write_object(b"blob", data)
+
+    def _write_object(self, kind: bytes, content: bytes) -> str:
+        """Store an object as git writes a loose one, without a git process (one per file, tree and commit
+        was most of a data dir's seeding and of a PR's CPU): ``<kind> <size>\\0<content>``, zlib-compressed,
+        at ``objects/<first 2 hex>/<other 38>``, complete under a temporary name (git's own ``tmp_obj_``,
+        which its prune removes) before it takes its own. SHA-1 repositories only (:meth:`_sha1_objects`)."""
+        body = b"%s %d\0" % (kind, len(content)) + content
         sha = hashlib.sha1(body).hexdigest()  # noqa: S324 - git's object id, not a security hash
         path = self.path / "objects" / sha[:2] / sha[2:]
         if path.exists():
@@ -198,7 +203,36 @@ class GitRepo:
         self, files: Mapping[str, str], base: str | None = None, *, remove: Sequence[str] = ()
     ) -> str:
         """A tree: ``base`` commit's tree (if any) with ``files`` (path -> blob id) added or replaced
-        and the ``remove`` paths taken out."""
+        and the ``remove`` paths taken out. Its files are read with one ``ls-tree``; the trees are
+        written as git's ``write-tree`` writes them (:func:`tree_content`), without an index."""
+        if not self._sha1_objects():
+            return self._write_tree_with_an_index(files, base, remove=remove)
+        leaves = self._leaves(base) if base is not None else {}
+        for path, sha in files.items():
+            _make_room(leaves, path)
+            leaves[path] = ("100644", sha)
+        for path in remove:  # after the files, as git's index applies them: a path in both is removed
+            leaves.pop(path, None)
+        return self._write_trees(nest(leaves))
+
+    def _leaves(self, commit: str) -> dict[str, tuple[str, str]]:
+        """Path -> (mode, id) of every entry of ``commit``'s tree that is not a tree."""
+        leaves = {}
+        for entry in self.run("ls-tree", "-r", "-z", "--full-tree", commit)[1].split(b"\0"):
+            if entry:
+                meta, _, path = entry.decode().partition("\t")
+                mode, _kind, sha = meta.split()
+                leaves[path] = (mode, sha)
+        return leaves
+
+    def _write_trees(self, node: Mapping[str, Any]) -> str:
+        entries = {name: ("40000", self._write_trees(child)) if isinstance(child, Mapping) else child
+                   for name, child in node.items()}
+        return self._write_object(b"tree", tree_content(entries))
+
+    def _write_tree_with_an_index(
+        self, files: Mapping[str, str], base: str | None = None, *, remove: Sequence[str] = ()
+    ) -> str:
         # in the repository, not the temporary directory: a portal killed meanwhile leaves it where
         # the next start of the portal removes it (``remove_stale_indexes``)
         with tempfile.TemporaryDirectory(prefix=INDEX_PREFIX, dir=self.path) as tmp:
@@ -218,10 +252,19 @@ class GitRepo:
         return len(stale)
 
     def commit(self, tree: str, parents: Sequence[str], message: str, identity: Identity = Identity()) -> str:
-        args = ["commit-tree", tree]
-        for parent in parents:
-            args += ["-p", parent]
-        return self.out(*args, stdin=message.encode(), env=identity.env())
+        """A commit of ``tree``, as ``git commit-tree`` writes it (now, in the local time zone)."""
+        if not self._sha1_objects():
+            args = ["commit-tree", tree]
+            for parent in parents:
+                args += ["-p", parent]
+            return self.out(*args, stdin=message.encode(), env=identity.env())
+        env = identity.env()
+        when = _git_time(time.time())
+        author = _ident(env["GIT_AUTHOR_NAME"], env["GIT_AUTHOR_EMAIL"])
+        committer = _ident(env["GIT_COMMITTER_NAME"], env["GIT_COMMITTER_EMAIL"])
+        head = f"tree {tree}\n" + "".join(f"parent {parent}\n" for parent in dict.fromkeys(parents))  # git drops a repeat
+        head += f"author {author} {when}\ncommitter {committer} {when}\n\n"
+        return self._write_object(b"commit", (head + message).encode())
 
     def merge_tree(self, ours: str, theirs: str) -> str | None:
         """The merged tree of two commits, or ``None`` on a conflict (git >= 2.38)."""
@@ -238,3 +281,67 @@ class GitRepo:
             return False
         self.run("update-ref", "-d", f"refs/heads/{branch}")
         return True
+
+
+def _make_room(leaves: dict[str, tuple[str, str]], path: str) -> None:
+    """Take out what ``path`` replaces, as git's index does: a file where one of its folders goes, and
+    whatever was in a folder of that name."""
+    parts = path.split("/")
+    for depth in range(1, len(parts)):
+        leaves.pop("/".join(parts[:depth]), None)
+    for inside in [other for other in leaves if other.startswith(path + "/")]:
+        del leaves[inside]
+
+
+def nest(leaves: Mapping[str, tuple[str, str]]) -> dict[str, Any]:
+    """Path -> (mode, id) as nested folders: name -> (mode, id), or name -> the folder's own mapping."""
+    root: dict[str, Any] = {}
+    for path, leaf in leaves.items():
+        *folders, name = path.split("/")
+        node = root
+        for folder in folders:
+            node = node.setdefault(folder, {})
+            if not isinstance(node, dict):
+                raise GitError(f"{path}: {folder} is a file, not a folder")
+        if isinstance(node.get(name), dict):
+            raise GitError(f"{path} is a folder, not a file")
+        node[name] = leaf
+    return root
+
+
+def tree_content(entries: Mapping[str, tuple[str, str]]) -> bytes:
+    """A tree object's content: ``<mode> <name>\\0<binary id>`` per entry, in git's order (by name's bytes,
+    a folder's name compared as if it ended in ``/``)."""
+    def key(item: tuple[str, tuple[str, str]]) -> bytes:
+        name, (mode, _) = item
+        return name.encode() + (b"/" if mode == "40000" else b"")
+
+    return b"".join(f"{mode} {name}".encode() + b"\0" + bytes.fromhex(sha)
+                    for name, (mode, sha) in sorted(entries.items(), key=key))
+
+
+_CRUD = frozenset(b".,:;<>\"\\'")  # with every byte up to space: what git trims from the ends of a name or email
+
+
+def _ident(name: str, email: str) -> str:
+    """``Name <email>`` as git writes it: crud trimmed from both ends, ``<``, ``>`` and newlines left out."""
+    parts = []
+    for value in (name, email):
+        raw = value.encode()
+        start, end = 0, len(raw)
+        while start < end and (raw[start] <= 32 or raw[start] in _CRUD):
+            start += 1
+        while end > start and (raw[end - 1] <= 32 or raw[end - 1] in _CRUD):
+            end -= 1
+        parts.append(bytes(c for c in raw[start:end] if c not in b"<>\n").decode())
+    if not parts[0]:
+        raise GitError(f"git: empty ident name (for <{parts[1]}>) not allowed")
+    return f"{parts[0]} <{parts[1]}>"
+
+
+def _git_time(now: float) -> str:
+    """``<seconds> <+hhmm>``: a time as a commit records it, in the local time zone (as git does)."""
+    seconds = int(now)
+    offset = time.localtime(seconds).tm_gmtoff // 60
+    sign = "-" if offset < 0 else "+"
+    return f"{seconds} {sign}{abs(offset) // 60:02d}{abs(offset) % 60:02d}"
