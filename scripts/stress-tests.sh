@@ -11,6 +11,9 @@
 set -uo pipefail
 cd "$(dirname "$0")/.."
 
+case "${1:-}" in
+  -h|--help) sed -n '2,/^set /p' "$0" | sed '$d; s/^# \{0,1\}//'; exit 0 ;;  # the lines above, without a run
+esac
 runs=5
 if [ "${1:-}" = "--runs" ]; then runs="$2"; shift 2; fi
 cores=${STRESS_HOGS:-$(getconf _NPROCESSORS_ONLN 2>/dev/null || echo 2)}  # busy loops: one per CPU

@@ -8,8 +8,10 @@ a process it started left in that temporary directory (outside pytest's own ``tm
 folders), and any process still running from the session (one that inherited its environment, or
 whose command line names its folder: an MCP stdio server on a working copy), fails the session
 with the list.
-A passing session removes the directory; a failing one keeps it and prints where (the logs of
-the failed tests are in their ``tmp_path`` folders there).
+A passing session removes the directory, and so does one that ran no test (a path that does not
+exist, a selection of none); a failing one keeps it and prints where (the logs of the failed tests
+are in their ``tmp_path`` folders there). A pytest that ran no session at all (``--help``) removes
+it as it ends.
 """
 
 from __future__ import annotations
@@ -93,8 +95,20 @@ def _left_running(root: Path) -> list[str]:
     return sorted(set(processes_with(SESSION_ENV, str(root))) | set(processes_naming(str(root))))
 
 
+# passed, or ran nothing (a path that does not exist, a selection of no test): no failed test's files to keep
+_NOTHING_TO_KEEP = (pytest.ExitCode.OK, pytest.ExitCode.USAGE_ERROR, pytest.ExitCode.NO_TESTS_COLLECTED)
+_SESSIONS_FINISHED: list[int] = []  # this process's finished sessions (their exit status)
+
+
+def pytest_unconfigure(config: pytest.Config) -> None:
+    """The folder of a pytest that ran no session (``--help``), made at the start, goes with it."""
+    if not hasattr(config, "workerinput") and not _SESSIONS_FINISHED and SESSION_ENV in os.environ:
+        shutil.rmtree(os.environ[SESSION_ENV], ignore_errors=True)
+
+
 @pytest.hookimpl(trylast=True)
 def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
+    _SESSIONS_FINISHED.append(int(exitstatus))
     kept = sys.modules.get("agent_evals.agent.worker_sessions")
     if kept is not None:  # stdio servers kept for this process's life (lifetime: worker) stop with it
         kept.WORKER_SESSIONS.close()
@@ -113,7 +127,7 @@ def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
         for line in [*files, *processes]:
             write(f"  {line}", red=True)
         session.exitstatus = pytest.ExitCode.TESTS_FAILED
-    if session.exitstatus == 0:
+    if session.exitstatus in _NOTHING_TO_KEEP:
         shutil.rmtree(root, ignore_errors=True)
     else:
         write(f"the tests' files are kept in {root} (each failed test's tmp_path, with its logs, is under "

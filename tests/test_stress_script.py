@@ -44,3 +44,11 @@ def test_a_failing_test_fails_the_stress_run_and_is_named(tmp_path: Path) -> Non
     assert "run 1/1: FAILED, exit 1" in done.stdout and "test_always_fails" in done.stdout, done.stdout
     assert done.stdout.splitlines()[-1] == "stress: 0 of 1 run(s) passed under load"
     assert processes_with("AGENT_EVALS_STRESS_MARK", mark) == []
+
+
+def test_help_says_how_to_use_it_and_runs_nothing(tmp_path: Path) -> None:
+    env = {**clean_env(), "STRESS_LOG_DIR": str(tmp_path / "logs")}
+    done = subprocess.run([str(SCRIPT), "--help"], env=env, cwd=PROJECT_ROOT, capture_output=True, text=True,
+                          timeout=60)
+    assert done.returncode == 0 and "scripts/stress-tests.sh --runs 2 tests/runner/test_lifecycle.py" in done.stdout
+    assert "stress:" not in done.stdout and not (tmp_path / "logs").exists()
