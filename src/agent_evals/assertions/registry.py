@@ -73,7 +73,8 @@ def check_modules(pack: Pack | None = None) -> tuple[str, ...]:
     """The module of every kit check a suite running with ``pack`` can name (the core's, then the packs'):
     what the run's warm server imports before it forks the workers that grade with them."""
     core = tuple(f"agent_evals.assertions.{name}" for name in CORE_CHECKS)
-    return tuple(dict.fromkeys((*core, *(module for checks in pack_checks(pack).values() for module in checks.values()))))
+    packs = (module for checks in pack_checks(pack).values() for module in checks.values())
+    return tuple(dict.fromkeys((*core, *packs)))
 
 
 def kit_check_names(pack: Pack | None = None) -> tuple[str, ...]:

@@ -134,7 +134,7 @@ def _preload(modules: tuple[str, ...], *, prepare: tuple[str, ...] = (), tls: bo
 def _check_modules() -> tuple[str, ...]:
     """The modules of the kit's checks, the core's and the built-in packs' (none if they cannot be listed)."""
     try:
-        from agent_evals.assertions.registry import check_modules  # lazy: after the systems' servers have started
+        from agent_evals.assertions.registry import check_modules  # lazy: after the systems' servers started
 
         return check_modules()
     except Exception as exc:  # noqa: BLE001 - a worker imports what it needs itself then
@@ -149,7 +149,8 @@ def promptfoo_wrappers() -> tuple[Path, ...]:
 
 
 def serve(listener: socket.socket, owner_pid: int | None, started: dict[str, int], wrappers: tuple[Path, ...] = (),
-          *, model_sdk: bool = True, system_modules: tuple[str, ...] = (), worker_modules: tuple[str, ...] = ()) -> None:
+          *, model_sdk: bool = True, system_modules: tuple[str, ...] = (),
+          worker_modules: tuple[str, ...] = ()) -> None:
     """Fork a worker for each launcher that connects to ``listener``, until SIGTERM or the owner is gone;
     ``started`` counts them by what they run (the wrapper's file name, the module's name).
     ``wrappers``: the only scripts it runs (default: Promptfoo's); ``model_sdk``: preload the model
@@ -169,7 +170,8 @@ def serve(listener: socket.socket, owner_pid: int | None, started: dict[str, int
             if request.name == KIT_MODULE:  # a system's server: it does not use the model SDK
                 _start(listener, request, keepers, started)
         # once the systems' servers that asked early have started (they need none of it): the workers' part
-        _preload((*(MODEL_SDK if model_sdk else ()), *worker_modules, *_check_modules()), prepare=system_modules, tls=True)
+        workers_part = (*(MODEL_SDK if model_sdk else ()), *worker_modules, *_check_modules())
+        _preload(workers_part, prepare=system_modules, tls=True)
         for request in early:
             if request.name != KIT_MODULE:
                 _start(listener, request, keepers, started)
@@ -464,8 +466,9 @@ class WarmWorkers:
         """``folder`` holds the launcher (the run's temporary directory; None: one of its own, removed
         at the end); ``wrappers``, what the server may run (default: Promptfoo's wrappers);
         ``model_sdk``: whether the workers may call a model (False on a replay: the SDK is not preloaded);
-        ``system_modules``: what the run's systems' servers import (``agent_evals.runner.systems.server_modules``);
-        ``worker_modules``: what the workers import for them (``agent_evals.runner.systems.worker_modules``)."""
+        ``system_modules``: what the run's systems' servers import
+        (``agent_evals.runner.systems.server_modules``); ``worker_modules``: what the workers import
+        for them (``agent_evals.runner.systems.worker_modules``)."""
         self._log_path = log_path
         self._stats_path = stats_path
         self._wrappers = wrappers

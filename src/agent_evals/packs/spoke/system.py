@@ -57,7 +57,9 @@ class PortalSystem(System):
     # -- run scope
 
     server_modules = ("agent_evals.packs.spoke.portal.server",)  # `agent-evals portal serve`'s
-    worker_modules = ("agent_evals.packs.spoke.fixtures", "agent_evals.packs.spoke.snapshot", "agent_evals.packs.spoke.undo")
+    worker_modules = (  # what a worker imports for a row: its fixtures, end state, undo
+        "agent_evals.packs.spoke.fixtures", "agent_evals.packs.spoke.snapshot", "agent_evals.packs.spoke.undo",
+    )
 
     def pool(
         self, run_id: str, log_folder: Path, suites: Sequence[Suite], *, starter: KitStarter = COLD

@@ -190,7 +190,8 @@ class GitRepo:
         return sha
 
     def _sha1_objects(self) -> bool:
-        """The repository names its objects by SHA-1 (git's default; ``extensions.objectFormat`` may say otherwise)."""
+        """The repository names its objects by SHA-1 (git's default; ``extensions.objectFormat`` may say
+        otherwise)."""
         if self._sha1 is None:
             try:
                 config = (self.path / "config").read_text(encoding="utf-8", errors="replace").lower()
@@ -262,7 +263,8 @@ class GitRepo:
         when = _git_time(time.time())
         author = _ident(env["GIT_AUTHOR_NAME"], env["GIT_AUTHOR_EMAIL"])
         committer = _ident(env["GIT_COMMITTER_NAME"], env["GIT_COMMITTER_EMAIL"])
-        head = f"tree {tree}\n" + "".join(f"parent {parent}\n" for parent in dict.fromkeys(parents))  # git drops a repeat
+        parents = list(dict.fromkeys(parents))  # git drops a repeated parent
+        head = f"tree {tree}\n" + "".join(f"parent {parent}\n" for parent in parents)
         head += f"author {author} {when}\ncommitter {committer} {when}\n\n"
         return self._write_object(b"commit", (head + message).encode())
 
@@ -320,7 +322,8 @@ def tree_content(entries: Mapping[str, tuple[str, str]]) -> bytes:
                     for name, (mode, sha) in sorted(entries.items(), key=key))
 
 
-_CRUD = frozenset(b".,:;<>\"\\'")  # with every byte up to space: what git trims from the ends of a name or email
+# with every byte up to space: what git trims from the ends of a name or an email
+_CRUD = frozenset(b".,:;<>\"\\'")
 
 
 def _ident(name: str, email: str) -> str:

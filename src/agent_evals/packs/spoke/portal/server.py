@@ -47,7 +47,10 @@ def warm_workers() -> None:
     instead of in every worker's first MCP session, and that of the spoke schema, which the
     ``spoke_json_valid`` check compiles at a worker's first row otherwise (it keeps one per schema: the
     portal's, as ``GET /api/schema`` serves it, is this one)."""
-    from agent_evals.authoring import precompile_output_validators, schema_issues  # lazy: only the warm server compiles them
+    from agent_evals.authoring import (  # lazy: only the warm server compiles them
+        precompile_output_validators,
+        schema_issues,
+    )
     from agent_evals.packs.spoke.portal.schema import load_spoke_schema  # lazy: only the warm server reads it
     from agent_evals.packs.spoke.portal.tool_catalog import catalog  # lazy: only the warm server reads it
 
