@@ -26,7 +26,7 @@ from agent_evals.suites.discovery import select
 from agent_evals.testing.conversations import ScriptedConversations
 from agent_evals.testing.pause_points import PAUSE_ENV
 from agent_evals.testing.scripted_openai import ScriptedOpenAIServer
-from agent_evals.testing.scripted_replies import ChatRequest, HoldAfterTool, Reply
+from agent_evals.testing.scripted_replies import HoldAfterTool
 from tests.conftest import PROJECT_ROOT
 from tests.leftovers import processes_with
 
@@ -37,16 +37,13 @@ pytestmark = pytest.mark.skipif(
 )
 
 
-class FirstRowWithItsPullRequest:
+class FirstRowWithItsPullRequest(HoldAfterTool):
     """The golden plans played live; the model's reply after the first row opened its pull request
     is held until the test has interrupted (the preflight's pings pass)."""
 
     def __init__(self) -> None:
-        self.hold = HoldAfterTool(ScriptedConversations(build_scripts(select("spoke-create")[0])),
-                                  "create_spoke_pull_request", limit_s=60)
-
-    def __call__(self, request: ChatRequest) -> Reply:
-        return self.hold(request)
+        super().__init__(ScriptedConversations(build_scripts(select("spoke-create")[0])), "create_spoke_pull_request",
+                         limit_s=60)
 
 
 @pytest.fixture
@@ -55,7 +52,7 @@ def models() -> Iterator[FirstRowWithItsPullRequest]:
     with ScriptedOpenAIServer(responder) as server:
         responder.server = server  # type: ignore[attr-defined]
         yield responder
-    responder.hold.release()
+    responder.release()
 
 
 @pytest.fixture
@@ -88,9 +85,9 @@ def test_an_interrupt_at_each_moment_of_the_start(env: dict[str, str], models: F
         _interrupt(terminal, how)
         os.kill(terminal.process.pid, signal.SIGCONT)
     else:
-        terminal.wait_for(models.hold.held.is_set, 120, "the first row's pull request")
+        terminal.wait_for(models.held.is_set, 120, "the first row's pull request")
         _interrupt(terminal, how)
-        models.hold.release()
+        models.release()
     code = terminal.wait(timeout=120)
 
     output = terminal.output

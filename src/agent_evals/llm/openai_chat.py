@@ -282,8 +282,6 @@ def build_client(endpoint: Endpoint, *, timeout_s: float) -> AsyncOpenAI:
     return openai.AsyncAzureOpenAI(**azure, **common)
 
 
-
-
 def default_credential_token_provider() -> Any:
     """A bearer-token provider from ``azure-identity``'s DefaultAzureCredential (optional)."""
     try:

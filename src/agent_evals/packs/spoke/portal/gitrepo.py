@@ -205,7 +205,7 @@ class GitRepo:
     ) -> str:
         """A tree: ``base`` commit's tree (if any) with ``files`` (path -> blob id) added or replaced
         and the ``remove`` paths taken out. Its files are read with one ``ls-tree``; the trees are
-        written as git's ``write-tree`` writes them (:func:`tree_content`), without an index."""
+        written as git's ``write-tree`` writes them (:func:`_tree_content`), without an index."""
         if not self._sha1_objects():
             return self._write_tree_with_an_index(files, base, remove=remove)
         leaves = self._leaves(base) if base is not None else {}
@@ -214,7 +214,7 @@ class GitRepo:
             leaves[path] = ("100644", sha)
         for path in remove:  # after the files, as git's index applies them: a path in both is removed
             leaves.pop(path, None)
-        return self._write_trees(nest(leaves))
+        return self._write_trees(_nest(leaves))
 
     def _leaves(self, commit: str) -> dict[str, tuple[str, str]]:
         """Path -> (mode, id) of every entry of ``commit``'s tree that is not a tree."""
@@ -229,7 +229,7 @@ class GitRepo:
     def _write_trees(self, node: Mapping[str, Any]) -> str:
         entries = {name: ("40000", self._write_trees(child)) if isinstance(child, Mapping) else child
                    for name, child in node.items()}
-        return self._write_object(b"tree", tree_content(entries))
+        return self._write_object(b"tree", _tree_content(entries))
 
     def _write_tree_with_an_index(
         self, files: Mapping[str, str], base: str | None = None, *, remove: Sequence[str] = ()
@@ -295,7 +295,7 @@ def _make_room(leaves: dict[str, tuple[str, str]], path: str) -> None:
         del leaves[inside]
 
 
-def nest(leaves: Mapping[str, tuple[str, str]]) -> dict[str, Any]:
+def _nest(leaves: Mapping[str, tuple[str, str]]) -> dict[str, Any]:
     """Path -> (mode, id) as nested folders: name -> (mode, id), or name -> the folder's own mapping."""
     root: dict[str, Any] = {}
     for path, leaf in leaves.items():
@@ -311,7 +311,7 @@ def nest(leaves: Mapping[str, tuple[str, str]]) -> dict[str, Any]:
     return root
 
 
-def tree_content(entries: Mapping[str, tuple[str, str]]) -> bytes:
+def _tree_content(entries: Mapping[str, tuple[str, str]]) -> bytes:
     """A tree object's content: ``<mode> <name>\\0<binary id>`` per entry, in git's order (by name's bytes,
     a folder's name compared as if it ended in ``/``)."""
     def key(item: tuple[str, tuple[str, str]]) -> bytes:
