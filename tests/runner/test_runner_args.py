@@ -64,6 +64,15 @@ def test_promptfoo_never_caches_a_conversation_under_the_runner() -> None:
     assert promptfoo_env({"PATH": "/bin", "PROMPTFOO_CACHE_ENABLED": "true"})["PROMPTFOO_CACHE_ENABLED"] == "false"
 
 
+def test_promptfoo_reads_a_rows_trace_once() -> None:
+    """The provider's spans are stored before it answers (tests/runner/test_traces.py checks that the
+    trajectory checks still see every tool call); a user's own setting stays."""
+    from agent_evals.runner.promptfoo_process import promptfoo_env
+
+    assert promptfoo_env({"PATH": "/bin"})["PROMPTFOO_TRACE_FETCH_STABLE_POLLS"] == "1"
+    assert promptfoo_env({"PATH": "/bin", "PROMPTFOO_TRACE_FETCH_STABLE_POLLS": "3"})["PROMPTFOO_TRACE_FETCH_STABLE_POLLS"] == "3"
+
+
 def test_without_the_preflight_the_runner_still_knows_the_selection() -> None:
     """``--no-check`` skips the preflight's checks, not its selection: Promptfoo gets no more workers
     than the selected rows, and the run's manifest names the cases (the report's completeness)."""
