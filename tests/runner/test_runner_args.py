@@ -69,8 +69,9 @@ def test_promptfoo_reads_a_rows_trace_once() -> None:
     trajectory checks still see every tool call); a user's own setting stays."""
     from agent_evals.runner.promptfoo_process import promptfoo_env
 
-    assert promptfoo_env({"PATH": "/bin"})["PROMPTFOO_TRACE_FETCH_STABLE_POLLS"] == "1"
-    assert promptfoo_env({"PATH": "/bin", "PROMPTFOO_TRACE_FETCH_STABLE_POLLS": "3"})["PROMPTFOO_TRACE_FETCH_STABLE_POLLS"] == "3"
+    polls = "PROMPTFOO_TRACE_FETCH_STABLE_POLLS"
+    assert promptfoo_env({"PATH": "/bin"})[polls] == "1"
+    assert promptfoo_env({"PATH": "/bin", polls: "3"})[polls] == "3"
 
 
 def test_without_the_preflight_the_runner_still_knows_the_selection() -> None:
