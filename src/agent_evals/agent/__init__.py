@@ -16,14 +16,42 @@ MCP server cannot be started or reached or stops; ``LLMError`` / ``LLMConfigErro
 tools, failing tools) are tool results, not exceptions. See ``docs/agent.md``.
 """
 
-from agent_evals.agent.config import AgentConfig, available_agents, load_agent_config
-from agent_evals.agent.errors import AgentConfigError, ServerUnavailable
-from agent_evals.agent.factory import Agent, create_agent, load_factory
-from agent_evals.agent.loop import run_turn
-from agent_evals.agent.mcp_servers import HttpServer, McpServer, StdioServer, resolve_servers
-from agent_evals.agent.mcp_session import McpSession
-from agent_evals.agent.mcp_tools import McpTools
-from agent_evals.agent.types import AgentReply, ConversationalAgent, StopReason, ToolCall, ToolResult
+from typing import TYPE_CHECKING
+
+from agent_evals.lazy_exports import lazy_exports
+
+if TYPE_CHECKING:
+    from agent_evals.agent.config import AgentConfig, available_agents, load_agent_config
+    from agent_evals.agent.errors import AgentConfigError, ServerUnavailable
+    from agent_evals.agent.factory import Agent, create_agent, load_factory
+    from agent_evals.agent.loop import run_turn
+    from agent_evals.agent.mcp_servers import HttpServer, McpServer, StdioServer, resolve_servers
+    from agent_evals.agent.mcp_session import McpSession
+    from agent_evals.agent.mcp_tools import McpTools
+    from agent_evals.agent.types import AgentReply, ConversationalAgent, StopReason, ToolCall, ToolResult
+
+__getattr__ = lazy_exports(__name__, {
+    "AgentConfig": "config",
+    "available_agents": "config",
+    "load_agent_config": "config",
+    "AgentConfigError": "errors",
+    "ServerUnavailable": "errors",
+    "Agent": "factory",
+    "create_agent": "factory",
+    "load_factory": "factory",
+    "run_turn": "loop",
+    "HttpServer": "mcp_servers",
+    "McpServer": "mcp_servers",
+    "StdioServer": "mcp_servers",
+    "resolve_servers": "mcp_servers",
+    "McpSession": "mcp_session",
+    "McpTools": "mcp_tools",
+    "AgentReply": "types",
+    "ConversationalAgent": "types",
+    "StopReason": "types",
+    "ToolCall": "types",
+    "ToolResult": "types",
+})
 
 __all__ = [
     "Agent",

@@ -12,29 +12,59 @@ Errors: :class:`LLMError` when no answer could be had (after retries);
 :class:`LLMConfigError` (a subclass) when the settings are missing or wrong.
 """
 
-from agent_evals.llm.endpoint import Endpoint, EndpointKind, Secret
-from agent_evals.llm.openai_chat import OpenAIChatModel
-from agent_evals.llm.pricing import ModelPrice, PriceTable
-from agent_evals.llm.retry import RetryPolicy
-from agent_evals.llm.settings import (
-    LLMSettings,
-    chat_model,
-    describe_llm_settings,
-    llm_configured,
-    load_settings,
-    resolve_model,
-)
-from agent_evals.llm.types import (
-    ChatModel,
-    ChatResponse,
-    LLMConfigError,
-    LLMError,
-    Message,
-    Role,
-    ToolCall,
-    ToolSpec,
-    Usage,
-)
+from typing import TYPE_CHECKING
+
+from agent_evals.lazy_exports import lazy_exports
+
+if TYPE_CHECKING:
+    from agent_evals.llm.endpoint import Endpoint, EndpointKind, Secret
+    from agent_evals.llm.openai_chat import OpenAIChatModel
+    from agent_evals.llm.pricing import ModelPrice, PriceTable
+    from agent_evals.llm.retry import RetryPolicy
+    from agent_evals.llm.settings import (
+        LLMSettings,
+        chat_model,
+        describe_llm_settings,
+        llm_configured,
+        load_settings,
+        resolve_model,
+    )
+    from agent_evals.llm.types import (
+        ChatModel,
+        ChatResponse,
+        LLMConfigError,
+        LLMError,
+        Message,
+        Role,
+        ToolCall,
+        ToolSpec,
+        Usage,
+    )
+
+__getattr__ = lazy_exports(__name__, {
+    "Endpoint": "endpoint",
+    "EndpointKind": "endpoint",
+    "Secret": "endpoint",
+    "OpenAIChatModel": "openai_chat",
+    "ModelPrice": "pricing",
+    "PriceTable": "pricing",
+    "RetryPolicy": "retry",
+    "LLMSettings": "settings",
+    "chat_model": "settings",
+    "describe_llm_settings": "settings",
+    "llm_configured": "settings",
+    "load_settings": "settings",
+    "resolve_model": "settings",
+    "ChatModel": "types",
+    "ChatResponse": "types",
+    "LLMConfigError": "types",
+    "LLMError": "types",
+    "Message": "types",
+    "Role": "types",
+    "ToolCall": "types",
+    "ToolSpec": "types",
+    "Usage": "types",
+})
 
 __all__ = [
     "ChatModel",

@@ -16,10 +16,9 @@ from agent_evals.preflight.offline_tools import portal_tool_specs
 from agent_evals.suites.problems import Problem
 from agent_evals.preflight.suite_checks import ProviderPlan
 from agent_evals.provider.config import ProviderConfigError, parse_config
+from agent_evals.provider.modes import GOLDEN
 from agent_evals.provider.run import fingerprints
 from agent_evals.suites.files import LoadedSuite, TestEntry, render_prompt
-
-GOLDEN = "golden"
 
 
 def replay_folder(loaded: LoadedSuite, replay: str) -> Path:

@@ -52,13 +52,10 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_valida
 
 from agent_evals.conversation.driver import DEFAULT_MAX_TURNS, MAX_TURNS_LIMIT
 from agent_evals.llm.caps import MAX_TOKENS_LIMIT
+from agent_evals.provider.modes import ALLOW_STALE_ENV, GOLDEN, RECORD_ENV, REPLAY_ENV
 from agent_evals.record import KitError, UserCheck
 from agent_evals.validation_errors import describe
 
-RECORD_ENV = "AGENT_EVALS_RECORD_DIR"
-REPLAY_ENV = "AGENT_EVALS_REPLAY_DIR"
-ALLOW_STALE_ENV = "AGENT_EVALS_ALLOW_STALE"
-GOLDEN = "golden"
 EXPANDED_MESSAGES = (
     "vars.user_messages arrived as one string, not a list: Promptfoo turns a list of strings in a test's vars "
     "into one test per string. Set `options: {disableVarExpansion: true}` in the suite's defaultTest (or the test), "

@@ -27,9 +27,6 @@ from agent_evals.shards.selection import REPLACED, description_pattern, rewrite_
 from agent_evals.suites.discovery import Suite
 from agent_evals.suites.manifest import RunManifest, SuiteRun
 from agent_evals.suites.shard_spec import tagged_path
-from agent_evals.report.build import build_report
-from agent_evals.report.promptfoo_db import DB_NAME, connect, list_evals, read_eval
-from agent_evals.report.sources import load_run
 from agent_evals.runner.describe import eval_description
 from agent_evals.suites.promptfoo_args import read_flags
 
@@ -96,6 +93,8 @@ def attempt_path(path: str, attempt: int) -> str:
 
 def _invalid_rows(eval_ids: Sequence[str], config_dir: Path | None) -> list[tuple[str, str]]:
     """``(description, case id)`` of each invalid row of these evals (a case with two: twice)."""
+    from agent_evals.report.promptfoo_db import DB_NAME, connect, list_evals, read_eval  # lazy: not at run start
+
     with connect((config_dir or promptfoo_config_dir()) / DB_NAME) as con:
         stored = {item.eval_id: item for item in list_evals(con)}
         rows = [row for eid in eval_ids if eid in stored for row in read_eval(con, stored[eid])[1]]
@@ -113,6 +112,9 @@ def _by_count(invalid: list[tuple[str, str]]) -> dict[int, list[tuple[str, str]]
 
 def final_code(manifest: RunManifest, suite: str, config_dir: Path | None = None) -> int:
     """0 when every run of the suite (re-runs in their invalid rows' place) passed, else 100."""
+    from agent_evals.report.build import build_report  # lazy: read after a pass, not at run start
+    from agent_evals.report.sources import load_run  # lazy: read after a pass, not at run start
+
     report = build_report(*_loaded(load_run(manifest, config_dir), suite))
     t = report.totals
     return 0 if t.runs and t.passed == t.runs else 100

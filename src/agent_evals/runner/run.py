@@ -33,7 +33,7 @@ from agent_evals.cleanup import RUN_ID_ENV, CleanupReport
 from agent_evals.llm.budget import LEDGER_ENV
 from agent_evals.paths import project_root, promptfoo_config_dir
 from agent_evals.processes import COLD
-from agent_evals.provider.config import ALLOW_STALE_ENV, GOLDEN, RECORD_ENV, REPLAY_ENV
+from agent_evals.provider.modes import ALLOW_STALE_ENV, GOLDEN, RECORD_ENV, REPLAY_ENV
 from agent_evals.provider.deadline import configured_deadline_s, runner_request_timeout_ms
 from agent_evals.record import KitError
 from agent_evals.runner.budget import BudgetSetupError, RunBudgets, parse_budget, run_budgets
@@ -61,7 +61,6 @@ from agent_evals.suites.shard_spec import Shard, ShardError, parse_shard
 from agent_evals.system import PACK_ENV, Running
 from agent_evals.testing.pause_points import pause_point
 from agent_evals.llm.settings import llm_configured
-from agent_evals.report import summary_lines
 from agent_evals.suites.files import load_suite
 
 if TYPE_CHECKING:
@@ -222,6 +221,8 @@ def _print_summary(manifest: RunManifest) -> None:
     """One summary across every suite of the run (the verdict report's short form)."""
     if not any(entry.eval_id for entry in manifest.suites):
         return  # nothing ran
+
+    from agent_evals.report import summary_lines  # lazy: the report loads after the run, not at its start
 
     print("", *summary_lines(manifest), sep="\n", flush=True)
 
