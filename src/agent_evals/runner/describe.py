@@ -21,10 +21,11 @@ if TYPE_CHECKING:
 
 
 def eval_description(suite: Suite, mode: str, git_revision: str | None) -> str:
-    parts = [suite.name, mode, _models(suite, mode)]
+    agents = _agents(suite)
+    parts = [suite.name, mode, _models(agents, mode)]
     if git_revision:
         parts.append(f"rev {git_revision}")
-    hashes = _instructions(suite)
+    hashes = _instructions(agents)
     if hashes:
         parts.append("instructions " + ", ".join(hashes))
     if _ungraded(suite):
@@ -68,12 +69,11 @@ def _agents(suite: Suite) -> list[tuple[dict[str, Any], AgentConfig | None]]:
     return out
 
 
-def _models(suite: Suite, mode: str) -> str:
+def _models(agents: list[tuple[dict[str, Any], AgentConfig | None]], mode: str) -> str:
     from agent_evals.judge import judge_configured  # lazy: keeps agent_evals.golden.record's start-up as small as it is
 
     if mode == "replay":
         return "models as recorded"
-    agents = _agents(suite)
     config, agent = agents[0] if agents else ({}, None)
     default = getattr(agent, "model", None)
     agent_model = resolve_model("agent", model=config.get("model"), default_model=default)[0] or "?"
@@ -82,5 +82,5 @@ def _models(suite: Suite, mode: str) -> str:
     return f"agent {agent_model}, user {user_model}, judge {judge}"
 
 
-def _instructions(suite: Suite) -> list[str]:
-    return list(dict.fromkeys(a.instructions_sha256[:8] for _, a in _agents(suite) if a is not None))
+def _instructions(agents: list[tuple[dict[str, Any], AgentConfig | None]]) -> list[str]:
+    return list(dict.fromkeys(a.instructions_sha256[:8] for _, a in agents if a is not None))

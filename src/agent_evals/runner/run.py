@@ -61,7 +61,7 @@ from agent_evals.suites.shard_spec import Shard, ShardError, parse_shard
 from agent_evals.system import PACK_ENV, Running
 from agent_evals.testing.pause_points import pause_point
 from agent_evals.llm.settings import llm_configured
-from agent_evals.suites.files import load_suite
+from agent_evals.suites.files import load_suite, suite_reads_kept
 
 if TYPE_CHECKING:
     from agent_evals.preflight import Preflight
@@ -80,6 +80,7 @@ def concurrency(promptfoo_args: list[str]) -> int:
         return DEFAULT_CONCURRENCY  # the preflight says what is wrong
 
 
+@suite_reads_kept()
 def run(
     suite: str,
     replay: str | None,
