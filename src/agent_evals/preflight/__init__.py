@@ -14,6 +14,7 @@ created or called on the model besides those pings.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from agent_evals.cases import check_suite
@@ -56,7 +57,11 @@ def preflight(
     offline: bool = False,
     allow_stale: bool = False,
     budget: bool = False,
+    on_files_ok: Callable[[], object] | None = None,
 ) -> Preflight:
+    """Every check of the suites before a run. ``on_files_ok`` is called once the suites' files, tests
+    and cassettes are found sound, before the slow part (the models asked, the agents' servers
+    started): the runner starts its warm server then, so that its start overlaps them."""
     result = Preflight()
     roles: list[tuple[Role, str | None, str | None]] = []
     all_plans: list[ProviderPlan] = []
@@ -86,6 +91,8 @@ def preflight(
     running = [name for name, chosen in result.selected.items() if chosen is None or chosen]
     if (shared := shared_output(flags, running)) is not None:
         result.problems.append(Problem(None, shared))
+    if on_files_ok is not None and result.ok:
+        on_files_ok()
     unpriced = check_prices(dict.fromkeys(roles)) if budget and not replay else []
     result.problems += unpriced  # before any request: a budget needs a price for every model
     if not replay and not unpriced:

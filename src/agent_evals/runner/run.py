@@ -41,7 +41,7 @@ from agent_evals.runner.console import PromptfooConsole, suite_summary
 from agent_evals.runner.describe import eval_description
 from agent_evals.runner.eval_marks import database_ready, mark_interrupted, results_db
 from agent_evals.runner.interrupts import ForcedExit, Interrupts
-from agent_evals.suites.manifest import RunManifest, SuiteRun, now, runs_dir, suite_eval_id, temp_dir
+from agent_evals.suites.manifest import MANIFEST_NAME, RunManifest, SuiteRun, now, runs_dir, suite_eval_id, temp_dir
 from agent_evals.suites.promptfoo_args import DEFAULT_CONCURRENCY, FlagError, Flags, read_flags, shared_output
 from agent_evals.suites.promptfoo_args import select as select_tests
 from agent_evals.runner.promptfoo_process import PromptfooResult, promptfoo_command, promptfoo_env, run_promptfoo
@@ -135,58 +135,76 @@ def run(
     if budgets.any and not check:
         log.error("a budget needs the preflight check (it refuses models without a price): drop --no-check")
         return 2
-    selected: dict[str, list[str] | None] = {}
-    if check:
-        from agent_evals.preflight import preflight  # lazy: keeps agent_evals.golden.record's start-up as small as it is
-        from agent_evals.preflight.command import report  # lazy: keeps agent_evals.golden.record's start-up as small as it is
-
-        pause_point("preflight")
-        result = preflight(suites, flags, replay=replay, allow_stale=allow_stale, budget=budgets.any)
-        if not result.ok:
-            print(report(result, suites), flush=True)
-            return 2
-        suites = _with_cases(suites, result)
-        selected = {name: None if tests is None else [t.case_id for t in tests] for name, tests in result.selected.items()}
-    elif (shared := shared_output(flags, [item.name for item in suites])) is not None:
-        log.error("%s", shared)  # the preflight says it too
-        return 2
-    else:  # the selection all the same: no more Promptfoo workers than rows, and the report knows what ran
-        selected = _selection(suites, flags)
-    if not replay:
-        _endpoint_notice()
-    _grader_notice(replay=bool(replay))
-    shards: dict[str, SuiteShard] = {}
-    if shard_spec is not None:
-        try:
-            shards = _plan_shards(suites, flags, shard_spec, manifest, durations)
-        except (ShardError, KitError) as exc:
-            log.error("%s", exc)
-            return 2
-        suites = [item for item in suites if item.name in shards]
-        if not suites:
-            print(f"shard {shard_spec}: no case of the selection falls to this shard; nothing to run", flush=True)
-            return 0
-        selected = {name: [case.id for case in planned.stamp.cases] for name, planned in shards.items()}
-    sweep_leftovers(runs_dir())
+    # The warm server's imports (the SDKs, the portal's framework: ~0.8 s of CPU) overlap the check's
+    # slow part, the models asked and the agents' servers started, instead of following it.
+    warm = _warm_server(folder, suites, replay=bool(replay))
     try:
-        manifest.save(folder)
-        temp_dir(folder).mkdir(exist_ok=True)
-    except OSError as exc:
-        log.error("cannot write the run's folder %s: %s", folder, exc.strerror or exc)
-        return 2
-    at_once = suites_at_once or default_suites_at_once(replay=bool(replay))
-    code = _run_suites(suites, manifest, folder, selected, replay=replay, record=record,
-                       promptfoo_args=promptfoo_args, workers=flags.concurrency, repeat=until_decided or flags.repeat,
-                       allow_stale=allow_stale, shards=shards, budgets=budgets, at_once=at_once,
-                       until_decided=until_decided, decided_against=decided_against, rerun_invalid=rerun_invalid)
-    manifest.budget = budgets.state("run")
-    _finish(manifest, folder, code)
-    _print_summary(manifest)
-    if shards:
-        _print_merge_hint(shards, promptfoo_args)
-    else:
-        _print_view_hint()
-    return code
+        selected: dict[str, list[str] | None] = {}
+        if check:
+            from agent_evals.preflight import preflight  # lazy: keeps agent_evals.golden.record's start-up as small as it is
+            from agent_evals.preflight.command import report  # lazy: keeps agent_evals.golden.record's start-up as small as it is
+
+            pause_point("preflight")
+            result = preflight(suites, flags, replay=replay, allow_stale=allow_stale, budget=budgets.any,
+                               on_files_ok=warm.start)
+            if not result.ok:
+                print(report(result, suites), flush=True)
+                return 2
+            suites = _with_cases(suites, result)
+            selected = {name: None if tests is None else [t.case_id for t in tests] for name, tests in result.selected.items()}
+        elif (shared := shared_output(flags, [item.name for item in suites])) is not None:
+            log.error("%s", shared)  # the preflight says it too
+            return 2
+        else:  # the selection all the same: no more Promptfoo workers than rows, and the report knows what ran
+            selected = _selection(suites, flags)
+        if not replay:
+            _endpoint_notice()
+        _grader_notice(replay=bool(replay))
+        shards: dict[str, SuiteShard] = {}
+        if shard_spec is not None:
+            try:
+                shards = _plan_shards(suites, flags, shard_spec, manifest, durations)
+            except (ShardError, KitError) as exc:
+                log.error("%s", exc)
+                return 2
+            suites = [item for item in suites if item.name in shards]
+            if not suites:
+                print(f"shard {shard_spec}: no case of the selection falls to this shard; nothing to run", flush=True)
+                return 0
+            selected = {name: [case.id for case in planned.stamp.cases] for name, planned in shards.items()}
+        sweep_leftovers(runs_dir())
+        try:
+            manifest.save(folder)
+            temp_dir(folder).mkdir(exist_ok=True)
+        except OSError as exc:
+            log.error("cannot write the run's folder %s: %s", folder, exc.strerror or exc)
+            return 2
+        at_once = suites_at_once or default_suites_at_once(replay=bool(replay))
+        warm.start()  # started already when the check reached the models and the servers
+        code = _run_suites(suites, manifest, folder, selected, warm, replay=replay, record=record,
+                           promptfoo_args=promptfoo_args, workers=flags.concurrency, repeat=until_decided or flags.repeat,
+                           allow_stale=allow_stale, shards=shards, budgets=budgets, at_once=at_once,
+                           until_decided=until_decided, decided_against=decided_against, rerun_invalid=rerun_invalid)
+        warm.stop()  # asked to stop with the portals (_run_suites): gone before the run's folder is tidied
+        manifest.budget = budgets.state("run")
+        _finish(manifest, folder, code)
+        _print_summary(manifest)
+        if shards:
+            _print_merge_hint(shards, promptfoo_args)
+        else:
+            _print_view_hint()
+        return code
+    finally:
+        warm.stop()  # an early return, an interrupt: nothing when stopped already
+        if not (folder / MANIFEST_NAME).is_file():  # stopped before it began: no folder, no log
+            shutil.rmtree(folder, ignore_errors=True)
+
+
+def _warm_server(folder: Path, suites: list[Suite], *, replay: bool) -> WarmWorkers:
+    """The run's warm server (``runner/warm_workers.py``), not started yet; its files live in the run's folder."""
+    systems = suite_systems(suites)
+    return WarmWorkers(folder / "warm-workers.log", folder / "warm-workers.json", folder=temp_dir(folder),
+                       model_sdk=not replay, system_modules=server_modules(systems), worker_modules=worker_modules(systems))
 
 
 def _merged(entry: SuiteRun, manifest: RunManifest, folder: Path) -> Callable[[str, dict[str, object]], None]:
@@ -237,7 +255,7 @@ def default_suites_at_once(*, replay: bool) -> int:
 
 
 def _run_suites(suites: list[Suite], manifest: RunManifest, folder: Path, selected: dict[str, list[str] | None],
-                *, repeat: int, shards: dict[str, SuiteShard], budgets: RunBudgets, at_once: int = 1,
+                warm: WarmWorkers, *, repeat: int, shards: dict[str, SuiteShard], budgets: RunBudgets, at_once: int = 1,
                 until_decided: int | None = None, decided_against: dict[str, tuple[int, int]] | None = None,
                 rerun_invalid: int = 0, **options: object) -> int:
     """The suites in order, up to ``at_once`` side by side (each in a thread of its own, its lines
@@ -247,10 +265,7 @@ def _run_suites(suites: list[Suite], manifest: RunManifest, folder: Path, select
         progress = _progress(suites, selected, repeat) if sys.stdout.isatty() else None  # a status line on a terminal
         lanes = Lanes(at_once)
         try:
-            with (WarmWorkers(folder / "warm-workers.log", folder / "warm-workers.json", folder=temp_dir(folder),
-                              model_sdk=not options.get("replay"), system_modules=server_modules(systems),
-                              worker_modules=worker_modules(systems)) as warm,
-                  Systems(manifest.run_id, folder, suites, starter=warm.starter()) as portals,  # stopped before warm
+            with (Systems(manifest.run_id, folder, suites, starter=warm.starter()) as portals,  # stopped before warm
                   ordered_output([item.name for item in suites], progress.line if progress else None) as output,
                   Ticker(output.redraw) if progress else nullcontext()):
                 for item in suites:

@@ -479,9 +479,17 @@ class WarmWorkers:
         self._folder: Path | None = None
         self._socket = f"@agent-evals-warm-{os.getpid()}-{secrets.token_hex(8)}"  # abstract: nothing on disk
         self._process: subprocess.Popen[bytes] | None = None
+        self._started = False
 
     def __enter__(self) -> WarmWorkers:
+        return self.start()
+
+    def start(self) -> WarmWorkers:
+        """Start the server (once: again is nothing); :meth:`stop` (``__exit__``) ends it."""
         shebang = f"#!{sys.executable} -SI\n"
+        if self._started:
+            return self
+        self._started = True
         if os.environ.get(ENABLED_ENV) == "0" or not supported() or len(shebang) > SHEBANG_LIMIT:
             return self  # every process starts cold
         folder = self._given_folder or Path(tempfile.mkdtemp(prefix="agent-evals-warm-"))
@@ -535,6 +543,10 @@ class WarmWorkers:
 
     def __exit__(self, exc_type: type[BaseException] | None, exc: BaseException | None,
                  tb: TracebackType | None) -> None:
+        self.stop()
+
+    def stop(self) -> None:
+        """Stop the server and wait for it, remove the launcher (nothing when it never started)."""
         if self._process is not None:
             self.begin_stop()
             try:
