@@ -21,7 +21,10 @@ from tests.conftest import PROJECT_ROOT, clean_env
 
 # Named as Promptfoo's wrapper, so the launcher starts it warm.
 PROBE = """
-import gc, json, os, signal, sys, time
+import gc, json, os, platform, signal, sys, time
+spawned = []
+sys.addaudithook(lambda event, args: spawned.append(args[1]) if event == "subprocess.Popen" else None)
+platform.platform()  # what the OpenAI SDK's platform headers read at a worker's first model call
 line = sys.stdin.readline().strip()
 if line == "sleep":
     print(f"sleeping {os.getpid()}", flush=True)
@@ -35,7 +38,7 @@ print(json.dumps({"argv": sys.argv, "cwd": os.getcwd(), "probe": os.environ.get(
                   "tls": "agent_evals.llm.tls" in sys.modules
                          and sys.modules["agent_evals.llm.tls"].ssl_context.cache_info().currsize == 1,
                   "gc": [gc.isenabled(), gc.get_freeze_count()],
-                  "path0": sys.path[0], "ppid": os.getppid()}), flush=True)
+                  "path0": sys.path[0], "ppid": os.getppid(), "spawned": spawned}), flush=True)
 print("to stderr", file=sys.stderr, flush=True)
 sys.exit(int(os.environ.get("PROBE_EXIT", "0")))
 """
@@ -116,6 +119,7 @@ def test_a_wrapper_runs_warm_with_the_launchers_streams_arguments_cwd_and_enviro
     assert seen["cwd"] == str(work) and seen["probe"] == "from the launcher" and seen["line"] == "hello"
     assert seen["path0"] == str(script.parent)  # as `python script.py` puts it
     assert seen["warm"] is True  # the SDKs were imported before it started
+    assert seen["spawned"] == []  # the platform was read by the server: no `uname -p` per worker
     collecting, frozen = seen["gc"]  # the preload's objects are out of the collector's sight, which is on
     assert collecting is True and frozen > 100_000, seen["gc"]
     assert seen["ppid"] != launched.pid  # forked by the server's keeper, not by the launcher

@@ -35,10 +35,12 @@ from __future__ import annotations
 
 import argparse
 import atexit
+import contextlib
 import gc
 import importlib
 import json
 import os
+import platform
 import secrets
 import select
 import shutil
@@ -120,6 +122,11 @@ def _preload(modules: tuple[str, ...], *, prepare: tuple[str, ...] = (), tls: bo
                 except Exception as exc:  # noqa: BLE001 - the workers prepare it themselves then
                     print(f"warm workers: {name}.warm_workers failed: {exc}", file=sys.stderr, flush=True)
         if tls:
+            # What the OpenAI SDK sends as its platform headers, read once here: ``platform.platform()``
+            # runs ``uname -p`` (a process, ~10 ms) in every worker's first model call otherwise.
+            platform.platform()
+            with contextlib.suppress(OSError):
+                platform.freedesktop_os_release()
             from agent_evals.llm.tls import ssl_context  # lazy: the warm server's start-up stays what it was
 
             try:
