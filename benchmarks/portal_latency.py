@@ -7,7 +7,7 @@ temporary data dir and measures, through one MCP client session over HTTP:
 * ``create_spoke_pull_request`` round trip, validation gate and git commit included
   (target: median < 150 ms),
 * start-to-healthy time of the process, first start (seeding the data dir) and restarts
-  (target: < 2 s).
+  (target: < 2 s), and the time a stop takes (SIGTERM to exit; the end of every run waits for it).
 
     .venv/bin/python benchmarks/portal_latency.py [--calls 200] [--prs 50] [--restarts 3]
 
@@ -107,18 +107,25 @@ def startup_rows(data_dir: Path, token: str, restarts: int) -> tuple[list[Row], 
     first = PortalProcess(data_dir=data_dir, token=token).start()
     assert first.startup_seconds is not None
     cold = [first.startup_seconds * 1000]
-    first.stop()
+    stops = [_timed_stop(first)]
     warm = []
     for _ in range(restarts):
         again = PortalProcess(data_dir=data_dir, token=token).start()
         assert again.startup_seconds is not None
         warm.append(again.startup_seconds * 1000)
-        again.stop()
+        stops.append(_timed_stop(again))
     portal = PortalProcess(data_dir=data_dir, token=token).start()
     return [
         ("start-to-healthy, first start (seeding)", cold, 2000.0),
         ("start-to-healthy, restart", warm, 2000.0),
+        ("stop (SIGTERM to exit)", stops, float("nan")),
     ], portal
+
+
+def _timed_stop(portal: PortalProcess) -> float:
+    started = time.perf_counter()
+    portal.stop()
+    return (time.perf_counter() - started) * 1000
 
 
 def percentile(samples: list[float], q: float) -> float:

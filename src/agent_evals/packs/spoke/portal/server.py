@@ -10,6 +10,7 @@ conversations (``agent_evals.authoring.live_routers``) unless given other router
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import logging
 import os
@@ -104,6 +105,37 @@ def _stop_quietly() -> Iterator[None]:
             signal.signal(sig, handler)
 
 
+class PortalServer(uvicorn.Server):
+    """uvicorn's server, which sees a stop (SIGTERM, SIGINT, the owner gone) at once: uvicorn's own
+    looks for one every 0.1 s, and the end of every run waits for its portal to stop."""
+
+    _loop: asyncio.AbstractEventLoop | None = None
+    _stopping: asyncio.Event | None = None
+
+    def handle_exit(self, sig: int, frame: FrameType | None) -> None:
+        super().handle_exit(sig, frame)
+        self._wake()
+
+    def stop(self) -> None:
+        """Stop from another thread (the owner watcher's)."""
+        self.should_exit = True
+        self._wake()
+
+    def _wake(self) -> None:
+        if self._loop is not None and self._stopping is not None:
+            self._loop.call_soon_threadsafe(self._stopping.set)  # safe from a signal handler and a thread
+
+    async def main_loop(self) -> None:  # uvicorn's, waking on a stop instead of sleeping 0.1 s
+        self._loop, self._stopping = asyncio.get_running_loop(), asyncio.Event()
+        counter = 0
+        should_exit = await self.on_tick(counter)
+        while not should_exit:
+            counter = (counter + 1) % 864000
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(self._stopping.wait(), 0.1)
+            should_exit = await self.on_tick(counter)
+
+
 def default_routers() -> list[APIRouter]:
     """The routers ``serve`` mounts by default: the agent chat endpoint and the stored conversations
     (read, rated, deleted), sharing one conversation store, opened on first use
@@ -143,7 +175,7 @@ def serve(
                 data_dir=data_dir, public_url=public_url or bound, settings=settings, token=token, host=host
             )
             app = create_app(config, extra_routers=extra_routers)
-            server = uvicorn.Server(
+            server = PortalServer(
                 uvicorn.Config(app, log_config=None, lifespan="on", timeout_graceful_shutdown=5)
             )
             log.info(
@@ -180,7 +212,7 @@ def _in_use_hint(data_dir: Path) -> str:
     return f" (pid {serving.pid} serves it at {serving.url}; use that one: PORTAL_URL={serving.url})"
 
 
-def _owner_gone(app: FastAPI, server: uvicorn.Server, eval_ids: Sequence[str]) -> None:
+def _owner_gone(app: FastAPI, server: PortalServer, eval_ids: Sequence[str]) -> None:
     portal = app.state.portal
 
     def abandon_active(eval_id: str) -> int:
@@ -192,7 +224,7 @@ def _owner_gone(app: FastAPI, server: uvicorn.Server, eval_ids: Sequence[str]) -
 
     swept = sweep(abandon_active, eval_ids)
     log.warning("abandoned %d active PR(s) of %s; stopping", swept, ", ".join(eval_ids) or "no run")
-    server.should_exit = True
+    server.stop()
 
 
 def reset(data_dir: Path | None, *, force: bool = False) -> int:
