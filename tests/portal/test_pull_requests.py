@@ -207,7 +207,8 @@ def test_html_page_escapes_everything(mcp: Mcp, rest: httpx.Client) -> None:
 
 def test_rest_api(rest: httpx.Client, seeds: dict[str, Any]) -> None:
     listed = {spoke["name"] for spoke in rest.get("/api/spokes").json()["spokes"]}
-    assert set(seeds) <= listed <= set(seeds) | {"merge-dev-weu"}  # + what test_complete_merges_into_main merged, if it ran first
+    # the seeds, and the spoke test_complete_merges_into_main merged when it ran first
+    assert set(seeds) <= listed <= set(seeds) | {"merge-dev-weu"}
     assert rest.get("/api/health").json() == {"status": "ok", "spokes": len(listed)}
     assert rest.get("/api/spokes/crm-dev-neu").json() == {
         "name": "crm-dev-neu",
