@@ -479,3 +479,20 @@ def test_a_release_server_that_cannot_start_is_a_problem_before_the_run(tmp_path
     (line,) = found
     assert line.endswith("agent 'release-notes': MCP server 'git' (no-such-git-server) could not be started: command "
                          f"'{PROJECT_ROOT}/.venv/bin/no-such-git-server' not found (not a file, nor on PATH)"), line
+
+
+def test_on_files_ok_is_called_once_the_files_are_sound_and_before_the_models(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The runner starts its warm server from ``on_files_ok``: not for a check that fails on a file,
+    once for one whose files are sound, and before the models are asked (its start overlaps them)."""
+    suite = make_suite(tmp_path)
+    calls: list[int] = []
+    problems(suite, "--filter-metadata", "priority=full", on_files_ok=lambda: calls.append(0))
+    assert calls == []
+    with ScriptedOpenAIServer(lambda r: Reply.error(401, "bad key", headers={"x-should-retry": "false"})) as server:
+        monkeypatch.setenv("OPENAI_BASE_URL", server.base_url)
+        monkeypatch.setenv("AGENT_MODEL", "agent-x")
+        result = preflight([suite], read_flags([]), on_files_ok=lambda: calls.append(len(server.requests)))
+    assert not result.ok  # the model refused: the check fails after it was called
+    assert calls == [0]  # once, and no model asked yet

@@ -493,10 +493,10 @@ class WarmWorkers:
 
     def start(self) -> WarmWorkers:
         """Start the server (once: again is nothing); :meth:`stop` (``__exit__``) ends it."""
-        shebang = f"#!{sys.executable} -SI\n"
         if self._started:
             return self
         self._started = True
+        shebang = f"#!{sys.executable} -SI\n"
         if os.environ.get(ENABLED_ENV) == "0" or not supported() or len(shebang) > SHEBANG_LIMIT:
             return self  # every process starts cold
         folder = self._given_folder or Path(tempfile.mkdtemp(prefix="agent-evals-warm-"))
