@@ -178,7 +178,7 @@ async def bare_rounds(model: ChatModel, specs: list[ToolSpec], clock: ServerCloc
 def chat_messages(portal: PortalProcess, clock: ServerClock, count: int) -> list[float]:
     """``POST /api/agents/spoke/chat`` per message (tool call → text) minus the server's handling."""
     headers = {"Authorization": f"Bearer {portal.token}"}
-    warmup = 3  # the portal imports the openai SDK on its first message
+    warmup = 3  # the portal makes its model client and MCP session on its first message
     elapsed = []
     with httpx.Client(base_url=portal.url, headers=headers, timeout=60) as client:
         for number in range(warmup + count):

@@ -57,7 +57,7 @@ def portal_starter() -> Iterator[KitStarter]:
     as a run's portal is (0.18 s of CPU instead of 1.05 s; the launcher's contract and a warm portal's
     pid, session and crash: tests/runner/test_warm_workers.py). The cold start (``npm run portal``'s)
     stays tested by the module portal of tests/portal/ and by every plain ``promptfoo eval``."""
-    with WarmWorkers(system_modules=PortalSystem.server_modules, model_sdk=False) as server:
+    with WarmWorkers(system_modules=PortalSystem.server_modules) as server:
         yield server.starter()
 
 

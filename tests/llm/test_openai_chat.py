@@ -115,6 +115,28 @@ def test_azure_without_credentials_uses_default_azure_credential(
     assert server.requests[0].headers["authorization"] == "Bearer token-from-default-credential"
 
 
+def test_a_token_provider_is_asked_before_every_request_and_may_be_async(server: ScriptedOpenAIServer) -> None:
+    from agent_evals.llm.chat_http import ChatClient
+
+    tokens = iter(["first", "second"])
+
+    async def provider() -> str:
+        return next(tokens)
+
+    async def two_requests() -> None:
+        client = ChatClient(Endpoint.azure(server.azure_endpoint, api_version="2024-10-21"), timeout_s=10,
+                            token_provider=provider)
+        try:
+            for _ in range(2):
+                await client.create({"model": "dep", "messages": HELLO})
+        finally:
+            await client.aclose()
+
+    asyncio.run(two_requests())
+    assert [r.headers["authorization"] for r in server.requests] == ["Bearer first", "Bearer second"]
+    assert all("api-key" not in r.headers for r in server.requests)
+
+
 # --- request and reply content -----------------------------------------------------------
 
 

@@ -260,10 +260,17 @@ def test_end_to_end_from_env_against_scripted_server(server: ScriptedOpenAIServe
     assert server.requests[0].headers["api-key"] == KEY
 
 
-def test_importing_the_package_does_not_import_openai() -> None:
-    code = "import sys, agent_evals.llm, agent_evals.llm.types; print('openai' in sys.modules)"
+def test_importing_the_package_loads_no_http_client_and_a_call_no_sdk(server: ScriptedOpenAIServer) -> None:
+    code = (
+        "import asyncio, sys, agent_evals.llm, agent_evals.llm.types\n"
+        "from agent_evals.llm import Endpoint, OpenAIChatModel\n"
+        "loaded = 'httpx2' in sys.modules\n"
+        f"model = OpenAIChatModel(Endpoint.compatible({server.base_url!r}), 'm')\n"
+        "reply = asyncio.run(model.complete([{'role': 'user', 'content': 'hi'}]))\n"
+        "print(loaded, reply.content, 'httpx2' in sys.modules, 'openai' in sys.modules)\n"
+    )
     result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
-    assert result.stdout.strip() == "False"
+    assert result.stdout.split() == ["False", "echo:", "hi", "True", "False"]
 
 
 def test_documented_scripted_flow() -> None:

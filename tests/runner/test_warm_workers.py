@@ -21,24 +21,21 @@ from tests.conftest import PROJECT_ROOT, clean_env
 
 # Named as Promptfoo's wrapper, so the launcher starts it warm.
 PROBE = """
-import gc, json, os, platform, signal, sys, time
-spawned = []
-sys.addaudithook(lambda event, args: spawned.append(args[1]) if event == "subprocess.Popen" else None)
-platform.platform()  # what the OpenAI SDK's platform headers read at a worker's first model call
+import gc, json, os, signal, sys, time
 line = sys.stdin.readline().strip()
 if line == "sleep":
     print(f"sleeping {os.getpid()}", flush=True)
     time.sleep(60)
 print(json.dumps({"argv": sys.argv, "cwd": os.getcwd(), "probe": os.environ.get("PROBE"), "line": line,
-                  "warm": "mcp.client.client" in sys.modules and "openai" in sys.modules,
-                  "mcp": "mcp.client.client" in sys.modules, "model_sdk": "openai" in sys.modules,
+                  "warm": "mcp.client.client" in sys.modules and "agent_evals.llm.chat_http" in sys.modules,
+                  "mcp": "mcp.client.client" in sys.modules, "openai": "openai" in sys.modules,
                   "validators": len(getattr(sys.modules.get("agent_evals.agent.mcp_sdk"), "_VALIDATORS", {})),
                   "schemas": len(getattr(sys.modules.get("agent_evals.assertions.schema_check"), "_VALIDATORS", {})),
                   "modules": sorted(m for m in sys.modules if m.startswith(("agent_evals.packs.", "agent_evals.assertions."))),
                   "tls": "agent_evals.llm.tls" in sys.modules
                          and sys.modules["agent_evals.llm.tls"].ssl_context.cache_info().currsize == 1,
                   "gc": [gc.isenabled(), gc.get_freeze_count()],
-                  "path0": sys.path[0], "ppid": os.getppid(), "spawned": spawned}), flush=True)
+                  "path0": sys.path[0], "ppid": os.getppid()}), flush=True)
 print("to stderr", file=sys.stderr, flush=True)
 sys.exit(int(os.environ.get("PROBE_EXIT", "0")))
 """
@@ -118,8 +115,8 @@ def test_a_wrapper_runs_warm_with_the_launchers_streams_arguments_cwd_and_enviro
     assert seen["argv"] == [str(script), "providers/agent.py", "call_api"]
     assert seen["cwd"] == str(work) and seen["probe"] == "from the launcher" and seen["line"] == "hello"
     assert seen["path0"] == str(script.parent)  # as `python script.py` puts it
-    assert seen["warm"] is True  # the SDKs were imported before it started
-    assert seen["spawned"] == []  # the platform was read by the server: no `uname -p` per worker
+    assert seen["warm"] is True  # the MCP SDK and the model client were imported before it started
+    assert seen["openai"] is False  # the model client needs no SDK (agent_evals.llm.chat_http)
     collecting, frozen = seen["gc"]  # the preload's objects are out of the collector's sight, which is on
     assert collecting is True and frozen > 100_000, seen["gc"]
     assert seen["ppid"] != launched.pid  # forked by the server's keeper, not by the launcher
@@ -271,12 +268,10 @@ def test_the_runners_promptfoo_workers_start_warm(isolated: Path) -> None:
     # the portal, forked: twice when another test's portal took the suite's port between the look and
     # the start (the run then starts its portal on any free port: agent_evals.packs.spoke.runs)
     assert stats["started"]["agent_evals.cli"] in (1, 2), stats
-    assert stats["model_sdk"] is False  # a replay calls no model: its server does not preload the SDK
 
 
-def test_a_server_for_a_replay_preloads_all_but_the_model_sdk(tmp_path: Path) -> None:
-    """The workers of a replay never import the model SDK: its server leaves it out (about 0.4 s of
-    CPU a run) and preloads the rest (the probe shows what its forked worker found imported); the
+def test_a_server_preloads_what_a_workers_first_row_needs(tmp_path: Path) -> None:
+    """The server preloads what a worker needs (the probe shows what its forked worker found imported): the
     portal's server module compiled the validators of its tools' output schemas and of the spoke
     schema there (its ``warm_workers()``), the TLS context is built, and the modules a worker's first
     row imports are: a worker's first MCP session and first grading find them."""
@@ -284,7 +279,7 @@ def test_a_server_for_a_replay_preloads_all_but_the_model_sdk(tmp_path: Path) ->
     from agent_evals.packs.spoke.system import PortalSystem
 
     wrappers = (tmp_path / "persistent_wrapper.py",)
-    with WarmWorkers(wrappers=wrappers, model_sdk=False, system_modules=PortalSystem.server_modules,
+    with WarmWorkers(wrappers=wrappers, system_modules=PortalSystem.server_modules,
                      worker_modules=PortalSystem.worker_modules) as server:
         env = {**clean_env(), **server.env(clean_env())}
         _wait_for_server(env)
@@ -292,7 +287,7 @@ def test_a_server_for_a_replay_preloads_all_but_the_model_sdk(tmp_path: Path) ->
         out, err = launched.communicate("x\n", timeout=60)
     assert launched.returncode == 0, err
     seen = json.loads(out)
-    assert seen["mcp"] is True and seen["model_sdk"] is False, seen
+    assert seen["mcp"] is True and seen["openai"] is False, seen
     assert seen["ppid"] != launched.pid  # warm all the same: forked by the server
     assert seen["validators"] == 10 and seen["tls"] is True, seen
     # what a worker's first row imports: the kit's checks (core and packs'), the system's worker modules;
@@ -338,7 +333,7 @@ def test_the_kit_command_the_runner_starts_is_forked_with_its_arguments_output_a
     """``-m agent_evals.cli …`` from a launcher the runner (here this process, the server's owner) started:
     forked by the server (counted under the module's name), with what ``python -m agent_evals.cli`` gives."""
     stats = tmp_path / "warm.json"
-    with WarmWorkers(stats_path=stats, model_sdk=False) as server:
+    with WarmWorkers(stats_path=stats) as server:
         starter = server.starter()
         env = {**clean_env(), **starter.env}
         helped = subprocess.run(starter.command("cases", "--help"), env=env, capture_output=True, text=True, timeout=60)
@@ -354,7 +349,7 @@ def test_the_kit_command_is_started_warm_for_the_runner_only(tmp_path: Path) -> 
     """A launcher asking for the kit's command whose parent is not the runner (a shell between them):
     refused, it starts cold, and the command still works."""
     log = tmp_path / "warm.log"
-    with WarmWorkers(log, model_sdk=False) as server:
+    with WarmWorkers(log) as server:
         starter = server.starter()
         done = subprocess.run(["sh", "-c", '"$0" "$@"; exit $?', *starter.command("cases", "--help")],
                               env={**clean_env(), **starter.env}, capture_output=True, text=True, timeout=60)
@@ -372,7 +367,7 @@ def test_a_portal_started_warm_is_the_process_its_serving_file_names_and_a_crash
     from agent_evals.runner.warm_workers import descends_from
 
     stats = tmp_path / "warm.json"
-    with WarmWorkers(stats_path=stats, model_sdk=False, system_modules=PortalSystem.server_modules) as server:
+    with WarmWorkers(stats_path=stats, system_modules=PortalSystem.server_modules) as server:
         portal = PortalProcess(data_dir=tmp_path / "data", token=PortalProcess.new_token(), starter=server.starter())
         portal.start()
         try:

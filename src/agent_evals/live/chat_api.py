@@ -37,7 +37,7 @@ so the message can be sent again.
 
 The router is built by :func:`build_chat_router` (with the stored conversations' routes, on one store:
 :func:`agent_evals.live.routers.live_routers`); ``agent-evals portal serve`` mounts it.
-Importing this module does not import the ``openai`` SDK (that happens on the first
+Importing this module does not import the model's HTTP client (that happens on the first
 model call).
 """
 

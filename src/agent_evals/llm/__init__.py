@@ -1,6 +1,6 @@
 """Chat models: the protocol (`types`), the OpenAI-backed implementations and replay.
 
-Importing this package is cheap: the ``openai`` SDK is imported on the first call.
+Importing this package is cheap: the HTTP client (``httpx2``) is imported on the first call.
 
 * :func:`chat_model` — the model for a role, chosen from the environment (``settings``);
 * :class:`OpenAIChatModel` — Azure OpenAI / OpenAI / OpenAI-compatible (``openai_chat``);

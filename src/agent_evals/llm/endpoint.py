@@ -14,7 +14,7 @@ An endpoint is one of three kinds (:data:`EndpointKind`):
     server) at ``base_url``; the key is optional.
 
 Secrets are held in :class:`Secret`, whose ``str`` and ``repr`` never show the value;
-only the code that builds the SDK client calls :meth:`Secret.reveal`.
+only the code that builds the HTTP client's headers calls :meth:`Secret.reveal`.
 """
 
 from __future__ import annotations
@@ -28,7 +28,7 @@ EndpointKind = Literal["azure", "openai", "compatible"]
 ENDPOINT_KINDS: tuple[str, ...] = get_args(EndpointKind)
 
 OPENAI_DEFAULT_BASE_URL = "https://api.openai.com/v1"
-#: Placeholder key for OpenAI-compatible servers that need none (the SDK insists on one).
+#: Placeholder key for OpenAI-compatible servers that need none (sent as the openai SDK sends it).
 PLACEHOLDER_API_KEY = "not-needed"
 
 AzureAuth = Literal["api_key", "ad_token", "default_credential"]

@@ -1,15 +1,15 @@
-"""`OpenAIChatModel`: the :class:`~agent_evals.llm.types.ChatModel` over the openai SDK.
+"""`OpenAIChatModel`: the :class:`~agent_evals.llm.types.ChatModel` of the OpenAI chat completions API.
 
-One class serves the three endpoint kinds (:class:`~agent_evals.llm.endpoint.Endpoint`):
-``AsyncAzureOpenAI`` for Azure (the model name is the deployment; the SDK builds
-``/openai/deployments/{model}/chat/completions?api-version=…``), ``AsyncOpenAI`` with a
-``base_url`` for OpenAI and OpenAI-compatible servers.
+One class serves the three endpoint kinds (:class:`~agent_evals.llm.endpoint.Endpoint`): Azure
+OpenAI (the model name is the deployment: ``/openai/deployments/{model}/chat/completions?api-version=…``),
+OpenAI, and OpenAI-compatible servers at a ``base_url``. The HTTP side is
+:class:`~agent_evals.llm.chat_http.ChatClient` (no SDK: see there why).
 
-The SDK retries nothing (``max_retries=0``); :mod:`agent_evals.llm.retry` does, so each
-retry is logged and tests can inject the sleep and the clock. The ``openai`` package is
-imported lazily, on the first call, so importing this module stays cheap.
+Nothing is retried below this class; :mod:`agent_evals.llm.retry` does it, so each retry is
+logged and tests can inject the sleep and the clock. The HTTP client is made on the first call,
+so importing this module stays cheap.
 
-The SDK client is bound to the event loop it was created on; the model makes a new one
+The HTTP client is bound to the event loop it was created on; the model makes a new one
 when it is used from another loop (e.g. each ``asyncio.run`` of a Promptfoo provider).
 """
 
@@ -24,7 +24,7 @@ from contextlib import AbstractAsyncContextManager, nullcontext
 from typing import TYPE_CHECKING, Any
 
 from agent_evals.llm.budget import BudgetLedger, BudgetSpent, first_spent, said_budget_exceeded
-from agent_evals.llm.endpoint import PLACEHOLDER_API_KEY, Endpoint
+from agent_evals.llm.endpoint import Endpoint
 from agent_evals.llm.in_flight import InFlightLimit
 from agent_evals.llm.pricing import PriceTable
 from agent_evals.llm.replies import UnusableReplyError, to_chat_response
@@ -40,11 +40,10 @@ from agent_evals.llm.retry import (
     call_with_retries,
 )
 from agent_evals.llm.server_errors import classify
-from agent_evals.llm.tls import ssl_context
 from agent_evals.llm.types import ChatResponse, LLMConfigError, LLMError, Message, Role, ToolSpec
 
 if TYPE_CHECKING:
-    from openai import AsyncOpenAI
+    from agent_evals.llm.chat_http import ChatClient
 
 log = logging.getLogger(__name__)
 
@@ -106,7 +105,7 @@ class OpenAIChatModel:
         self._prices = prices or PriceTable()
         self._sleep, self._clock, self._rng = sleep, clock, rng
         self._role, self._budget, self._in_flight = role, budget, in_flight
-        self._client: AsyncOpenAI | None = None
+        self._client: ChatClient | None = None
         self._client_loop: asyncio.AbstractEventLoop | None = None
 
     @property
@@ -198,7 +197,7 @@ class OpenAIChatModel:
         the event loop ends; otherwise the sockets are only freed by the garbage collector."""
         client, self._client, self._client_loop = self._client, None, None
         if client is not None:
-            await client.close()
+            await client.aclose()
 
     async def __aenter__(self) -> OpenAIChatModel:
         return self
@@ -207,20 +206,22 @@ class OpenAIChatModel:
         await self.aclose()
 
     async def _attempt(self, request: dict[str, Any]) -> ChatResponse:
-        import openai  # lazy: loads openai only when used (start-up time)
+        import httpx2  # lazy: loads httpx2 only when used (start-up time)
+
+        from agent_evals.llm.chat_http import StatusError  # lazy: with httpx2
 
         client = self._client_for_running_loop()
         request = self._with_cap_parameter(request)
         try:
             try:
-                completion = await _create(client, request)
-            except openai.BadRequestError as exc:
-                if not _wants_max_completion_tokens(exc) or "max_tokens" not in request:
+                completion = await client.create(request)
+            except StatusError as exc:
+                if exc.status != 400 or not _wants_max_completion_tokens(exc) or "max_tokens" not in request:
                     raise
                 log.info("%s refuses max_tokens; sending max_completion_tokens from now on", self.target)
                 self._cap_parameter = "max_completion_tokens"
-                completion = await _create(client, self._with_cap_parameter(request))
-        except (openai.OpenAIError, ValueError) as exc:  # ValueError: a body that is not JSON
+                completion = await client.create(self._with_cap_parameter(request))
+        except (StatusError, httpx2.HTTPError, ValueError) as exc:  # ValueError: a body that is not JSON
             raise AttemptError(classify(exc, self._endpoint, timeout_s=self._timeout_s)) from exc
         try:
             return to_chat_response(completion, requested_model=self._model, prices=self._prices)
@@ -234,23 +235,12 @@ class OpenAIChatModel:
         renamed["max_completion_tokens"] = renamed.pop("max_tokens")
         return renamed
 
-    def _client_for_running_loop(self) -> AsyncOpenAI:
+    def _client_for_running_loop(self) -> ChatClient:
         loop = asyncio.get_running_loop()
         if self._client is None or self._client_loop is not loop:
             self._client = build_client(self._endpoint, timeout_s=self._timeout_s)
             self._client_loop = loop
         return self._client
-
-
-async def _create(client: AsyncOpenAI, request: dict[str, Any]) -> Any:
-    """``client.chat.completions.create(**request)`` without the SDK's transform of the body, which
-    walks every message against its TypedDicts (~4 ms of CPU per request late in a conversation):
-    the kit's request is plain JSON already. The same path, auth and Azure deployment routing."""
-    from openai.types.chat import ChatCompletion  # lazy: loads openai only when used (start-up time)
-
-    return await client.post(
-        "/chat/completions", cast_to=ChatCompletion, body=request, options={"security": {"bearer_auth": True}}
-    )
 
 
 def _wants_max_completion_tokens(exc: Exception) -> bool:
@@ -261,25 +251,13 @@ def _wants_max_completion_tokens(exc: Exception) -> bool:
     return isinstance(message, str) and "max_tokens" in message and "max_completion_tokens" in message
 
 
-def build_client(endpoint: Endpoint, *, timeout_s: float) -> AsyncOpenAI:
-    """The SDK client for ``endpoint``, with the SDK's own retries off, on an HTTP client that
-    shares the process's one TLS context (building one loads the CA bundle: ~20 ms of CPU per
-    client, two clients per conversation)."""
-    import openai  # lazy: loads openai only when used (start-up time)
+def build_client(endpoint: Endpoint, *, timeout_s: float) -> ChatClient:
+    """The HTTP client for ``endpoint`` (on the process's one TLS context: building one loads the CA
+    bundle, ~20 ms of CPU per client, two clients per conversation)."""
+    from agent_evals.llm.chat_http import ChatClient  # lazy: loads httpx2 only when used (start-up time)
 
-    http_client = openai.DefaultAsyncHttpxClient(verify=ssl_context(), timeout=timeout_s)
-    common: dict[str, Any] = {"max_retries": 0, "timeout": timeout_s, "http_client": http_client}
-    if endpoint.kind != "azure":
-        key = endpoint.api_key.reveal() if endpoint.api_key else PLACEHOLDER_API_KEY
-        return openai.AsyncOpenAI(api_key=key, base_url=endpoint.url, **common)
-    azure: dict[str, Any] = {"azure_endpoint": endpoint.url, "api_version": endpoint.api_version}
-    if endpoint.api_key is not None:
-        azure["api_key"] = endpoint.api_key.reveal()
-    elif endpoint.azure_ad_token is not None:
-        azure["azure_ad_token"] = endpoint.azure_ad_token.reveal()
-    else:
-        azure["azure_ad_token_provider"] = default_credential_token_provider()
-    return openai.AsyncAzureOpenAI(**azure, **common)
+    provider = default_credential_token_provider() if endpoint.azure_auth == "default_credential" else None
+    return ChatClient(endpoint, timeout_s=timeout_s, token_provider=provider)
 
 
 def default_credential_token_provider() -> Any:

@@ -1,8 +1,8 @@
-"""Turn an SDK chat completion into a :class:`~agent_evals.llm.types.ChatResponse`.
+"""Turn a chat completion body into a :class:`~agent_evals.llm.types.ChatResponse`.
 
-The SDK builds its reply objects without validation, so a server may hand us anything:
-a plain string (non-JSON content type), a list, an object without ``choices``… Every
-field is read defensively; what cannot be a chat answer raises :class:`UnusableReplyError`
+The body is what the server sent (:mod:`agent_evals.llm.chat_http`), unvalidated, so it may
+be anything: a plain string (non-JSON content type), a list, an object without ``choices``…
+Every field is read defensively; what cannot be a chat answer raises :class:`UnusableReplyError`
 with a message saying what was missing.
 
 Tool-call arguments are kept exactly as the model sent them (malformed JSON included:
@@ -36,37 +36,37 @@ class UnusableReplyError(ValueError):
 
 
 def to_chat_response(completion: Any, *, requested_model: str, prices: PriceTable) -> ChatResponse:
-    """Convert ``completion`` (SDK object) to a ChatResponse with usage and cost."""
+    """Convert ``completion`` (the parsed body) to a ChatResponse with usage and cost."""
     message, finish_reason = _first_message(completion)
-    reported_model = getattr(completion, "model", None)
+    reported_model = completion.get("model")
     model = reported_model if isinstance(reported_model, str) and reported_model else requested_model
-    content = getattr(message, "content", None)
+    content = message.get("content")
     if content is None:
-        refusal = getattr(message, "refusal", None)
+        refusal = message.get("refusal")
         content = refusal if isinstance(refusal, str) and refusal else None
     if content is not None and not isinstance(content, str):
         raise UnusableReplyError(f"message content is a {type(content).__name__}, not text")
-    usage = _usage(getattr(completion, "usage", None))
+    usage = _usage(completion.get("usage"))
     cost = prices.cost(usage.prompt_tokens, usage.completion_tokens, requested_model, model)
     return ChatResponse(
         content=content,
-        tool_calls=_tool_calls(getattr(message, "tool_calls", None)),
+        tool_calls=_tool_calls(message.get("tool_calls")),
         usage=Usage(usage.prompt_tokens, usage.completion_tokens, usage.total_tokens, calls=1, cost=cost),
         model=model,
         finish_reason=finish_reason if isinstance(finish_reason, str) else None,
     )
 
 
-def _first_message(completion: Any) -> tuple[Any, Any]:
-    if isinstance(completion, str | bytes | list | dict) or completion is None:
+def _first_message(completion: Any) -> tuple[dict[str, Any], Any]:
+    if not isinstance(completion, dict):
         raise UnusableReplyError(f"the body is not a chat completion object: {_preview(completion)}")
-    choices = getattr(completion, "choices", None)
+    choices = completion.get("choices")
     if not isinstance(choices, list) or not choices:
         raise UnusableReplyError(f"no choices in the reply (choices={_preview(choices)})")
-    message = getattr(choices[0], "message", None)
-    if message is None or isinstance(message, str | list | int | float):
+    message = _field(choices[0], "message")
+    if not isinstance(message, dict):
         raise UnusableReplyError(f"the first choice has no message (message={_preview(message)})")
-    return message, getattr(choices[0], "finish_reason", None)
+    return message, _field(choices[0], "finish_reason")
 
 
 def _tool_calls(raw: Any) -> tuple[ToolCall, ...]:
@@ -76,14 +76,14 @@ def _tool_calls(raw: Any) -> tuple[ToolCall, ...]:
         raise UnusableReplyError(f"tool_calls is a {type(raw).__name__}, not a list")
     calls = []
     for index, call in enumerate(raw):
-        function = getattr(call, "function", None) or getattr(call, "custom", None)
-        name = getattr(function, "name", None)
+        function = _field(call, "function") or _field(call, "custom")
+        name = _field(function, "name")
         if not isinstance(name, str) or not name:
             raise UnusableReplyError(f"tool call {index} has no function name")
-        arguments = getattr(function, "arguments", None)
+        arguments = _field(function, "arguments")
         if arguments is None:
-            arguments = getattr(function, "input", None)
-        call_id = getattr(call, "id", None)
+            arguments = _field(function, "input")
+        call_id = _field(call, "id")
         calls.append(
             ToolCall.request(
                 call_id if isinstance(call_id, str) and call_id else f"call_{index}",
@@ -92,6 +92,11 @@ def _tool_calls(raw: Any) -> tuple[ToolCall, ...]:
             )
         )
     return tuple(calls)
+
+
+def _field(value: Any, name: str) -> Any:
+    """``value[name]`` when ``value`` is a JSON object, else None."""
+    return value.get(name) if isinstance(value, dict) else None
 
 
 def _raw_arguments(arguments: Any) -> str:
@@ -124,9 +129,9 @@ def _is_json(text: str) -> bool:
 
 
 def _usage(raw: Any) -> Usage:
-    prompt = _count(getattr(raw, "prompt_tokens", None))
-    completion = _count(getattr(raw, "completion_tokens", None))
-    total = _count(getattr(raw, "total_tokens", None)) or prompt + completion
+    prompt = _count(_field(raw, "prompt_tokens"))
+    completion = _count(_field(raw, "completion_tokens"))
+    total = _count(_field(raw, "total_tokens")) or prompt + completion
     return Usage(prompt, completion, total)
 
 

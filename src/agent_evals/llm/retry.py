@@ -1,7 +1,7 @@
 """Bounded retries with exponential backoff and jitter, visible and testable.
 
-The SDK's own retries are switched off (``max_retries=0``); :func:`call_with_retries`
-does the retrying. An attempt reports a classified failure by raising
+Nothing below retries (:mod:`agent_evals.llm.chat_http` sends one request per attempt);
+:func:`call_with_retries` does the retrying. An attempt reports a classified failure by raising
 :class:`AttemptError` with a :class:`Failure`:
 
 * retried: ``rate_limited`` (429), ``server_error`` (5xx), ``timeout`` (client timeout

@@ -1,4 +1,4 @@
-"""What a failed call means, in one line: :func:`classify` sorts an SDK error into a
+"""What a failed call means, in one line: :func:`classify` sorts an HTTP error into a
 :class:`~agent_evals.llm.retry.Failure` with the server's own words (shortened) and a hint.
 
 * An HTTP answer keeps its status and what the server said: ``{"error": {"message": …}}``,
@@ -21,7 +21,7 @@ from agent_evals.llm.endpoint import Endpoint, redact
 from agent_evals.llm.retry import Failure
 
 if TYPE_CHECKING:
-    import openai
+    import httpx2
 
 MAX_SERVER_TEXT = 200
 _VALIDATION_COUNT = re.compile(r"(\d+) validation errors?")
@@ -42,21 +42,21 @@ CONTEXT_HINT = (
 
 
 def classify(exc: Exception, endpoint: Endpoint, *, timeout_s: float) -> Failure:
-    """Sort an SDK error (or a JSON ValueError) into a :class:`Failure` kind, with a hint."""
-    import openai  # lazy: loads openai only when used (start-up time)
+    """Sort a failed request (:class:`~agent_evals.llm.chat_http.StatusError`, an ``httpx2`` error,
+    or a JSON ValueError) into a :class:`Failure` kind, with a hint."""
+    import httpx2  # lazy: loads httpx2 only when used (start-up time)
 
-    secrets = endpoint.secrets()
-    if isinstance(exc, openai.APITimeoutError):
+    from agent_evals.llm.chat_http import StatusError  # lazy: with httpx2
+
+    if isinstance(exc, httpx2.TimeoutException):
         return Failure("timeout", f"no answer within {timeout_s:g} s (timeout)", hint=TIMEOUT_HINT)
-    if isinstance(exc, openai.APIConnectionError):
+    if isinstance(exc, httpx2.HTTPError):
         return _connection_failure(exc, endpoint)
-    if isinstance(exc, openai.APIStatusError):
-        return status_failure(exc.status_code, exc.body, dict(exc.response.headers), endpoint)
-    if isinstance(exc, openai.APIResponseValidationError):
-        return Failure("bad_reply", redact(f"HTTP {exc.status_code}: {exc.message}", secrets))
-    if not isinstance(exc, openai.OpenAIError):  # the body claimed to be JSON but did not parse
+    if isinstance(exc, StatusError):
+        return status_failure(exc.status, exc.body, exc.headers, endpoint)
+    if isinstance(exc, ValueError):  # the body claimed to be JSON but did not parse
         return Failure("bad_reply", f"the body is not valid JSON ({type(exc).__name__}: {exc})")
-    return Failure("rejected", redact(f"{type(exc).__name__}: {exc}", secrets))
+    return Failure("rejected", redact(f"{type(exc).__name__}: {exc}", endpoint.secrets()))
 
 
 def status_failure(status: int, body: object, headers: dict[str, str], endpoint: Endpoint) -> Failure:
@@ -101,9 +101,8 @@ def _auth_hint(endpoint: Endpoint) -> str:
     return "check OPENAI_API_KEY"
 
 
-def _connection_failure(exc: openai.APIConnectionError, endpoint: Endpoint) -> Failure:
-    cause = exc.__cause__ or exc
-    detail = redact(f"{type(cause).__name__}: {cause}", endpoint.secrets())
+def _connection_failure(exc: httpx2.HTTPError, endpoint: Endpoint) -> Failure:
+    detail = redact(f"{type(exc).__name__}: {exc}", endpoint.secrets())
     chain = _causes(exc)
     lowered = " ".join(str(c) for c in chain).lower()
     variable = "AZURE_OPENAI_ENDPOINT" if endpoint.kind == "azure" else "OPENAI_BASE_URL"
@@ -115,7 +114,7 @@ def _connection_failure(exc: openai.APIConnectionError, endpoint: Endpoint) -> F
 
 
 def _causes(exc: BaseException) -> list[BaseException]:
-    """``exc`` and what caused it (the SDK wraps httpx, which wraps the OS error)."""
+    """``exc`` and what caused it (httpx2 wraps httpcore2, which wraps the OS error)."""
     chain: list[BaseException] = []
     current: BaseException | None = exc
     while current is not None and current not in chain:

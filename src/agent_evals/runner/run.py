@@ -137,7 +137,7 @@ def run(
         return 2
     # The warm server's imports (the SDKs, the portal's framework: ~0.8 s of CPU) overlap the check's
     # slow part, the models asked and the agents' servers started, instead of following it.
-    warm = _warm_server(folder, suites, replay=bool(replay))
+    warm = _warm_server(folder, suites)
     try:
         selected: dict[str, list[str] | None] = {}
         if check:
@@ -200,11 +200,11 @@ def run(
             shutil.rmtree(folder, ignore_errors=True)
 
 
-def _warm_server(folder: Path, suites: list[Suite], *, replay: bool) -> WarmWorkers:
+def _warm_server(folder: Path, suites: list[Suite]) -> WarmWorkers:
     """The run's warm server (``runner/warm_workers.py``), not started yet; its files live in the run's folder."""
     systems = suite_systems(suites)
     return WarmWorkers(folder / "warm-workers.log", folder / "warm-workers.json", folder=temp_dir(folder),
-                       model_sdk=not replay, system_modules=server_modules(systems), worker_modules=worker_modules(systems))
+                       system_modules=server_modules(systems), worker_modules=worker_modules(systems))
 
 
 def _merged(entry: SuiteRun, manifest: RunManifest, folder: Path) -> Callable[[str, dict[str, object]], None]:

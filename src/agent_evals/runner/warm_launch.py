@@ -1,8 +1,8 @@
 """The interpreter the runner gives Promptfoo (``PROMPTFOO_PYTHON``): its Python processes start warm.
 
 Promptfoo starts a Python process for each persistent provider worker, each Python assertion
-and each Python hook call, and each one imports the kit (the MCP SDK and the OpenAI SDK alone
-take 0.75 s of CPU); the runner starts a system's own server (``-m agent_evals.cli portal serve …``)
+and each Python hook call, and each one imports the kit (a provider worker: ~0.5 s of CPU, 0.3 s
+of it the MCP SDK); the runner starts a system's own server (``-m agent_evals.cli portal serve …``)
 the same way (:class:`agent_evals.processes.KitStarter`). Under the runner this file stands in for
 ``python``: when it is asked to run one of Promptfoo's Python wrappers (or the kit's command), it
 hands its standard streams, arguments, working directory and environment to the run's warm server

@@ -4,9 +4,8 @@ The runner starts one server per run (:class:`WarmWorkers`) and gives Promptfoo 
 its interpreter (``warm_launch.py``, see there). For each of Promptfoo's Python wrappers the
 launcher asks for, the server forks a *keeper*, which forks the *worker*: the worker takes the
 launcher's standard streams, arguments, working directory and environment, and runs the wrapper
-as ``python wrapper.py …`` would, only with the kit, the MCP SDK and the OpenAI SDK already
-imported. The keeper tells the launcher the worker's pid, waits for the worker and sends its
-exit status back; when the launcher goes away first (Promptfoo killed it), the keeper stops the
+as ``python wrapper.py …`` would, only with the kit and the MCP SDK already imported. The keeper
+tells the launcher the worker's pid, waits for the worker and sends its exit status back; when the launcher goes away first (Promptfoo killed it), the keeper stops the
 worker. Nothing is shared between workers but the imported code: each one is its own process.
 
 The run's systems start their own server the same way (the portal: ``agent-evals portal serve``,
@@ -35,12 +34,10 @@ from __future__ import annotations
 
 import argparse
 import atexit
-import contextlib
 import gc
 import importlib
 import json
 import os
-import platform
 import secrets
 import select
 import shutil
@@ -66,6 +63,7 @@ from agent_evals.paths import project_root
 # What a provider worker and an assertion import on their first call (the kit imports its SDKs lazily).
 PRELOAD = (
     "agent_evals.provider.run",
+    "agent_evals.llm.chat_http",  # the model client (its HTTP client, httpx2, is MCP's too)
     "agent_evals.agent.mcp_tools",
     "agent_evals.assertions",
     "mcp.client.client",
@@ -79,9 +77,6 @@ PRELOAD = (
     "anyio.streams.stapled",
     "jsonschema",
 )
-# The model SDK (about 0.4 s of CPU): preloaded for a run that may call a model, not for a replay,
-# whose workers never import it (a worker that does imports it itself).
-MODEL_SDK = ("openai", "openai.types.chat")
 KIT_MODULE = warm_launch.KIT_MODULE  # `-m agent_evals.cli …`: a system's server the runner starts (KitStarter)
 ENABLED_ENV = "AGENT_EVALS_WARM"  # 0: every Python process of Promptfoo starts cold, from PROMPTFOO_PYTHON
 REAP_WAIT_S = 3.0  # at the end of a run, for the keepers of workers that are still stopping
@@ -122,11 +117,6 @@ def _preload(modules: tuple[str, ...], *, prepare: tuple[str, ...] = (), tls: bo
                 except Exception as exc:  # noqa: BLE001 - the workers prepare it themselves then
                     print(f"warm workers: {name}.warm_workers failed: {exc}", file=sys.stderr, flush=True)
         if tls:
-            # What the OpenAI SDK sends as its platform headers, read once here: ``platform.platform()``
-            # runs ``uname -p`` (a process, ~10 ms) in every worker's first model call otherwise.
-            platform.platform()
-            with contextlib.suppress(OSError):
-                platform.freedesktop_os_release()
             from agent_evals.llm.tls import ssl_context  # lazy: the warm server's start-up stays what it was
 
             try:
@@ -156,14 +146,14 @@ def promptfoo_wrappers() -> tuple[Path, ...]:
 
 
 def serve(listener: socket.socket, owner_pid: int | None, started: dict[str, int], wrappers: tuple[Path, ...] = (),
-          *, model_sdk: bool = True, system_modules: tuple[str, ...] = (),
+          *, system_modules: tuple[str, ...] = (),
           worker_modules: tuple[str, ...] = ()) -> None:
     """Fork a worker for each launcher that connects to ``listener``, until SIGTERM or the owner is gone;
     ``started`` counts them by what they run (the wrapper's file name, the module's name).
-    ``wrappers``: the only scripts it runs (default: Promptfoo's); ``model_sdk``: preload the model
-    SDK too; ``system_modules``: what the systems' servers import (preloaded first: a system's server
-    that asked meanwhile starts before the model SDK is imported, which it does not use, and before
-    those modules' ``warm_workers()`` prepare what the workers need); ``worker_modules``: what the
+    ``wrappers``: the only scripts it runs (default: Promptfoo's); ``system_modules``: what the systems'
+    servers import (preloaded first: a system's server that asked meanwhile starts before the workers'
+    modules are imported, which it does not use, and before those modules' ``warm_workers()`` prepare
+    what the workers need); ``worker_modules``: what the
     workers import for the run's systems (``System.worker_modules``), preloaded with the kit's checks
     (every module a row's grading may import: :func:`agent_evals.assertions.registry.check_modules`)."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # a terminal's Ctrl-C is the runner's to handle
@@ -174,10 +164,10 @@ def serve(listener: socket.socket, owner_pid: int | None, started: dict[str, int
         _preload(system_modules + PRELOAD)
         early = _arrived(listener, owner_pid, allowed, wait_s=0)
         for request in early:
-            if request.name == KIT_MODULE:  # a system's server: it does not use the model SDK
+            if request.name == KIT_MODULE:  # a system's server: it does not use the workers' modules
                 _start(listener, request, keepers, started)
         # once the systems' servers that asked early have started (they need none of it): the workers' part
-        workers_part = (*(MODEL_SDK if model_sdk else ()), *worker_modules, *_check_modules())
+        workers_part = (*worker_modules, *_check_modules())
         _preload(workers_part, prepare=system_modules, tls=True)
         for request in early:
             if request.name != KIT_MODULE:
@@ -468,18 +458,16 @@ class WarmWorkers:
     """The run's warm server and the environment that points Promptfoo at its launcher."""
 
     def __init__(self, log_path: Path | None = None, stats_path: Path | None = None,
-                 wrappers: tuple[Path, ...] = (), *, folder: Path | None = None, model_sdk: bool = True,
+                 wrappers: tuple[Path, ...] = (), *, folder: Path | None = None,
                  system_modules: tuple[str, ...] = (), worker_modules: tuple[str, ...] = ()) -> None:
         """``folder`` holds the launcher (the run's temporary directory; None: one of its own, removed
         at the end); ``wrappers``, what the server may run (default: Promptfoo's wrappers);
-        ``model_sdk``: whether the workers may call a model (False on a replay: the SDK is not preloaded);
         ``system_modules``: what the run's systems' servers import
         (``agent_evals.runner.systems.server_modules``); ``worker_modules``: what the workers import
         for them (``agent_evals.runner.systems.worker_modules``)."""
         self._log_path = log_path
         self._stats_path = stats_path
         self._wrappers = wrappers
-        self._model_sdk = model_sdk
         self._system_modules = system_modules
         self._worker_modules = worker_modules
         self._given_folder = folder
@@ -516,8 +504,7 @@ class WarmWorkers:
                  "--owner-pid", str(os.getpid()), *(["--stats", str(self._stats_path)] if self._stats_path else []),
                  *(arg for path in self._wrappers for arg in ("--wrapper", str(path))),
                  *(arg for module in self._system_modules for arg in ("--system-module", module)),
-                 *(arg for module in self._worker_modules for arg in ("--worker-module", module)),
-                 *([] if self._model_sdk else ["--no-model-sdk"])],
+                 *(arg for module in self._worker_modules for arg in ("--worker-module", module))],
                 stdin=subprocess.DEVNULL, stdout=log, stderr=log, pass_fds=(listener.fileno(),),
             )
         finally:
@@ -574,8 +561,6 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--stats", type=Path, help="write how many processes it started (JSON) here at the end")
     parser.add_argument("--wrapper", type=Path, action="append", default=[],
                         help="a script it may run (default: Promptfoo's wrappers)")
-    parser.add_argument("--no-model-sdk", dest="model_sdk", action="store_false",
-                        help="do not preload the model SDK (a replay: the workers call no model)")
     parser.add_argument("--system-module", dest="system_modules", action="append", default=[],
                         help="a module the run's systems' servers import (preloaded first)")
     parser.add_argument("--worker-module", dest="worker_modules", action="append", default=[],
@@ -585,13 +570,13 @@ def main(argv: list[str] | None = None) -> None:
     started: dict[str, int] = {}
     try:
         serve(socket.socket(fileno=args.listener), args.owner_pid, started, tuple(args.wrapper),
-              model_sdk=args.model_sdk, system_modules=tuple(args.system_modules),
+              system_modules=tuple(args.system_modules),
               worker_modules=tuple(args.worker_modules))
     finally:
         seconds = round(time.monotonic() - began, 1)
         print(f"warm workers: {sum(started.values())} process(es) in {seconds} s", file=sys.stderr, flush=True)
         if args.stats is not None:
-            stats = {"started": started, "seconds": seconds, "model_sdk": args.model_sdk}
+            stats = {"started": started, "seconds": seconds}
             args.stats.write_text(json.dumps(stats) + "\n", encoding="utf-8")
 
 

@@ -2,7 +2,7 @@
 
 :class:`ScriptedOpenAIServer` listens on ``127.0.0.1`` (a free port) in a background
 thread and answers chat completions the way OpenAI and Azure OpenAI do, so the *real*
-client code (openai SDK, agent loop, Promptfoo providers) runs against it unchanged:
+client code (the kit's model client, the openai SDK, Promptfoo providers) runs against it unchanged:
 
 * ``POST /v1/chat/completions`` — OpenAI and OpenAI-compatible clients (use ``.base_url``);
 * ``POST /openai/deployments/{deployment}/chat/completions?api-version=…`` — Azure
