@@ -13,6 +13,7 @@ import sys
 import time
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
+from pathlib import Path
 
 from agent_evals.paths import project_root
 from agent_evals.processes import start_detached
@@ -21,6 +22,9 @@ from agent_evals.runner.interrupts import Interrupts
 from agent_evals.testing.pause_points import pause_point
 
 SESSION_END_S = 5.0
+# Resolves the imports between an installed ES module package's files without Node's parse of its package.json
+# each time: ~0.17 s of CPU less per Promptfoo start (see the file)
+ESM_SCOPE_CACHE = Path(__file__).with_name("esm_scope_cache.cjs")
 EVAL_ID = re.compile(r"\b(eval-[A-Za-z0-9]+-\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d)\b")
 
 
@@ -46,6 +50,13 @@ def promptfoo_env(base: Mapping[str, str] | None = None) -> dict[str, str]:
     env.setdefault("PROMPTFOO_TRACE_FETCH_STABLE_POLLS", "1")
     # Node keeps the compiled modules of Promptfoo between runs: about 0.2 s of CPU less per start
     env.setdefault("NODE_COMPILE_CACHE", str(root / "node_modules" / ".cache" / "node-compile"))
+    return with_node_preload(env, ESM_SCOPE_CACHE)
+
+
+def with_node_preload(env: dict[str, str], script: Path) -> dict[str, str]:
+    """``env`` with ``script`` preloaded into every Node process it starts (``NODE_OPTIONS=--require``,
+    quoted: a path with spaces stays one), after whatever NODE_OPTIONS the user set."""
+    env["NODE_OPTIONS"] = f'{env.get("NODE_OPTIONS", "")} --require "{script}"'.strip()
     return env
 
 

@@ -13,7 +13,7 @@ import subprocess
 from pathlib import Path
 
 from agent_evals.paths import project_root
-from agent_evals.runner.promptfoo_process import promptfoo_command, promptfoo_env
+from agent_evals.runner.promptfoo_process import promptfoo_command, promptfoo_env, with_node_preload
 
 DEFAULT_HOST = "127.0.0.1"
 PRELOAD = Path(__file__).with_name("listen_host.cjs")
@@ -22,8 +22,7 @@ HOST_ENV = "AGENT_EVALS_LISTEN_HOST"
 
 def view_env(host: str) -> dict[str, str]:
     """Promptfoo's environment with the preload that binds the viewer to ``host``."""
-    env = promptfoo_env()
-    env["NODE_OPTIONS"] = f"{env.get('NODE_OPTIONS', '')} --require {PRELOAD}".strip()
+    env = with_node_preload(promptfoo_env(), PRELOAD)
     env[HOST_ENV] = host
     return env
 
