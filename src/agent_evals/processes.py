@@ -36,7 +36,6 @@ Standard library only: the runner, the portal and its helper import it.
 from __future__ import annotations
 
 import ctypes
-import ctypes.util
 import os
 import re
 import signal
@@ -52,13 +51,17 @@ _PR_SET_PDEATHSIG = 1
 
 
 def _prctl() -> Callable[..., int] | None:
-    """libc's ``prctl``, looked up in the parent (the child must not import or load anything)."""
+    """libc's ``prctl``, looked up in the parent (the child must not import or load anything): among the
+    symbols the interpreter has loaded already (``ctypes.util.find_library`` would run ``ldconfig -p``,
+    a process, each time)."""
     if not sys.platform.startswith("linux"):
         return None
-    try:
-        return ctypes.CDLL(ctypes.util.find_library("c") or "libc.so.6", use_errno=True).prctl
-    except (OSError, AttributeError):
-        return None
+    for library in (None, "libc.so.6"):
+        try:
+            return ctypes.CDLL(library, use_errno=True).prctl
+        except (OSError, AttributeError):
+            continue
+    return None
 
 
 def _child_setup(prctl: Callable[..., int] | None, before_session: Callable[[], None] | None) -> Callable[[], None]:
