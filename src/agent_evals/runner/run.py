@@ -135,7 +135,7 @@ def run(
     if budgets.any and not check:
         log.error("a budget needs the preflight check (it refuses models without a price): drop --no-check")
         return 2
-    # The warm server's imports (the SDKs, the portal's framework: ~0.8 s of CPU) overlap the check's
+    # The warm server's imports (the MCP SDK, the portal's framework: ~0.65 s of CPU) overlap the check's
     # slow part, the models asked and the agents' servers started, instead of following it.
     warm = _warm_server(folder, suites)
     try:
