@@ -127,3 +127,16 @@ def test_an_error_answer_keeps_what_the_sdk_kept(server: ScriptedOpenAIServer) -
     assert kit.value.status == sdk.value.status_code == 400
     assert kit.value.body == body and sdk.value.body == body["error"]  # the SDK keeps the inner object
     assert kit.value.headers["x-request-id"] == sdk.value.response.headers["x-request-id"] == "r-1"
+
+
+def test_the_body_is_encoded_as_the_sdks_http_client_encodes_json() -> None:
+    """Byte for byte (the scripted server sees bodies parsed): compact, UTF-8, a NaN refused."""
+    import httpx2
+
+    from agent_evals.llm.chat_http import _encoded
+
+    assert _encoded(REQUEST) == httpx2.Request("POST", "http://127.0.0.1/", json=REQUEST).content
+    with pytest.raises(ValueError):
+        httpx2.Request("POST", "http://127.0.0.1/", json={"temperature": float("nan")})
+    with pytest.raises(ValueError):
+        _encoded({"temperature": float("nan")})

@@ -80,13 +80,18 @@ class ChatClient:
             if inspect.isawaitable(token):
                 token = await token
             headers = {**headers, "Authorization": f"Bearer {token}"}
-        response = await self._http.post(url, params=params, headers=headers, content=json.dumps(request).encode())
+        response = await self._http.post(url, params=params, headers=headers, content=_encoded(request))
         if not response.is_success:
             raise StatusError(response.status_code, _error_body(response), dict(response.headers))
         return _success_body(response)
 
     async def aclose(self) -> None:
         await self._http.aclose()
+
+
+def _encoded(request: dict[str, Any]) -> bytes:
+    """The body as the SDK's HTTP client encodes JSON: compact, UTF-8, no NaN (a ValueError)."""
+    return json.dumps(request, ensure_ascii=False, separators=(",", ":"), allow_nan=False).encode("utf-8")
 
 
 def _fixed_credential(endpoint: Endpoint) -> dict[str, str]:
