@@ -115,7 +115,9 @@ def test_azure_without_credentials_uses_default_azure_credential(
     assert server.requests[0].headers["authorization"] == "Bearer token-from-default-credential"
 
 
-def test_a_token_provider_is_asked_before_every_request_and_may_be_async(server: ScriptedOpenAIServer) -> None:
+def test_a_token_provider_is_asked_before_every_request_and_may_be_async(
+    server: ScriptedOpenAIServer,
+) -> None:
     from agent_evals.llm.chat_http import ChatClient
 
     tokens = iter(["first", "second"])

@@ -64,26 +64,32 @@ async def through_kit(endpoint: Endpoint, token: str | None) -> Any:
         await client.aclose()
 
 
+AZURE_VERSION = "2024-10-21"
+KINDS = ["compatible without a key", "compatible with a key", "openai", "azure, api key", "azure, token",
+         "azure, token provider"]
+
+
 def endpoints(server: ScriptedOpenAIServer) -> dict[str, tuple[Endpoint, str | None]]:
+    azure = server.azure_endpoint
     return {
         "compatible without a key": (Endpoint.compatible(server.base_url), None),
         "compatible with a key": (Endpoint.compatible(server.base_url, api_key=KEY), None),
         "openai": (Endpoint.openai(KEY, base_url=server.base_url), None),
-        "azure, api key": (Endpoint.azure(server.azure_endpoint, api_version="2024-10-21", api_key=KEY), None),
-        "azure, token": (Endpoint.azure(server.azure_endpoint, api_version="2024-10-21", ad_token=KEY), None),
-        "azure, token provider": (Endpoint.azure(server.azure_endpoint, api_version="2024-10-21"), "from-provider"),
+        "azure, api key": (Endpoint.azure(azure, api_version=AZURE_VERSION, api_key=KEY), None),
+        "azure, token": (Endpoint.azure(azure, api_version=AZURE_VERSION, ad_token=KEY), None),
+        "azure, token provider": (Endpoint.azure(azure, api_version=AZURE_VERSION), "from-provider"),
     }
 
 
-@pytest.mark.parametrize("kind", ["compatible without a key", "compatible with a key", "openai", "azure, api key",
-                                  "azure, token", "azure, token provider"])
+@pytest.mark.parametrize("kind", KINDS)
 def test_the_request_is_the_sdks(server: ScriptedOpenAIServer, kind: str) -> None:
     endpoint, token = endpoints(server)[kind]
     asyncio.run(through_sdk(endpoint, token))
     asyncio.run(through_kit(endpoint, token))
     sdk, kit = server.requests
     assert (kit.path, kit.query, kit.deployment) == (sdk.path, sdk.query, sdk.deployment)
-    assert {h: kit.headers.get(h) for h in COMPARED_HEADERS} == {h: sdk.headers.get(h) for h in COMPARED_HEADERS}
+    for header in COMPARED_HEADERS:
+        assert kit.headers.get(header) == sdk.headers.get(header), header
     assert kit.body == sdk.body == REQUEST
 
 
@@ -92,7 +98,8 @@ BODIES = {
     "JSON as text/plain": Reply.malformed(json.dumps({"choices": []}), content_type="text/plain"),
     "HTML": Reply.malformed("<html>busy</html>", content_type="text/html"),
     "broken JSON": Reply.malformed("{not json"),
-    "JSON with a charset": Reply.malformed(json.dumps({"id": "x"}), content_type="application/json; charset=utf-8"),
+    "JSON with a charset": Reply.malformed(json.dumps({"id": "x"}),
+                                           content_type="application/json; charset=utf-8"),
 }
 
 

@@ -23,7 +23,8 @@ VERIFY_ENV = "AGENT_EVALS_ESM_SCOPE_VERIFY"
 
 def test_promptfoo_under_the_kit_resolves_as_node_does(tmp_path: Path) -> None:
     config = tmp_path / "promptfooconfig.yaml"
-    config.write_text('prompts: ["hello {{x}}"]\nproviders: [echo]\ntests:\n  - vars: {x: a}\n', encoding="utf-8")
+    config.write_text('prompts: ["hello {{x}}"]\nproviders: [echo]\ntests:\n  - vars: {x: a}\n',
+                      encoding="utf-8")
     verify = tmp_path / "verify.json"
     env = {**promptfoo_env(), VERIFY_ENV: str(verify), "PROMPTFOO_CONFIG_DIR": str(tmp_path / "promptfoo")}
     done = subprocess.run([*promptfoo_command("eval", "-c", str(config), "--no-cache", "--no-table",
@@ -39,7 +40,9 @@ def test_promptfoo_under_the_kit_resolves_as_node_does(tmp_path: Path) -> None:
 # symbolic links (to a file of the package, to one outside any package), a package without a type, a
 # missing file, a folder, a query.
 PACKAGE_FILES = {
-    "node_modules/esm-pkg/package.json": '{"name": "esm-pkg", "type": "module", "exports": {".": "./index.js"}}',
+    "node_modules/esm-pkg/package.json": (
+        '{"name": "esm-pkg", "type": "module", "exports": {".": "./index.js"}}'
+    ),
     "node_modules/esm-pkg/index.js": (
         'import { a } from "./a.js";\n'
         'import { c } from "./c.mjs";\n'
@@ -52,7 +55,7 @@ PACKAGE_FILES = {
         'for (const name of ["./missing.js", "./folder", "../plain-pkg/missing.js"]) {\n'
         "  try { await import(name); } catch (error) { failures.push(`${name}: ${error.code}`); }\n"
         "}\n"
-        "console.log(JSON.stringify({ a, c, linked, alias, cjs, plain, q, failures, url: import.meta.url }));\n"
+        "console.log(JSON.stringify({ a, c, linked, alias, cjs, plain, q, failures }));\n"
     ),
     "node_modules/esm-pkg/a.js": 'import { deep } from "./lib/deep.js";\nexport const a = "a+" + deep;\n',
     "node_modules/esm-pkg/lib/deep.js": 'export const deep = "deep";\n',
@@ -73,13 +76,14 @@ def _package(root: Path) -> Path:
         (root / name).parent.mkdir(parents=True, exist_ok=True)
         (root / name).write_text(text, encoding="utf-8")
     (root / "node_modules" / "esm-pkg" / "linked.js").symlink_to(root / "elsewhere" / "linked.js")
-    (root / "node_modules" / "esm-pkg" / "alias.js").symlink_to(root / "node_modules" / "esm-pkg" / "lib" / "deep.js")
+    package = root / "node_modules" / "esm-pkg"
+    (package / "alias.js").symlink_to(package / "lib" / "deep.js")
     return root / "main.mjs"
 
 
 def _node(script: Path, env: dict[str, str]) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([str(NODE), str(script)], env=env, cwd=script.parent, capture_output=True, text=True,
-                          timeout=60)
+    return subprocess.run([str(NODE), str(script)], env=env, cwd=script.parent, capture_output=True,
+                          text=True, timeout=60)
 
 
 def test_a_package_of_es_modules_loads_as_it_does_without_the_hook(tmp_path: Path) -> None:
@@ -93,8 +97,10 @@ def test_a_package_of_es_modules_loads_as_it_does_without_the_hook(tmp_path: Pat
     result = json.loads(hooked.stdout)
     assert result["linked"] == "linked" and result["alias"] == "deep" and result["cjs"] == "commonjs b"
     assert result["plain"] == "detected as a module"
-    assert result["failures"] == ["./missing.js: ERR_MODULE_NOT_FOUND", "./folder: ERR_UNSUPPORTED_DIR_IMPORT",
-                                  "../plain-pkg/missing.js: ERR_MODULE_NOT_FOUND"]
+    assert result["failures"] == [
+        "./missing.js: ERR_MODULE_NOT_FOUND", "./folder: ERR_UNSUPPORTED_DIR_IMPORT",
+        "../plain-pkg/missing.js: ERR_MODULE_NOT_FOUND",
+    ]
     seen = json.loads(verify.read_text())
     assert seen["differences"] == []
     # answered: ./a.js, ./lib/deep.js, ./c.mjs, ./alias.js (as its real path, lib/deep.js: one module); left

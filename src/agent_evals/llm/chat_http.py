@@ -8,8 +8,9 @@ OpenAI API), which each Python worker Promptfoo starts cold pays before its firs
 
 What the SDK did and this keeps, for the three endpoint kinds (:class:`~agent_evals.llm.endpoint.Endpoint`):
 
-* the URL: ``{base_url}/chat/completions``; on Azure ``{endpoint}/openai/deployments/{model}/chat/completions``
-  with ``api-version`` in the query (the model name is the deployment);
+* the URL: ``{base_url}/chat/completions``; on Azure
+  ``{endpoint}/openai/deployments/{model}/chat/completions`` with ``api-version`` in the query (the
+  model name is the deployment);
 * the credential: ``Authorization: Bearer`` with the key (a placeholder for a compatible server
   without one); on Azure an ``api-key`` header, an Entra ID bearer token, or one from a token
   provider asked before every request (it caches and refreshes the token itself);
@@ -55,12 +56,16 @@ class ChatClient:
     that first uses it, as every ``httpx2.AsyncClient`` is). ``token_provider``: an Azure endpoint's
     bearer tokens, when it has neither key nor token."""
 
-    def __init__(self, endpoint: Endpoint, *, timeout_s: float, token_provider: TokenProvider | None = None) -> None:
+    def __init__(
+        self, endpoint: Endpoint, *, timeout_s: float, token_provider: TokenProvider | None = None
+    ) -> None:
         import httpx2  # lazy: loads httpx2 only when used (start-up time)
 
         self._endpoint = endpoint
         self._token_provider = token_provider
-        self._headers = {"Accept": "application/json", "Content-Type": "application/json", "User-Agent": USER_AGENT}
+        self._headers = {
+            "Accept": "application/json", "Content-Type": "application/json", "User-Agent": USER_AGENT,
+        }
         self._headers.update(_fixed_credential(endpoint))
         self._http = httpx2.AsyncClient(verify=ssl_context(), timeout=timeout_s, follow_redirects=True)
 

@@ -1,4 +1,4 @@
-// Preloaded into every promptfoo command of the kit (NODE_OPTIONS=--require, promptfoo_process.promptfoo_env).
+// Preloaded into every promptfoo command of the kit (NODE_OPTIONS=--require, by promptfoo_env).
 //
 // For each ES module file it loads, Node looks up the package.json of the file's package to learn its
 // "type", and (Node 22 and 24) parses that file's whole "exports" map again each time. drizzle-orm, which
@@ -10,7 +10,8 @@
 // resolution, errors included.
 //
 // AGENT_EVALS_ESM_SCOPE_VERIFY=<file>: resolve each of those imports with Node's resolution as well and
-// write what was answered and every difference to <file> (JSON) at exit (tests/runner/test_esm_scope_cache.py).
+// write what was answered and every difference to <file> (JSON) at exit
+// (tests/runner/test_esm_scope_cache.py).
 "use strict";
 
 const fs = require("node:fs");
@@ -19,7 +20,8 @@ const path = require("node:path");
 const { fileURLToPath, pathToFileURL } = require("node:url");
 
 const VERIFY_ENV = "AGENT_EVALS_ESM_SCOPE_VERIFY";
-const scopeTypes = new Map(); // a folder -> the "type" of its package ("module", "commonjs", or null: none or unreadable)
+// a folder -> the "type" of its package ("module", "commonjs", or null: none, or unreadable)
+const scopeTypes = new Map();
 
 function scopeType(folder) {
   const passed = [];
@@ -30,7 +32,7 @@ function scopeType(folder) {
       break;
     }
     passed.push(dir);
-    if (path.basename(dir) === "node_modules" || path.dirname(dir) === dir) break; // as Node: no package above
+    if (path.basename(dir) === "node_modules" || path.dirname(dir) === dir) break; // as Node: none above
     let text;
     try {
       text = fs.readFileSync(path.join(dir, "package.json"), "utf8");
@@ -51,9 +53,8 @@ function scopeType(folder) {
 
 function resolved(specifier, parentURL) {
   if (!(specifier.startsWith("./") || specifier.startsWith("../")) || /[?#%\\]/.test(specifier)) return null;
-  if (!parentURL || !parentURL.startsWith("file://") || /[?#]/.test(parentURL) || !parentURL.includes("/node_modules/")) {
-    return null;
-  }
+  if (!parentURL || !parentURL.startsWith("file://") || /[?#]/.test(parentURL)) return null;
+  if (!parentURL.includes("/node_modules/")) return null; // the project's own files: Node's
   let real;
   try {
     real = fs.realpathSync(path.resolve(path.dirname(fileURLToPath(parentURL)), specifier));
@@ -67,7 +68,8 @@ function resolved(specifier, parentURL) {
   return { url: pathToFileURL(real).href, format: "module", shortCircuit: true };
 }
 
-const preserveSymlinks = process.execArgv.includes("--preserve-symlinks") || process.env.NODE_PRESERVE_SYMLINKS === "1";
+const preserveSymlinks =
+  process.execArgv.includes("--preserve-symlinks") || process.env.NODE_PRESERVE_SYMLINKS === "1";
 if (typeof nodeModule.registerHooks === "function" && !preserveSymlinks) {
   const verifyPath = process.env[VERIFY_ENV];
   const seen = { answered: 0, differences: [] };

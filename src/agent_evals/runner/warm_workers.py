@@ -5,8 +5,9 @@ its interpreter (``warm_launch.py``, see there). For each of Promptfoo's Python 
 launcher asks for, the server forks a *keeper*, which forks the *worker*: the worker takes the
 launcher's standard streams, arguments, working directory and environment, and runs the wrapper
 as ``python wrapper.py …`` would, only with the kit and the MCP SDK already imported. The keeper
-tells the launcher the worker's pid, waits for the worker and sends its exit status back; when the launcher goes away first (Promptfoo killed it), the keeper stops the
-worker. Nothing is shared between workers but the imported code: each one is its own process.
+tells the launcher the worker's pid, waits for the worker and sends its exit status back; when the
+launcher goes away first (Promptfoo killed it), the keeper stops the worker. Nothing is shared
+between workers but the imported code: each one is its own process.
 
 The run's systems start their own server the same way (the portal: ``agent-evals portal serve``,
 a :class:`~agent_evals.processes.KitStarter` from :meth:`WarmWorkers.starter`): the server imports
