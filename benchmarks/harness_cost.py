@@ -10,19 +10,23 @@ of ``--jobs`` (default 1, 4 and 8):
 * ``cold``: ``fast`` with ``AGENT_EVALS_WARM=0``, every worker a Python of its own, as on macOS
   and under plain ``npx promptfoo eval``;
 * ``python`` (``--forms … python``): ``AGENT_EVALS_ASSERTIONS=python``, each kit check in a Python
-  process of its own (the public ``assertions/<check>.py`` interface, as plain Promptfoo runs it).
+  process of its own (the public ``assertions/<check>.py`` interface, as plain Promptfoo runs it);
+* ``portal`` (``--forms … portal``): ``fast`` without ``PORTAL_URL``, so the run starts its own
+  portal as ``npm run eval`` does: its first model request waits for the portal, and its CPU
+  counts the portal's too.
 
-The portal runs outside the measured processes (``PORTAL_URL``), so the CPU counted is the
-harness's own: the runner, Promptfoo and its workers, assertion and hook processes. Python
-process starts are counted by a shim given to Promptfoo as its interpreter. The ideal wall
-time is Σ model latency / j. A third form, ``native``, is Promptfoo's own machinery doing
+In the other forms the portal runs outside the measured processes (``PORTAL_URL``), so the CPU
+counted is the harness's own: the runner, Promptfoo and its workers, assertion and hook processes.
+Python process starts are counted by a shim given to Promptfoo as its interpreter. The ideal wall
+time is Σ model latency / j. Another form, ``native``, is Promptfoo's own machinery doing
 comparable work (see ``native_equivalent.py``); pass ``--native`` to include it.
 
 The forms make different numbers of model calls (the native form's user is Promptfoo's own), so
 the table gives the harness time (wall − ideal) and the CPU per model call as well as per run,
 and the seconds from the start of ``agent-evals run`` to the first request the model receives.
 
-    .venv/bin/python benchmarks/harness_cost.py [--latency 0.3] [--jobs 1 4 8] [--forms fast cold python] [--native] [--marginal]
+    .venv/bin/python benchmarks/harness_cost.py [--latency 0.3] [--jobs 1 4 8] [--forms fast cold python portal]
+        [--native] [--marginal]
 """
 
 from __future__ import annotations
@@ -78,9 +82,10 @@ def run_form(form: str, jobs: int, server: ScriptedOpenAIServer, portal: PortalP
     shim, counter = counting_python(tmp, f"python-{form}-{repeat}")
     env = {k: v for k, v in os.environ.items() if k in KEEP}
     env.update(OPENAI_BASE_URL=server.base_url, AGENT_MODEL="agent-model", USER_MODEL="user-model", JUDGE_MODEL="none",
-               LLM_MAX_RETRIES="0", PORTAL_URL=portal.url, PORTAL_TOKEN=portal.token or "",
-               PROMPTFOO_CONFIG_DIR=str(tmp / "promptfoo"), PROMPTFOO_PYTHON=str(shim),
+               LLM_MAX_RETRIES="0", PROMPTFOO_CONFIG_DIR=str(tmp / "promptfoo"), PROMPTFOO_PYTHON=str(shim),
                AGENT_EVALS_DATA_DIR=str(tmp / f"data-{form}-{repeat}" / "portal"))
+    if form != "portal":  # the shared portal of this -j; the portal form's run starts its own
+        env.update(PORTAL_URL=portal.url, PORTAL_TOKEN=portal.token or "")
     if form == "python":
         env["AGENT_EVALS_ASSERTIONS"] = "python"
     if form == "cold":
@@ -109,7 +114,7 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--latency", type=float, default=0.3)
     parser.add_argument("--jobs", type=int, nargs="+", default=[1, 4, 8])
-    parser.add_argument("--forms", nargs="+", default=["fast", "cold"], choices=["fast", "cold", "python"])
+    parser.add_argument("--forms", nargs="+", default=["fast", "cold"], choices=["fast", "cold", "python", "portal"])
     parser.add_argument("--native", action="store_true", help="also run Promptfoo's own equivalent")
     parser.add_argument("--marginal", action="store_true",
                         help="also run the fast form with --repeat 3: the CPU of one more row, apart from the "
