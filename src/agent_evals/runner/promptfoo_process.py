@@ -55,8 +55,12 @@ def promptfoo_env(base: Mapping[str, str] | None = None) -> dict[str, str]:
 
 def with_node_preload(env: dict[str, str], script: Path) -> dict[str, str]:
     """``env`` with ``script`` preloaded into every Node process it starts (``NODE_OPTIONS=--require``,
-    quoted: a path with spaces stays one), after whatever NODE_OPTIONS the user set."""
-    env["NODE_OPTIONS"] = f'{env.get("NODE_OPTIONS", "")} --require "{script}"'.strip()
+    quoted: a path with spaces stays one), after whatever NODE_OPTIONS the user set; once, also when
+    ``env`` came from a process that had it (a kit command Promptfoo started)."""
+    preload = f'--require "{script}"'
+    options = env.get("NODE_OPTIONS", "")
+    if preload not in options:
+        env["NODE_OPTIONS"] = f"{options} {preload}".strip()
     return env
 
 
