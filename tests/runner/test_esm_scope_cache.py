@@ -109,7 +109,7 @@ def test_a_package_of_es_modules_loads_as_it_does_without_the_hook(tmp_path: Pat
     assert seen["answered"] == 4, seen
 
 
-def test_the_preload_comes_once_after_the_users_node_options_and_a_path_with_spaces_stays_one(tmp_path: Path) -> None:
+def test_the_preload_comes_once_after_the_users_options_and_keeps_a_path_with_spaces(tmp_path: Path) -> None:
     folder = tmp_path / "a folder"
     folder.mkdir()
     first, second = folder / "first.cjs", folder / "second.cjs"
