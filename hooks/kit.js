@@ -6,7 +6,9 @@
 //     - file://../../hooks/kit.js:afterEach
 //     - file://../../hooks/kit.js:afterAll
 //
-// beforeAll  under plain `npx promptfoo eval` (not started by the kit's runner): points
+// beforeAll  under the kit's runner: waits for the suite's system, which the runner starts beside
+//            Promptfoo, and puts what it gives the workers into the environment (systemFromRunner).
+//            Under plain `npx promptfoo eval` (not started by the kit's runner): points
 //            Promptfoo at the project's Python and starts the system of the suite's pack (the
 //            portal, owned by this Promptfoo process: it abandons the run's PRs and stops when
 //            Promptfoo exits, Ctrl-C included); what it gives the workers (the portal's URL and
@@ -81,9 +83,36 @@ function suiteFolder(context) {
   return process.cwd();
 }
 
+// The kit's runner started Promptfoo beside the suite's system and hands the system over on a pipe
+// (agent_evals.runner.system_handoff): one JSON object, {env, unset} or {error}. No Python worker
+// starts before beforeAll returns, so what the system gives the workers reaches them all.
+async function systemFromRunner(fd) {
+  const text = await new Promise((resolve, reject) => {
+    const chunks = [];
+    const stream = fs.createReadStream("", { fd, autoClose: true });
+    stream.on("data", (chunk) => chunks.push(chunk));
+    stream.on("end", () => resolve(Buffer.concat(chunks).toString("utf8")));
+    stream.on("error", reject);
+  });
+  let info;
+  try {
+    info = JSON.parse(text);
+  } catch (error) {
+    throw new Error("agent-evals: the runner closed the system's pipe without a word (did it stop?)");
+  }
+  if (info.error) throw new Error(`agent-evals: ${info.error}`);
+  for (const key of info.unset || []) delete process.env[key];
+  for (const [key, value] of Object.entries(info.env || {})) process.env[key] = value;
+}
+
 async function beforeAll(context) {
   state.replayFolders = replayFolders(context);
-  if (process.env.AGENT_EVALS_RUN_ID && process.env.AGENT_EVALS_PACK) return undefined; // the kit's runner
+  if (process.env.AGENT_EVALS_RUN_ID && process.env.AGENT_EVALS_PACK) { // the kit's runner
+    const fd = process.env[POLICY.system_fd_env];
+    delete process.env[POLICY.system_fd_env]; // the workers have no such pipe
+    if (fd) await systemFromRunner(Number(fd));
+    return undefined;
+  }
   state.plain = true;
   if (!process.env.PROMPTFOO_PYTHON) process.env.PROMPTFOO_PYTHON = python();
   process.env.PROMPTFOO_DISABLE_ADAPTIVE_SCHEDULER = process.env.PROMPTFOO_DISABLE_ADAPTIVE_SCHEDULER || "1";

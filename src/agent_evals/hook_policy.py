@@ -28,6 +28,8 @@ from agent_evals.record import row_labels
 
 RELATIVE_PATH = Path("hooks") / "policy.generated.json"
 REGENERATE = ".venv/bin/python -m agent_evals.hook_policy"  # from the project's root; a test runs it as written
+# The pipe the kit's runner hands the suite's started system over on, to beforeAll (runner/system_handoff.py)
+SYSTEM_FD_ENV = "AGENT_EVALS_SYSTEM_FD"
 
 
 def policy() -> dict[str, Any]:
@@ -46,6 +48,7 @@ def policy() -> dict[str, Any]:
         "not_graded": row_labels.NOT_GRADED,
         "informative": row_labels.INFORMATIVE,
         "case_line_marker": row_labels.CASE_LINE_MARKER,
+        "system_fd_env": SYSTEM_FD_ENV,
     }
 
 

@@ -329,7 +329,7 @@ def test_the_runner_and_the_hooks_reach_the_toy_system_alone(tmp_path: Path, mon
     row, the sweep of a run that died and the forced exit's list all go to the toy's system."""
     from agent_evals.cleanup import cleanup_run, cleanup_test, system_from_env
     from agent_evals.suites.manifest import RunManifest, SuiteRun
-    from agent_evals.runner.run import _suite_env
+    from agent_evals.runner.run import _suite_env, _with_system
     from agent_evals.runner.sweep import sweep_stale
     from agent_evals.runner.systems import Systems
     from agent_evals.system import Running
@@ -338,8 +338,9 @@ def test_the_runner_and_the_hooks_reach_the_toy_system_alone(tmp_path: Path, mon
     with Systems("run-toy", tmp_path, [suite]) as systems:
         running = systems.get(suite)
         assert systems.opened(suite.name) is running and isinstance(running, Running)
-        env = _suite_env(suite, running, "run-toy.desk-suite", 2, replay=None, record=None, allow_stale=False,
+        env = _suite_env(suite, "run-toy.desk-suite", 2, replay=None, record=None, allow_stale=False,
                          pack=systems.pack_name(suite))
+        _with_system(env, running)
     assert env["DESK_URL"] == DESK_URL and env["AGENT_EVALS_PACK"] == "tests.toy_pack:TicketsPack"
     assert "PORTAL_URL" not in env and "PORTAL_TOKEN" not in env
     for name in ("PORTAL_URL", "PORTAL_TOKEN"):

@@ -4,10 +4,13 @@ from __future__ import annotations
 
 import json
 import subprocess
+import time
+from collections.abc import Callable
 from typing import Any
 
 import pytest
 
+from agent_evals.runner.system_handoff import SystemHandoff
 from tests.conftest import PROJECT_ROOT
 
 NODE = PROJECT_ROOT / "node_modules" / ".bin" / "node"
@@ -176,3 +179,58 @@ def test_the_case_line_says_invalid_and_incomplete() -> None:
     line = _line(ungraded)
     assert line["status"] == "INCOMPLETE" and line["reason"].startswith("NOT GRADED: goal_reached")
     assert _line(ROW)["status"] == "FAIL"  # a real failure beside a NOT GRADED entry decides
+
+
+def _before_all_with_handoff(send: Callable[[SystemHandoff], None], env: dict[str, str]) -> tuple[int, str]:
+    """beforeAll under the kit's runner, the system handed over as the runner does (``SystemHandoff``)."""
+    script = (
+        "const k = require('./hooks/kit.js');"
+        "k.beforeAll({}).then(() => console.log('ENV ' + JSON.stringify({url: process.env.PORTAL_URL || null,"
+        " token: process.env.PORTAL_TOKEN || null, fd: process.env.AGENT_EVALS_SYSTEM_FD || null})),"
+        " (e) => { console.log('THROWN ' + e.message); process.exitCode = 3; });"
+    )
+    handoff = SystemHandoff()
+    base = {"PATH": "/usr/bin:/bin", "AGENT_EVALS_RUN_ID": "run-1", "AGENT_EVALS_PACK": "spoke", **env,
+            **handoff.env()}
+    try:
+        node = subprocess.Popen([str(NODE), "-e", script], cwd=PROJECT_ROOT, env=base, stdout=subprocess.PIPE,
+                                text=True, pass_fds=handoff.pass_fds)
+        handoff.spawned()
+        time.sleep(0.3)  # the hook is waiting on the pipe: Promptfoo's start overlaps the system's
+        assert node.poll() is None
+        send(handoff)
+        out, _ = node.communicate(timeout=30)
+    finally:
+        handoff.close()
+    return node.returncode, out
+
+
+def test_before_all_under_the_runner_waits_for_the_system_and_gives_its_env_to_the_workers() -> None:
+    code, out = _before_all_with_handoff(lambda h: h.give({"PORTAL_URL": "http://127.0.0.1:8400"},
+                                                          ["PORTAL_URL", "PORTAL_TOKEN"]),
+                                         {"PORTAL_URL": "http://stale", "PORTAL_TOKEN": "stale-token"})
+    assert code == 0, out
+    # the runner's stale token is gone (this portal has none), and the workers get no pipe number
+    assert json.loads(out.split("ENV ", 1)[1]) == {"url": "http://127.0.0.1:8400", "token": None, "fd": None}
+
+
+@pytest.mark.parametrize(
+    ("send", "said"),
+    [
+        (lambda h: h.refuse("the portal for spoke-create did not start: x"),
+         "agent-evals: the portal for spoke-create did not start: x"),
+        (lambda h: h.close(),
+         "agent-evals: the runner closed the system's pipe without a word (did it stop?)"),
+    ],
+)
+def test_before_all_throws_when_the_runner_has_no_system(send: Callable[[SystemHandoff], None],
+                                                         said: str) -> None:
+    code, out = _before_all_with_handoff(send, {})
+    assert code == 3 and f"THROWN {said}" in out, out
+
+
+def test_before_all_under_the_runner_without_a_pipe_returns_at_once() -> None:
+    """A runner that started Promptfoo after the system (a suite without this hook's beforeAll) gives
+    the env itself; the hook does not wait."""
+    out, _ = hook("beforeAll", {}, {"AGENT_EVALS_RUN_ID": "run-1", "AGENT_EVALS_PACK": "spoke"})
+    assert out is None

@@ -131,8 +131,13 @@ def eval_descriptions(promptfoo_dir: Path) -> list[str]:
     db = promptfoo_dir / "promptfoo.db"
     if not db.is_file():
         return []
-    with sqlite3.connect(f"file:{db}?mode=ro", uri=True, timeout=5) as con:
-        return [row[0] or "" for row in con.execute("SELECT description FROM evals ORDER BY created_at")]
+    try:
+        with sqlite3.connect(f"file:{db}?mode=ro", uri=True, timeout=5) as con:
+            return [row[0] or "" for row in con.execute("SELECT description FROM evals ORDER BY created_at")]
+    except sqlite3.OperationalError as exc:
+        if "no such table" in str(exc):  # Promptfoo is creating the database
+            return []
+        raise
 
 
 def fixture_spokes(data_dir: Path) -> list[str]:

@@ -30,7 +30,15 @@ from agent_evals.testing.scripted_replies import HoldAfterTool
 from tests.conftest import PROJECT_ROOT
 from tests.leftovers import processes_with
 
-from .terminal import RUN_MARK, Terminal, is_stopped, left_in_temp, pull_requests, runner_env
+from .terminal import (
+    RUN_MARK,
+    Terminal,
+    eval_descriptions,
+    is_stopped,
+    left_in_temp,
+    pull_requests,
+    runner_env,
+)
 
 pytestmark = pytest.mark.skipif(
     not (PROJECT_ROOT / "node_modules" / ".bin" / "promptfoo").exists(), reason="npm packages not installed"
@@ -82,6 +90,12 @@ def test_an_interrupt_at_each_moment_of_the_start(env: dict[str, str], models: F
     if moment in PAUSED:
         terminal.wait_for(lambda: f"paused at {moment}" in terminal.output and is_stopped(terminal.process.pid), 120,
                           f"the pause at {moment}")
+        if moment in ("portal-starting", "portal-ready"):  # Promptfoo starts beside the portal, waits for it
+            running = processes_with(RUN_MARK, env[RUN_MARK])
+            assert [p for p in running if " eval -c " in p], running
+        if moment == "portal-starting":  # until Promptfoo has made its eval and waits in beforeAll
+            terminal.wait_for(lambda: eval_descriptions(tmp_path / "promptfoo") != [], 120,
+                              "Promptfoo's eval")
         _interrupt(terminal, how)
         os.kill(terminal.process.pid, signal.SIGCONT)
     else:
@@ -103,6 +117,14 @@ def test_an_interrupt_at_each_moment_of_the_start(env: dict[str, str], models: F
         assert len(pull_requests(tmp_path / "data" / "portal", "abandoned")) == 1
     assert processes_with(RUN_MARK, env[RUN_MARK]) == []  # the portal, Promptfoo, its workers, the warm server: all gone
     assert left_in_temp(env) == []  # nothing in the temporary directory, nor the run's
+    evals = eval_descriptions(tmp_path / "promptfoo")
+    if moment == "first-row":
+        assert len(evals) == 1, evals  # its one row was saved, as Promptfoo stopped
+    elif moment == "portal-starting":  # nothing ran: the eval Promptfoo made meanwhile is deleted
+        assert evals == [], output[-3000:]
+    else:  # at portal-ready the suite's thread may hand the portal over before the signal is handled: that
+        # eval, started, is marked interrupted; none is left looking like a run
+        assert all(description.startswith("[INTERRUPTED]") for description in evals), output[-3000:]
 
 
 def test_ctrl_c_during_npm_run_cleanup_is_one_line_and_leaves_nothing(env: dict[str, str], tmp_path: Path,

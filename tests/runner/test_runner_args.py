@@ -28,18 +28,15 @@ def test_unknown_suites_are_named_with_the_choices() -> None:
 
 
 def test_the_runner_gives_promptfoo_a_worker_timeout_just_above_the_deadline(monkeypatch: pytest.MonkeyPatch) -> None:
-    from agent_evals.packs.spoke.runs import RunningPortal
     from agent_evals.runner.run import _suite_env
 
     monkeypatch.delenv("REQUEST_TIMEOUT_MS", raising=False)
     monkeypatch.setenv("AGENT_EVALS_DEADLINE_S", "100")
-    env = _suite_env(select("spoke-create")[0], RunningPortal(url="http://127.0.0.1:1"), "run-x", 4,
-                     replay=None, record=None, allow_stale=False)
+    env = _suite_env(select("spoke-create")[0], "run-x", 4, replay=None, record=None, allow_stale=False)
     assert env["REQUEST_TIMEOUT_MS"] == "135000"
     assert env["PROMPTFOO_DISABLE_ADAPTIVE_SCHEDULER"] == "1" and env["PROMPTFOO_PYTHON_WORKERS"] == "4"
     monkeypatch.setenv("REQUEST_TIMEOUT_MS", "5000")  # the user's own setting wins
-    env = _suite_env(select("spoke-create")[0], RunningPortal(url="http://127.0.0.1:1"), "run-x", 4,
-                     replay=None, record=None, allow_stale=False)
+    env = _suite_env(select("spoke-create")[0], "run-x", 4, replay=None, record=None, allow_stale=False)
     assert env["REQUEST_TIMEOUT_MS"] == "5000"
 
 

@@ -84,14 +84,38 @@ def run_promptfoo(
     echo: Callable[[str], None],
     on_eval_id: Callable[[str], None] | None = None,
 ) -> PromptfooResult:
+    return follow_promptfoo(start_promptfoo(command, env, interrupts), interrupts, echo, on_eval_id)
+
+
+def start_promptfoo(
+    command: list[str], env: dict[str, str], interrupts: Interrupts, *, pass_fds: tuple[int, ...] = ()
+) -> subprocess.Popen[bytes]:
+    """Promptfoo spawned in its own session, in ``interrupts``' care (a Ctrl-C reaches it through the
+    runner); ``pass_fds`` stay open in it (the system's pipe: ``runner/system_handoff.py``). The caller
+    follows it (:func:`follow_promptfoo`), or ends it (:func:`end_promptfoo`) if something comes first."""
     process = start_detached(
         command, die_with_parent=True, env=env, cwd=project_root(), stdout=subprocess.PIPE,
-        stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
+        stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL, pass_fds=pass_fds,
     )
-    eval_id: str | None = None
     try:  # whatever stops the runner here (a forced exit included) takes Promptfoo with it
         pause_point("promptfoo-starting")
         interrupts.started(process)
+    except BaseException:
+        end_promptfoo(process, interrupts)
+        raise
+    return process
+
+
+def follow_promptfoo(
+    process: subprocess.Popen[bytes],
+    interrupts: Interrupts,
+    echo: Callable[[str], None],
+    on_eval_id: Callable[[str], None] | None = None,
+) -> PromptfooResult:
+    """Promptfoo's lines to ``echo`` (its eval id to ``on_eval_id``) until it exits; then nothing of
+    its session is left."""
+    eval_id: str | None = None
+    try:  # whatever stops the runner here (a forced exit included) takes Promptfoo with it
         assert process.stdout is not None
         for raw in iter(process.stdout.readline, b""):
             line = raw.decode("utf-8", "replace").rstrip("\n")
@@ -110,6 +134,15 @@ def run_promptfoo(
         interrupts.ended(process)
         _end_session(process.pid)
     return PromptfooResult(code, eval_id)
+
+
+def end_promptfoo(process: subprocess.Popen[bytes], interrupts: Interrupts) -> None:
+    """Kill Promptfoo and whatever is left of its session, now."""
+    if process.poll() is None:
+        process.kill()
+        process.wait()
+    interrupts.ended(process)
+    _end_session(process.pid)
 
 
 def _end_session(pid: int) -> None:

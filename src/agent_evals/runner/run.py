@@ -2,11 +2,12 @@
 
 First the preflight check (``agent-evals check``). Then, with one run id for the whole run,
 for each suite, in order and up to ``--suites-at-once`` side by side (see :class:`Lanes`):
-the system under test of the suite's pack (:mod:`agent_evals.system`; the portal: an external one, the one already serving its data dir, or one started with a fresh random
-token on the data dir's stable port), a sweep of what runs that died left, ``promptfoo eval``
-on the suite's config with what the system gives the workers and the suite's eval id passed
-through the environment only, an undo of whatever the suite left (also after Ctrl-C or
-SIGTERM), and the systems stopped at the end. The run's manifest and
+the system under test of the suite's pack (:mod:`agent_evals.system`; the portal: an external
+one, the one already serving its data dir, or one started with a fresh random token on the data
+dir's stable port), a sweep of what runs that died left, ``promptfoo eval`` on the suite's config
+(started beside the system: ``runner/system_handoff.py``) with what the system gives the workers
+and the suite's eval id passed through the environment only, an undo of whatever the suite left
+(also after Ctrl-C or SIGTERM), and the systems stopped at the end. The run's manifest and
 logs live in its folder (``data/runs/<run id>/``); the logs are removed after a clean run.
 The exit status is Promptfoo's (100 when a case failed or errored), 130 after Ctrl-C, 143
 after SIGTERM, 2 when the run could not start.
@@ -44,11 +45,20 @@ from agent_evals.runner.interrupts import ForcedExit, Interrupts
 from agent_evals.suites.manifest import MANIFEST_NAME, RunManifest, SuiteRun, now, runs_dir, suite_eval_id, temp_dir
 from agent_evals.suites.promptfoo_args import DEFAULT_CONCURRENCY, FlagError, Flags, read_flags, shared_output
 from agent_evals.suites.promptfoo_args import select as select_tests
-from agent_evals.runner.promptfoo_process import PromptfooResult, promptfoo_command, promptfoo_env, run_promptfoo
+from agent_evals.runner.promptfoo_process import (
+    PromptfooResult,
+    end_promptfoo,
+    follow_promptfoo,
+    promptfoo_command,
+    promptfoo_env,
+    run_promptfoo,
+    start_promptfoo,
+)
 from agent_evals.runner.progress import Progress, Ticker
 from agent_evals.runner.rerun_invalid import rerun_problem, rerun_suite
 from agent_evals.runner.sharding import SuiteShard, merge_hint, plan_suite_shard
 from agent_evals.runner.suite_output import ordered_output
+from agent_evals.runner.system_handoff import SystemHandoff, delete_eval, reads_system_at_start
 from agent_evals.suites.discovery import Suite, select
 from agent_evals.runner.systems import Systems, server_modules, suite_systems, undo_words, worker_modules
 from agent_evals.runner.sweep import place as sweep_place
@@ -413,19 +423,9 @@ def run_suite(
     starter = warm.starter() if warm is not None else COLD
     own = Systems(run_id, folder, [suite], starter=starter) if portals is None else nullcontext(portals)
     with own as systems:
-        portal = systems.get(suite, shard=shard.shard if shard is not None else None)
         promptfoo_dir = str(shard.promptfoo_dir(folder)) if shard is not None else promptfoo_dir
-        if entry is not None and manifest is not None:
-            entry.data_dir = str(portal.data_dir.resolve()) if portal.data_dir else None
-            entry.portal_url = portal.url if portal.data_dir is None else None
-            entry.promptfoo_dir = promptfoo_dir
-            manifest.save(folder)
-        _sweep_stale(portal)
-        pause_point("portal-ready")
         workers = python_workers(workers, _case_count(suite, entry), replay=bool(replay))
-        if progress is not None:
-            progress.started(suite.name, workers)
-        env = _suite_env(suite, portal, eval_id, workers, replay=replay, record=record, allow_stale=allow_stale,
+        env = _suite_env(suite, eval_id, workers, replay=replay, record=record, allow_stale=allow_stale,
                          pack=systems.pack_name(suite))
         if promptfoo_dir is not None:  # the shard's eval stays in the run's folder until `agent-evals merge`
             env["PROMPTFOO_CONFIG_DIR"] = promptfoo_dir
@@ -453,9 +453,23 @@ def run_suite(
             command = promptfoo_command("eval", "-c", str(config), *quiet_flags, *args)
             console = PromptfooConsole(promptfoo_log, table=bool(flags.table), show_provider=_providers(suite) > 1)
             interrupts.on_first.append(lambda: setattr(console, "quiet", True))
+            # Promptfoo's start overlaps the system's when its beforeAll waits for it (system_handoff.py)
+            beside = None if interrupts.requested or not reads_system_at_start(suite) else \
+                _start_beside(command, env, interrupts)
+            try:
+                portal = _system_ready(systems, suite, shard, entry, manifest, folder, promptfoo_dir)
+            except BaseException as exc:
+                if beside is not None:
+                    _without_system(beside, console, env, interrupts, forced=isinstance(exc, ForcedExit),
+                                    why=f"the suite's system did not start: {exc}")
+                raise
+            _with_system(env, portal)
             if progress is not None:
+                progress.started(suite.name, workers)
                 progress.follow(suite.name, lambda: console.counts.total)
-            if interrupts.requested:  # stopped while the portal started: nothing ran
+            if interrupts.requested:  # stopped while the system started: nothing ran
+                if beside is not None:
+                    _without_system(beside, console, env, interrupts, why="the run was interrupted")
                 result = PromptfooResult(interrupts.exit_code, None)
             else:
                 def feed(line: str) -> None:
@@ -463,7 +477,13 @@ def run_suite(
                     if on_first_row is not None and console.counts.total:
                         on_first_row()
 
-                result = run_promptfoo(command, env, interrupts, feed, on_eval_id=_remember(entry, manifest, folder))
+                remember = _remember(entry, manifest, folder)
+                if beside is None:
+                    result = run_promptfoo(command, env, interrupts, feed, on_eval_id=remember)
+                else:
+                    process, handoff = beside
+                    handoff.give(portal.env(), portal.env_keys())
+                    result = follow_promptfoo(process, interrupts, feed, on_eval_id=remember)
         if not interrupts.requested:
             print(suite_summary(suite.name, console.counts, time.monotonic() - started, result.eval_id), flush=True)
             if shard is not None:
@@ -519,18 +539,17 @@ def _promptfoo_code(suite: Suite, result: PromptfooResult, rows: int) -> int:
     return 2
 
 
-def _suite_env(suite: Suite, portal: Running, run_id: str, workers: int, *, replay: str | None, record: str | None,
+def _suite_env(suite: Suite, run_id: str, workers: int, *, replay: str | None, record: str | None,
                allow_stale: bool, pack: str | None = None) -> dict[str, str]:
-    """The suite's Promptfoo environment: what its system gives the workers (the portal's URL and token),
-    its pack's name for the hooks (``AGENT_EVALS_PACK``), the suite's eval id, the run mode."""
+    """The suite's Promptfoo environment, but for its system's (:func:`_with_system`): its pack's name
+    for the hooks (``AGENT_EVALS_PACK``), the suite's eval id, the run mode."""
     from agent_evals.judge import judge_configured  # lazy: keeps agent_evals.golden.record's start-up as small as it is
 
     env = promptfoo_env()
-    for key in (*portal.env_keys(), PACK_ENV, REPLAY_ENV, RECORD_ENV, ALLOW_STALE_ENV, LEDGER_ENV):
+    for key in (PACK_ENV, REPLAY_ENV, RECORD_ENV, ALLOW_STALE_ENV, LEDGER_ENV):
         env.pop(key, None)
     env.update({RUN_ID_ENV: run_id, "PROMPTFOO_PYTHON_WORKERS": str(workers),
                 "AGENT_EVALS_JUDGE": "1" if judge_configured() else "0", "AGENT_EVALS_CASE_LINES": "json"})
-    env.update(portal.env())
     if pack:
         env[PACK_ENV] = pack
     if replay:
@@ -542,6 +561,59 @@ def _suite_env(suite: Suite, portal: Running, run_id: str, workers: int, *, repl
     if "REQUEST_TIMEOUT_MS" not in os.environ:  # Promptfoo's worker limit, set just above the kit's deadline
         env["REQUEST_TIMEOUT_MS"] = str(runner_request_timeout_ms(_suite_deadline(suite)))
     return env
+
+
+def _with_system(env: dict[str, str], system: Running) -> None:
+    """What the suite's system gives the workers (the portal's URL and token), in place of whatever
+    the runner's own environment had under those names."""
+    for key in system.env_keys():
+        env.pop(key, None)
+    env.update(system.env())
+
+
+def _system_ready(systems: Systems, suite: Suite, shard: SuiteShard | None, entry: SuiteRun | None,
+                  manifest: RunManifest | None, folder: Path, promptfoo_dir: str | None) -> Running:
+    """The suite's system, started (or found) and swept of what dead runs left; noted in the manifest."""
+    portal = systems.get(suite, shard=shard.shard if shard is not None else None)
+    if entry is not None and manifest is not None:
+        entry.data_dir = str(portal.data_dir.resolve()) if portal.data_dir else None
+        entry.portal_url = portal.url if portal.data_dir is None else None
+        entry.promptfoo_dir = promptfoo_dir
+        manifest.save(folder)
+    _sweep_stale(portal)
+    pause_point("portal-ready")
+    return portal
+
+
+Beside = tuple[subprocess.Popen[bytes], SystemHandoff]
+
+
+def _start_beside(command: list[str], env: dict[str, str], interrupts: Interrupts) -> Beside:
+    """Promptfoo started before the suite's system, reading it from a pipe (runner/system_handoff.py)."""
+    handoff = SystemHandoff()
+    try:
+        process = start_promptfoo(command, {**env, **handoff.env()}, interrupts, pass_fds=handoff.pass_fds)
+    except BaseException:
+        handoff.close()
+        raise
+    handoff.spawned()
+    return process, handoff
+
+
+def _without_system(beside: Beside, console: PromptfooConsole, env: dict[str, str], interrupts: Interrupts, *,
+                    why: str, forced: bool = False) -> None:
+    """Promptfoo was started beside a system that will not come: it ends without a row (its error only
+    in the log) and the eval it created, empty, is deleted; a forced exit kills it at once."""
+    process, handoff = beside
+    if forced:
+        handoff.close()
+        end_promptfoo(process, interrupts)
+        return
+    handoff.refuse(why.splitlines()[0])
+    console.quiet = True
+    result = follow_promptfoo(process, interrupts, console.feed)
+    if result.eval_id is not None:
+        delete_eval(result.eval_id, env)
 
 
 def python_workers(concurrency: int, rows: int | None, *, replay: bool) -> int:

@@ -10,10 +10,12 @@ another run took the suite's port) goes by, or nobody would wake the process. Un
 point costs one dictionary lookup. Names (where they are reached):
 
 - ``preflight``: the run's preflight check is about to start (``runner/run.py``);
-- ``portal-starting``: the portal process was spawned and is starting (``portal/process.py``);
-- ``portal-ready``: the suite's portal answers, Promptfoo is not started yet (``runner/run.py``);
 - ``promptfoo-starting``: Promptfoo was spawned, the runner does not watch it yet
-  (``runner/promptfoo_process.py``);
+  (``runner/promptfoo_process.py``); for a suite with the kit's ``beforeAll``, before its system
+  starts (``runner/system_handoff.py``), otherwise once the system is ready;
+- ``portal-starting``: the portal process was spawned and is starting (``portal/process.py``);
+- ``portal-ready``: the suite's portal answers; Promptfoo, started beside it, does not have it yet
+  (``runner/run.py``);
 - ``cleanup``: Promptfoo is done with the suite, its cleanup is about to start (``runner/run.py``).
 
 Standard library only.
