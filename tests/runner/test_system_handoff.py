@@ -96,6 +96,7 @@ def test_a_portal_that_fails_after_promptfoo_started_ends_the_run_with_its_one_l
     output = done.stdout + done.stderr
     assert done.returncode == 2, output[-3000:]
     assert "run: [system] the portal for spoke-create did not start: " in done.stdout, output[-3000:]
+    assert "Results are in the Promptfoo viewer" not in output  # there is nothing to view
     for noise in ("Extension hook", "Traceback", "    at "):  # Promptfoo's error and its Node stack trace
         assert noise not in output, output[-3000:]
     [log] = (tmp_path / "data" / "runs").glob("*/promptfoo-spoke-create.log")  # kept: the run was not clean

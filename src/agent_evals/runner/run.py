@@ -201,7 +201,7 @@ def run(
         _print_summary(manifest)
         if shards:
             _print_merge_hint(shards, promptfoo_args)
-        else:
+        elif any(entry.eval_id for entry in manifest.suites):  # not when no eval was made (a system failed)
             _print_view_hint()
         return code
     finally:
