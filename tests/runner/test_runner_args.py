@@ -40,6 +40,15 @@ def test_the_runner_gives_promptfoo_a_worker_timeout_just_above_the_deadline(mon
     assert env["REQUEST_TIMEOUT_MS"] == "5000"
 
 
+def test_the_runners_own_system_pipe_number_is_never_passed_on(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A pipe number is only good in the process it was given to (runner/system_handoff.py)."""
+    from agent_evals.runner.run import _suite_env
+
+    monkeypatch.setenv("AGENT_EVALS_SYSTEM_FD", "7")
+    env = _suite_env(select("spoke-create")[0], "run-x", 4, replay=None, record=None, allow_stale=False)
+    assert "AGENT_EVALS_SYSTEM_FD" not in env
+
+
 def test_python_workers_never_exceed_the_rows_nor_on_a_replay_the_cpus() -> None:
     import os
 

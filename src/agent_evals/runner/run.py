@@ -31,6 +31,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from agent_evals.cleanup import RUN_ID_ENV, CleanupReport
+from agent_evals.hook_policy import SYSTEM_FD_ENV
 from agent_evals.llm.budget import LEDGER_ENV
 from agent_evals.paths import project_root, promptfoo_config_dir
 from agent_evals.processes import COLD
@@ -546,7 +547,7 @@ def _suite_env(suite: Suite, run_id: str, workers: int, *, replay: str | None, r
     from agent_evals.judge import judge_configured  # lazy: keeps agent_evals.golden.record's start-up as small as it is
 
     env = promptfoo_env()
-    for key in (PACK_ENV, REPLAY_ENV, RECORD_ENV, ALLOW_STALE_ENV, LEDGER_ENV):
+    for key in (PACK_ENV, REPLAY_ENV, RECORD_ENV, ALLOW_STALE_ENV, LEDGER_ENV, SYSTEM_FD_ENV):
         env.pop(key, None)
     env.update({RUN_ID_ENV: run_id, "PROMPTFOO_PYTHON_WORKERS": str(workers),
                 "AGENT_EVALS_JUDGE": "1" if judge_configured() else "0", "AGENT_EVALS_CASE_LINES": "json"})
