@@ -12,8 +12,8 @@ of ``--jobs`` (default 1, 4 and 8):
 * ``python`` (``--forms … python``): ``AGENT_EVALS_ASSERTIONS=python``, each kit check in a Python
   process of its own (the public ``assertions/<check>.py`` interface, as plain Promptfoo runs it);
 * ``portal`` (``--forms … portal``): ``fast`` without ``PORTAL_URL``, so the run starts its own
-  portal as ``npm run eval`` does: its first model request waits for the portal, and its CPU
-  counts the portal's too.
+  portal as ``npm run eval`` does: its first model request waits for the portal (whose start
+  Promptfoo's overlaps: ``runner/system_handoff.py``), and its CPU counts the portal's too.
 
 In the other forms the portal runs outside the measured processes (``PORTAL_URL``), so the CPU
 counted is the harness's own: the runner, Promptfoo and its workers, assertion and hook processes.
