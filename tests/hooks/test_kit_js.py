@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import json
 import subprocess
-import time
 from collections.abc import Callable
 from typing import Any
 
@@ -182,12 +181,16 @@ def test_the_case_line_says_invalid_and_incomplete() -> None:
 
 
 def _before_all_with_handoff(send: Callable[[SystemHandoff], None], env: dict[str, str]) -> tuple[int, str]:
-    """beforeAll under the kit's runner, the system handed over as the runner does (``SystemHandoff``)."""
+    """beforeAll under the kit's runner, the system handed over as the runner does (``SystemHandoff``),
+    once the hook is seen waiting: still pending when a timer set after the call fires (a hook that
+    did not wait would have settled first, in the microtasks before any timer)."""
     script = (
-        "const k = require('./hooks/kit.js');"
+        "const k = require('./hooks/kit.js'); let settled = false;"
         "k.beforeAll({}).then(() => console.log('ENV ' + JSON.stringify({url: process.env.PORTAL_URL || null,"
         " token: process.env.PORTAL_TOKEN || null, fd: process.env.AGENT_EVALS_SYSTEM_FD || null})),"
-        " (e) => { console.log('THROWN ' + e.message); process.exitCode = 3; });"
+        " (e) => { console.log('THROWN ' + e.message); process.exitCode = 3; })"
+        ".finally(() => { settled = true; });"
+        "setTimeout(() => console.log(settled ? 'SETTLED' : 'PENDING'), 0);"
     )
     handoff = SystemHandoff()
     base = {"PATH": "/usr/bin:/bin", "AGENT_EVALS_RUN_ID": "run-1", "AGENT_EVALS_PACK": "spoke", **env,
@@ -196,8 +199,8 @@ def _before_all_with_handoff(send: Callable[[SystemHandoff], None], env: dict[st
         node = subprocess.Popen([str(NODE), "-e", script], cwd=PROJECT_ROOT, env=base, stdout=subprocess.PIPE,
                                 text=True, pass_fds=handoff.pass_fds)
         handoff.spawned()
-        time.sleep(0.3)  # the hook is waiting on the pipe: Promptfoo's start overlaps the system's
-        assert node.poll() is None
+        assert node.stdout is not None
+        assert node.stdout.readline() == "PENDING\n"  # on the pipe: Promptfoo's start overlaps the system's
         send(handoff)
         out, _ = node.communicate(timeout=30)
     finally:
