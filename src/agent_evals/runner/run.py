@@ -46,20 +46,12 @@ from agent_evals.runner.interrupts import ForcedExit, Interrupts
 from agent_evals.suites.manifest import MANIFEST_NAME, RunManifest, SuiteRun, now, runs_dir, suite_eval_id, temp_dir
 from agent_evals.suites.promptfoo_args import DEFAULT_CONCURRENCY, FlagError, Flags, read_flags, shared_output
 from agent_evals.suites.promptfoo_args import select as select_tests
-from agent_evals.runner.promptfoo_process import (
-    PromptfooResult,
-    end_promptfoo,
-    follow_promptfoo,
-    promptfoo_command,
-    promptfoo_env,
-    run_promptfoo,
-    start_promptfoo,
-)
+from agent_evals.runner.promptfoo_process import PromptfooResult, promptfoo_command, promptfoo_env, run_promptfoo
 from agent_evals.runner.progress import Progress, Ticker
 from agent_evals.runner.rerun_invalid import rerun_problem, rerun_suite
 from agent_evals.runner.sharding import SuiteShard, merge_hint, plan_suite_shard
 from agent_evals.runner.suite_output import ordered_output
-from agent_evals.runner.system_handoff import SystemHandoff, delete_eval, reads_system_at_start
+from agent_evals.runner.system_handoff import PromptfooBeside, reads_system_at_start
 from agent_evals.suites.discovery import Suite, select
 from agent_evals.runner.systems import Systems, server_modules, suite_systems, undo_words, worker_modules
 from agent_evals.runner.sweep import place as sweep_place
@@ -456,13 +448,14 @@ def run_suite(
             interrupts.on_first.append(lambda: setattr(console, "quiet", True))
             # Promptfoo's start overlaps the system's when its beforeAll waits for it (system_handoff.py)
             beside = None if interrupts.requested or not reads_system_at_start(suite) else \
-                _start_beside(command, env, interrupts)
+                PromptfooBeside.start(command, env, interrupts)
             try:
                 portal = _system_ready(systems, suite, shard, entry, manifest, folder, promptfoo_dir)
             except BaseException as exc:
                 if beside is not None:
-                    _without_system(beside, console, env, interrupts, forced=isinstance(exc, ForcedExit),
-                                    why=f"the suite's system did not start: {exc}")
+                    console.quiet = True  # Promptfoo's error and stack trace: its log's
+                    beside.without_system(f"the suite's system did not start: {exc}", console.feed, env,
+                                          forced=isinstance(exc, ForcedExit))
                 raise
             _with_system(env, portal)
             if progress is not None:
@@ -470,7 +463,8 @@ def run_suite(
                 progress.follow(suite.name, lambda: console.counts.total)
             if interrupts.requested:  # stopped while the system started: nothing ran
                 if beside is not None:
-                    _without_system(beside, console, env, interrupts, why="the run was interrupted")
+                    console.quiet = True
+                    beside.without_system("the run was interrupted", console.feed, env)
                 result = PromptfooResult(interrupts.exit_code, None)
             else:
                 def feed(line: str) -> None:
@@ -482,9 +476,7 @@ def run_suite(
                 if beside is None:
                     result = run_promptfoo(command, env, interrupts, feed, on_eval_id=remember)
                 else:
-                    process, handoff = beside
-                    handoff.give(portal.env(), portal.env_keys())
-                    result = follow_promptfoo(process, interrupts, feed, on_eval_id=remember)
+                    result = beside.run(portal, feed, on_eval_id=remember)
         if not interrupts.requested:
             print(suite_summary(suite.name, console.counts, time.monotonic() - started, result.eval_id), flush=True)
             if shard is not None:
@@ -584,37 +576,6 @@ def _system_ready(systems: Systems, suite: Suite, shard: SuiteShard | None, entr
     _sweep_stale(portal)
     pause_point("portal-ready")
     return portal
-
-
-Beside = tuple[subprocess.Popen[bytes], SystemHandoff]
-
-
-def _start_beside(command: list[str], env: dict[str, str], interrupts: Interrupts) -> Beside:
-    """Promptfoo started before the suite's system, reading it from a pipe (runner/system_handoff.py)."""
-    handoff = SystemHandoff()
-    try:
-        process = start_promptfoo(command, {**env, **handoff.env()}, interrupts, pass_fds=handoff.pass_fds)
-    except BaseException:
-        handoff.close()
-        raise
-    handoff.spawned()
-    return process, handoff
-
-
-def _without_system(beside: Beside, console: PromptfooConsole, env: dict[str, str], interrupts: Interrupts, *,
-                    why: str, forced: bool = False) -> None:
-    """Promptfoo was started beside a system that will not come: it ends without a row (its error only
-    in the log) and the eval it created, empty, is deleted; a forced exit kills it at once."""
-    process, handoff = beside
-    if forced:
-        handoff.close()
-        end_promptfoo(process, interrupts)
-        return
-    handoff.refuse(why.splitlines()[0])
-    console.quiet = True
-    result = follow_promptfoo(process, interrupts, console.feed)
-    if result.eval_id is not None:
-        delete_eval(result.eval_id, env)
 
 
 def python_workers(concurrency: int, rows: int | None, *, replay: bool) -> int:

@@ -23,15 +23,24 @@ import json
 import logging
 import os
 import subprocess
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 
 from agent_evals.hook_policy import SYSTEM_FD_ENV
 from agent_evals.paths import project_root
 from agent_evals.record import KitError
-from agent_evals.runner.promptfoo_process import promptfoo_command
+from agent_evals.runner.interrupts import Interrupts
+from agent_evals.runner.promptfoo_process import (
+    PromptfooResult,
+    end_promptfoo,
+    follow_promptfoo,
+    promptfoo_command,
+    start_promptfoo,
+)
 from agent_evals.suites.discovery import Suite
 from agent_evals.suites.files import load_suite
+from agent_evals.system import Running
 
 log = logging.getLogger(__name__)
 KIT_HOOK = Path("hooks") / "kit.js"
@@ -103,6 +112,47 @@ class SystemHandoff:
             pass
         finally:
             self.close()
+
+
+@dataclass
+class PromptfooBeside:
+    """A Promptfoo process started before its suite's system, waiting for it on ``handoff``'s pipe."""
+
+    process: subprocess.Popen[bytes]
+    handoff: SystemHandoff
+    interrupts: Interrupts
+
+    @classmethod
+    def start(cls, command: list[str], env: Mapping[str, str], interrupts: Interrupts) -> PromptfooBeside:
+        handoff = SystemHandoff()
+        try:
+            process = start_promptfoo(command, {**env, **handoff.env()}, interrupts,
+                                      pass_fds=handoff.pass_fds)
+        except BaseException:
+            handoff.close()
+            raise
+        handoff.spawned()
+        return cls(process, handoff, interrupts)
+
+    def run(self, system: Running, echo: Callable[[str], None],
+            on_eval_id: Callable[[str], None] | None = None) -> PromptfooResult:
+        """Hand ``system`` over and follow Promptfoo to its end (``run_promptfoo``'s second half)."""
+        self.handoff.give(system.env(), system.env_keys())
+        return follow_promptfoo(self.process, self.interrupts, echo, on_eval_id)
+
+    def without_system(self, why: str, log_line: Callable[[str], None], env: Mapping[str, str], *,
+                       forced: bool = False) -> None:
+        """The system will not come: Promptfoo ends without a row (its lines to ``log_line`` only) and
+        the eval it created, empty, is deleted from ``env``'s results database; a forced exit kills it
+        at once."""
+        if forced:
+            self.handoff.close()
+            end_promptfoo(self.process, self.interrupts)
+            return
+        self.handoff.refuse(why.splitlines()[0])
+        result = follow_promptfoo(self.process, self.interrupts, log_line)
+        if result.eval_id is not None:
+            delete_eval(result.eval_id, env)
 
 
 def delete_eval(eval_id: str, env: Mapping[str, str]) -> bool:
